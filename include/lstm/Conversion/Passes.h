@@ -1,0 +1,15 @@
+//===- Passes.h - Conversions out of the lstm dialect -----------*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_PASSES_H
+#define LSTM_CONVERSION_PASSES_H
+
+#include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+
+namespace mlir::lstm {
+
+#define GEN_PASS_REGISTRATION
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace mlir::lstm
+
+#endif // LSTM_CONVERSION_PASSES_H

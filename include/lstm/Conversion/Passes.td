@@ -1,0 +1,34 @@
+//===- Passes.td - Conversions out of the lstm dialect -----*- tablegen -*-===//
+
+#ifndef LSTM_CONVERSION_PASSES_TD
+#define LSTM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
+  let summary = "Lower lstm layers to scf.for over time and gates to linalg";
+  let description = [{
+    Rewrites every `lstm.layer` into an `scf.for` over the time steps whose
+    body is the inlined cell: the loop carries the recurrent state and the
+    stacked output sequences, reads the step slice of each input with
+    `tensor.extract_slice` and writes each output with `tensor.insert_slice`.
+    Reverse layers index the sequences from the end. With per-sequence
+    lengths, rows past their length keep their state and write zeros.
+
+    Every `lstm.gate` becomes one `linalg.generic` contraction per matrix
+    product followed by one `linalg.generic` for biases, peephole and
+    activation; `lstm.one_minus` becomes a `linalg.generic`.
+
+    The result is pure upstream IR (tensor, linalg, scf, arith, math): it
+    feeds one-shot bufferization and either the CPU or the GPU lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // LSTM_CONVERSION_PASSES_TD

@@ -1,0 +1,196 @@
+//===- LSTMOps.td - Operations of the lstm dialect ---------*- tablegen -*-===//
+
+#ifndef LSTM_DIALECT_LSTM_IR_LSTMOPS_TD
+#define LSTM_DIALECT_LSTM_IR_LSTMOPS_TD
+
+include "lstm/Dialect/LSTM/IR/LSTMDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class LSTM_Op<string mnemonic, list<Trait> traits = []>
+    : Op<LSTM_Dialect, mnemonic, traits>;
+
+def LSTM_FloatTensor2D : 2DTensorOf<[AnyFloat]>;
+def LSTM_FloatTensor1D : 1DTensorOf<[AnyFloat]>;
+
+//===----------------------------------------------------------------------===//
+// LayerOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_LayerOp : LSTM_Op<"layer", [
+    RecursiveMemoryEffects, AttrSizedOperandSegments,
+    AttrSizedResultSegments, SingleBlock]> {
+  let summary = "a recurrence over a [T, B, K] sequence with the cell as region";
+  let description = [{
+    Runs the cell held in the region once per time step. `ins` are sequences of
+    shape `[T, B, K_i]`; at step `t` the region receives their slices `[B, K_i]`
+    followed by the current recurrent state (the `init` values at the first
+    step). The terminator `lstm.yield` returns the step's outputs and the new
+    state. Each output `[B, N]` is stacked into a result `[T, B, N]`; the final
+    state is returned after the outputs.
+
+    `reverse` walks the sequence from `t = T - 1` down to `0`; outputs are still
+    written at the step's own index.
+
+    With `lengths` (one integer per batch row), steps `t >= lengths[b]` leave
+    row `b`'s state unchanged and write zeros to its outputs: the semantics of
+    PyTorch's packed sequences, in both directions.
+
+    The region may use values defined above it (weights, biases).
+
+    Example:
+
+    ```mlir
+    %y, %hT = lstm.layer forward ins(%x : tensor<?x?x32xf32>)
+        init(%h0 : tensor<?x64xf32>)
+        -> (tensor<?x?x64xf32>), (tensor<?x64xf32>) {
+    ^bb0(%xt: tensor<?x32xf32>, %h: tensor<?x64xf32>):
+      %hn = lstm.gate tanh (%xt, %h : tensor<?x32xf32>, tensor<?x64xf32>)
+          weights(%W, %R : tensor<64x32xf32>, tensor<64x64xf32>)
+          bias(%b : tensor<64xf32>) -> tensor<?x64xf32>
+      lstm.yield out(%hn : tensor<?x64xf32>) state(%hn : tensor<?x64xf32>)
+    }
+    ```
+  }];
+
+  let arguments = (ins
+    LSTM_Direction:$direction,
+    Variadic<3DTensorOf<[AnyFloat]>>:$inputs,
+    Variadic<AnyRankedTensor>:$inits,
+    Optional<1DTensorOf<[I32, I64]>>:$lengths
+  );
+  let results = (outs
+    Variadic<3DTensorOf<[AnyFloat]>>:$outputs,
+    Variadic<AnyRankedTensor>:$finals
+  );
+  let regions = (region SizedRegion<1>:$body);
+
+  let assemblyFormat = [{
+    $direction `ins` `(` $inputs `:` type($inputs) `)`
+    `init` `(` $inits `:` type($inits) `)`
+    (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
+    `->` `(` type($outputs) `)` `,` `(` type($finals) `)`
+    attr-dict-with-keyword $body
+  }];
+
+  let extraClassDeclaration = [{
+    /// The terminator of the cell.
+    YieldOp getYield();
+    /// Block arguments of the cell: the per-step input slices.
+    Block::BlockArgListType getInputSlices() {
+      return getBody().front().getArguments().take_front(getInputs().size());
+    }
+    /// Block arguments of the cell: the recurrent state.
+    Block::BlockArgListType getStateArgs() {
+      return getBody().front().getArguments().drop_front(getInputs().size());
+    }
+    bool isReverse() { return getDirection() == Direction::reverse; }
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_YieldOp : LSTM_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"LayerOp">,
+    AttrSizedOperandSegments]> {
+  let summary = "terminates a cell: the step's outputs and the new state";
+  let description = [{
+    Returns the outputs of one step (each `[B, N]`, stacked by the enclosing
+    `lstm.layer` into `[T, B, N]`) and the new recurrent state, whose types
+    must equal the layer's `init` types.
+
+    ```mlir
+    lstm.yield out(%h : tensor<?x64xf32>) state(%h, %c : tensor<?x64xf32>, tensor<?x64xf32>)
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$outputs,
+                       Variadic<AnyRankedTensor>:$state);
+  let assemblyFormat = [{
+    (`out` `(` $outputs^ `:` type($outputs) `)`)?
+    `state` `(` $state `:` type($state) `)` attr-dict
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// GateOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
+  let summary = "activation of a sum of matrix products, biases and a peephole";
+  let description = [{
+    Computes
+
+        act(sum_k inputs[k] · weights[k]^T + sum_j biases[j] + peephole ⊙ state)
+
+    where each `inputs[k]` is `[B, K_k]`, each `weights[k]` is `[H, K_k]`
+    (PyTorch's layout: rows are output features), each bias is `[H]`, and the
+    optional peephole is a weight `[H]` applied elementwise to a `[B, H]` state
+    (typically the cell state). The result is `[B, H]`.
+
+    `act` is one of `sigmoid`, `tanh`, `relu`, `identity`; with `identity` the
+    op is a plain affine map, which is how a cell spells a projection.
+
+    Keeping the matrix products explicit is what lets passes combine the
+    products of several gates that share an operand into one GEMM.
+
+    ```mlir
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x64xf32>, tensor<?x128xf32>)
+        weights(%Wi, %Ri : tensor<128x64xf32>, tensor<128x128xf32>)
+        bias(%bi : tensor<128xf32>)
+        peephole(%pi, %c : tensor<128xf32>, tensor<?x128xf32>)
+        -> tensor<?x128xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    LSTM_Activation:$activation,
+    Variadic<LSTM_FloatTensor2D>:$inputs,
+    Variadic<LSTM_FloatTensor2D>:$weights,
+    Variadic<LSTM_FloatTensor1D>:$biases,
+    Optional<LSTM_FloatTensor1D>:$peephole,
+    Optional<LSTM_FloatTensor2D>:$peepholeState
+  );
+  let results = (outs LSTM_FloatTensor2D:$result);
+
+  let assemblyFormat = [{
+    $activation `(` $inputs `:` type($inputs) `)`
+    `weights` `(` $weights `:` type($weights) `)`
+    (`bias` `(` $biases^ `:` type($biases) `)`)?
+    (`peephole` `(` $peephole^ `,` $peepholeState `:` type($peephole) `,`
+                    type($peepholeState) `)`)?
+    attr-dict `->` type($result)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// OneMinusOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_OneMinusOp : LSTM_Op<"one_minus", [
+    Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise 1 - x";
+  let description = [{
+    Computes `1 - x` elementwise: the complement of a gate, as in coupled
+    input/forget gates (`f = 1 - i`) and GRU updates (`(1 - z) ⊙ n`). It exists
+    because a splat constant of a tensor with a dynamic batch size cannot be
+    written with `arith.constant`.
+
+    ```mlir
+    %f = lstm.one_minus %i : tensor<?x128xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+#endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_TD

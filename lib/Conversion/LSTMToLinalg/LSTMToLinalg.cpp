@@ -1,0 +1,374 @@
+//===- LSTMToLinalg.cpp - Lower the lstm dialect to linalg and scf --------===//
+//
+// Layers become an scf.for over time carrying the state and the stacked
+// outputs; gates become linalg contractions plus one pointwise epilogue.
+// Everything stays at tensor level so that the same output feeds the CPU and
+// the GPU lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_CONVERTLSTMTOLINALGPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+/// The dynamic extents of `type`, read from `source` dimension `sourceDims[i]`
+/// for result dimension `i` (only where `type` is dynamic).
+static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
+                                       RankedTensorType type,
+                                       ArrayRef<std::pair<Value, int64_t>> from) {
+  SmallVector<Value> sizes;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+    if (type.isDynamicDim(i))
+      sizes.push_back(
+          tensor::DimOp::create(b, loc, from[i].first, from[i].second));
+  return sizes;
+}
+
+/// Applies a gate activation to a scalar.
+static Value applyActivation(OpBuilder &b, Location loc, Activation act,
+                             Value x) {
+  Type type = x.getType();
+  switch (act) {
+  case Activation::identity:
+    return x;
+  case Activation::tanh:
+    return math::TanhOp::create(b, loc, x);
+  case Activation::relu: {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  }
+  case Activation::sigmoid: {
+    // 1 / (1 + exp(-x)): exp overflows to +inf for very negative x, which
+    // correctly yields 0.
+    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+    Value neg = arith::NegFOp::create(b, loc, x);
+    Value e = math::ExpOp::create(b, loc, neg);
+    Value den = arith::AddFOp::create(b, loc, one, e);
+    return arith::DivFOp::create(b, loc, one, den);
+  }
+  }
+  llvm_unreachable("unknown activation");
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// lstm.gate
+//===----------------------------------------------------------------------===//
+
+struct GateOpLowering : OpRewritePattern<GateOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GateOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    Type elementType = resultType.getElementType();
+    MLIRContext *ctx = rewriter.getContext();
+
+    Value batchSource = op.getInputs().front();
+    Value hiddenSource = op.getWeights().front();
+    SmallVector<Value> sizes = dynamicSizes(
+        rewriter, loc, resultType, {{batchSource, 0}, {hiddenSource, 0}});
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                elementType, sizes);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));
+    Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+
+    // acc[b, h] += in[b, k] * w[h, k], one contraction per product.
+    AffineExpr bd, hd, kd;
+    bindDims(ctx, bd, hd, kd);
+    auto inMap = AffineMap::get(3, 0, {bd, kd}, ctx);
+    auto wMap = AffineMap::get(3, 0, {hd, kd}, ctx);
+    auto accMap = AffineMap::get(3, 0, {bd, hd}, ctx);
+    SmallVector<utils::IteratorType> contractionIters = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    for (auto [in, w] : llvm::zip(op.getInputs(), op.getWeights())) {
+      acc = linalg::GenericOp::create(
+                rewriter, loc, resultType, ValueRange{in, w}, ValueRange{acc},
+                ArrayRef<AffineMap>{inMap, wMap, accMap}, contractionIters,
+                [](OpBuilder &b, Location l, ValueRange args) {
+                  Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
+                  Value sum = arith::AddFOp::create(b, l, args[2], prod);
+                  linalg::YieldOp::create(b, l, sum);
+                })
+                .getResult(0);
+    }
+
+    // Epilogue: acc + biases (+ peephole * state), then the activation.
+    AffineExpr b2, h2;
+    bindDims(ctx, b2, h2);
+    auto rowMap = AffineMap::get(2, 0, {b2, h2}, ctx);
+    auto vecMap = AffineMap::get(2, 0, {h2}, ctx);
+    SmallVector<Value> ins = {acc};
+    SmallVector<AffineMap> maps = {rowMap};
+    for (Value bias : op.getBiases()) {
+      ins.push_back(bias);
+      maps.push_back(vecMap);
+    }
+    bool hasPeephole = static_cast<bool>(op.getPeephole());
+    if (hasPeephole) {
+      ins.push_back(op.getPeephole());
+      maps.push_back(vecMap);
+      ins.push_back(op.getPeepholeState());
+      maps.push_back(rowMap);
+    }
+    maps.push_back(rowMap);
+    unsigned numBiases = op.getBiases().size();
+    Activation act = op.getActivation();
+    Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                        elementType, sizes);
+    auto epilogue = linalg::GenericOp::create(
+        rewriter, loc, resultType, ins, ValueRange{out}, maps,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = args[0];
+          for (unsigned j = 0; j < numBiases; ++j)
+            v = arith::AddFOp::create(b, l, v, args[1 + j]);
+          if (hasPeephole) {
+            Value pc = arith::MulFOp::create(b, l, args[1 + numBiases],
+                                             args[2 + numBiases]);
+            v = arith::AddFOp::create(b, l, v, pc);
+          }
+          linalg::YieldOp::create(b, l, applyActivation(b, l, act, v));
+        });
+    rewriter.replaceOp(op, epilogue.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// lstm.one_minus
+//===----------------------------------------------------------------------===//
+
+struct OneMinusOpLowering : OpRewritePattern<OneMinusOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OneMinusOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<std::pair<Value, int64_t>> from;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      from.push_back({op.getInput(), i});
+    Value out =
+        tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                type.getElementType(),
+                                dynamicSizes(rewriter, loc, type, from));
+    auto id = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{op.getInput()}, ValueRange{out},
+        ArrayRef<AffineMap>{id, id}, iters,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value one = arith::ConstantOp::create(
+              b, l, b.getFloatAttr(args[0].getType(), 1.0));
+          linalg::YieldOp::create(b, l,
+                                  arith::SubFOp::create(b, l, one, args[0]).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// lstm.layer
+//===----------------------------------------------------------------------===//
+
+/// Selects per batch row between `active` and `inactive` (a tensor or, when
+/// null, zeros): `mask[b] ? active[b, ...] : inactive[b, ...]`, where
+/// `mask[b] = step < lengths[b]`.
+static Value maskRows(OpBuilder &b, Location loc, Value lengths, Value step,
+                      Value active, Value inactive) {
+  auto type = cast<RankedTensorType>(active.getType());
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<std::pair<Value, int64_t>> from;
+  for (int64_t i = 0; i < rank; ++i)
+    from.push_back({active, i});
+  Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                      type.getElementType(),
+                                      dynamicSizes(b, loc, type, from));
+  auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  auto rowMap = AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  SmallVector<Value> ins = {lengths, active};
+  SmallVector<AffineMap> maps = {rowMap, id};
+  if (inactive) {
+    ins.push_back(inactive);
+    maps.push_back(id);
+  }
+  maps.push_back(id);
+  Type lengthType = cast<RankedTensorType>(lengths.getType()).getElementType();
+  Value stepInt = arith::IndexCastOp::create(b, loc, lengthType, step);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ins, ValueRange{out}, maps, iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value live = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::slt, stepInt, args[0]);
+               Value other =
+                   inactive ? args[2]
+                            : arith::ConstantOp::create(
+                                  nb, l, nb.getZeroAttr(type.getElementType()))
+                                  .getResult();
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::SelectOp::create(nb, l, live, args[1], other).getResult());
+             })
+      .getResult(0);
+}
+
+struct LayerOpLowering : OpRewritePattern<LayerOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value seq0 = op.getInputs().front();
+    Value seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
+    Value batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+
+    // The stacked outputs [T, B, N], filled one step at a time.
+    SmallVector<Value> outputInits;
+    for (Value result : op.getOutputs()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      if (type.isDynamicDim(2))
+        return rewriter.notifyMatchFailure(
+            op, "outputs need a static feature size");
+      SmallVector<Value> sizes;
+      if (type.isDynamicDim(0))
+        sizes.push_back(seqLen);
+      if (type.isDynamicDim(1))
+        sizes.push_back(batch);
+      outputInits.push_back(tensor::EmptyOp::create(
+          rewriter, loc, type.getShape(), type.getElementType(), sizes));
+    }
+
+    SmallVector<Value> iterInits(op.getInits());
+    llvm::append_range(iterInits, outputInits);
+    size_t numStates = op.getInits().size();
+    Value lengths = op.getLengths();
+    bool reverse = op.isReverse();
+    Block &cell = op.getBody().front();
+
+    auto loop = scf::ForOp::create(
+        rewriter, loc, c0, seqLen, c1, iterInits,
+        [&](OpBuilder &b, Location l, Value iv, ValueRange iterArgs) {
+          // Reverse layers walk t = T-1 .. 0 and write at their own index.
+          Value t = iv;
+          if (reverse) {
+            Value last = arith::SubIOp::create(b, l, seqLen, c1);
+            t = arith::SubIOp::create(b, l, last, iv);
+          }
+
+          IRMapping map;
+          for (auto [seq, arg] :
+               llvm::zip(op.getInputs(), op.getInputSlices())) {
+            auto sliceType = cast<RankedTensorType>(arg.getType());
+            SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0),
+                                                 b.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {
+                b.getIndexAttr(1), tensor::getMixedSize(b, l, seq, 1),
+                b.getIndexAttr(sliceType.getDimSize(1))};
+            if (sliceType.isDynamicDim(1))
+              sizes[2] = tensor::getMixedSize(b, l, seq, 2);
+            SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+            map.map(arg, tensor::ExtractSliceOp::create(b, l, sliceType, seq,
+                                                        offsets, sizes, strides)
+                             .getResult());
+          }
+          for (auto [arg, state] :
+               llvm::zip(op.getStateArgs(), iterArgs.take_front(numStates)))
+            map.map(arg, state);
+
+          for (Operation &inner : cell.without_terminator())
+            b.clone(inner, map);
+
+          YieldOp yield = op.getYield();
+          SmallVector<Value> next;
+          for (auto [newState, oldState] :
+               llvm::zip(yield.getState(), iterArgs.take_front(numStates))) {
+            Value v = map.lookupOrDefault(newState);
+            if (lengths)
+              v = maskRows(b, l, lengths, t, v, oldState);
+            next.push_back(v);
+          }
+          for (auto [stepOut, acc] :
+               llvm::zip(yield.getOutputs(), iterArgs.drop_front(numStates))) {
+            Value v = map.lookupOrDefault(stepOut);
+            if (lengths)
+              v = maskRows(b, l, lengths, t, v, Value());
+            auto stepType = cast<RankedTensorType>(v.getType());
+            SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0),
+                                                 b.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {
+                b.getIndexAttr(1), tensor::getMixedSize(b, l, v, 0),
+                b.getIndexAttr(stepType.getDimSize(1))};
+            SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+            next.push_back(tensor::InsertSliceOp::create(b, l, v, acc, offsets,
+                                                         sizes, strides));
+          }
+          scf::YieldOp::create(b, l, next);
+        });
+
+    SmallVector<Value> replacements(
+        loop.getResults().drop_front(numStates));
+    llvm::append_range(replacements, loop.getResults().take_front(numStates));
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertLSTMToLinalgPass
+    : lstm::impl::ConvertLSTMToLinalgPassBase<ConvertLSTMToLinalgPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateLSTMToLinalgPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Whatever a pattern declined to lower is reported, not left behind.
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      if (isa<LSTMDialect>(op->getDialect())) {
+        op->emitError("could not be lowered to linalg (see the op's "
+                      "documentation for the supported forms)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::lstm::populateLSTMToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LayerOpLowering, GateOpLowering, OneMinusOpLowering>(
+      patterns.getContext());
+}

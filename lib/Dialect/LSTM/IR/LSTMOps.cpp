@@ -1,0 +1,201 @@
+//===- LSTMOps.cpp - Operations of the lstm dialect -----------------------===//
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+#include "lstm/Dialect/LSTM/IR/LSTMOpsEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "lstm/Dialect/LSTM/IR/LSTMOps.cpp.inc"
+
+/// Two extents agree when they are equal or when either is dynamic.
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Prints an extent the way it appears in a tensor type.
+static std::string extent(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+//===----------------------------------------------------------------------===//
+// LayerOp
+//===----------------------------------------------------------------------===//
+
+YieldOp LayerOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult LayerOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input sequence");
+  if (getInits().empty())
+    return emitOpError("needs at least one recurrent state");
+
+  auto first = cast<RankedTensorType>(getInputs().front().getType());
+  int64_t seqLen = first.getDimSize(0), batch = first.getDimSize(1);
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!compatible(type.getDimSize(0), seqLen) ||
+        !compatible(type.getDimSize(1), batch))
+      return emitOpError("input #")
+             << i << " has shape " << type
+             << " whose [T, B] does not match input #0 (" << first << ")";
+  }
+  for (auto [i, v] : llvm::enumerate(getInits())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getRank() < 1 || !compatible(type.getDimSize(0), batch))
+      return emitOpError("initial state #")
+             << i << " of type " << type
+             << " must have the batch size (" << extent(batch)
+             << ") as its leading dimension";
+  }
+  if (Value lengths = getLengths()) {
+    auto type = cast<RankedTensorType>(lengths.getType());
+    if (!compatible(type.getDimSize(0), batch))
+      return emitOpError("lengths of type ")
+             << type << " must have one entry per batch row ("
+             << extent(batch) << ")";
+  }
+  if (getFinals().size() != getInits().size())
+    return emitOpError("has ") << getInits().size() << " initial states but "
+                               << getFinals().size() << " final states";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInits().getTypes(), getFinals().getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError("final state #")
+             << i << " has type " << std::get<1>(pair)
+             << " but its initial state has type " << std::get<0>(pair);
+  for (auto [i, v] : llvm::enumerate(getOutputs())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!compatible(type.getDimSize(0), seqLen) ||
+        !compatible(type.getDimSize(1), batch))
+      return emitOpError("output #")
+             << i << " of type " << type
+             << " must be [T, B, N] with the inputs' T and B";
+  }
+  return success();
+}
+
+LogicalResult LayerOp::verifyRegions() {
+  Block &body = getBody().front();
+  size_t numInputs = getInputs().size(), numStates = getInits().size();
+  if (body.getNumArguments() != numInputs + numStates)
+    return emitOpError("cell takes ")
+           << body.getNumArguments() << " arguments, expected " << numInputs
+           << " input slices followed by " << numStates << " states";
+
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto seq = cast<RankedTensorType>(v.getType());
+    auto expected = RankedTensorType::get(
+        {seq.getDimSize(1), seq.getDimSize(2)}, seq.getElementType());
+    if (body.getArgument(i).getType() != expected)
+      return emitOpError("cell argument #")
+             << i << " has type " << body.getArgument(i).getType()
+             << ", expected the step slice " << expected << " of input #" << i;
+  }
+  for (auto [i, v] : llvm::enumerate(getInits()))
+    if (body.getArgument(numInputs + i).getType() != v.getType())
+      return emitOpError("cell argument #")
+             << numInputs + i << " has type "
+             << body.getArgument(numInputs + i).getType()
+             << ", expected the type of initial state #" << i << " ("
+             << v.getType() << ")";
+
+  YieldOp yield = getYield();
+  if (yield.getOutputs().size() != getOutputs().size())
+    return yield.emitOpError("yields ")
+           << yield.getOutputs().size() << " outputs but the layer has "
+           << getOutputs().size();
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getOutputs().getTypes(), getOutputs().getTypes()))) {
+    auto step = cast<RankedTensorType>(std::get<0>(pair));
+    auto seq = cast<RankedTensorType>(std::get<1>(pair));
+    auto expected = RankedTensorType::get(
+        {seq.getDimSize(1), seq.getDimSize(2)}, seq.getElementType());
+    if (step != expected)
+      return yield.emitOpError("output #")
+             << i << " has type " << step << ", expected " << expected
+             << " (one step of the layer's output " << seq << ")";
+  }
+  if (yield.getState().size() != getInits().size())
+    return yield.emitOpError("yields ")
+           << yield.getState().size() << " states but the layer has "
+           << getInits().size();
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getState().getTypes(), getInits().getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return yield.emitOpError("state #")
+             << i << " has type " << std::get<0>(pair)
+             << ", expected the initial state's type " << std::get<1>(pair);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GateOp::verify() {
+  auto result = cast<RankedTensorType>(getResult().getType());
+  Type elementType = result.getElementType();
+  int64_t batch = result.getDimSize(0), hidden = result.getDimSize(1);
+
+  if (getInputs().empty())
+    return emitOpError("needs at least one (input, weight) pair");
+  if (getInputs().size() != getWeights().size())
+    return emitOpError("has ") << getInputs().size() << " inputs but "
+                               << getWeights().size() << " weights";
+  if (static_cast<bool>(getPeephole()) != static_cast<bool>(getPeepholeState()))
+    return emitOpError("needs both a peephole weight and the state it reads");
+
+  for (Value v : getOperands())
+    if (getElementTypeOrSelf(v.getType()) != elementType)
+      return emitOpError("operand of type ")
+             << v.getType() << " does not have the result's element type "
+             << elementType;
+
+  for (auto [k, pair] :
+       llvm::enumerate(llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
+    auto in = cast<RankedTensorType>(std::get<0>(pair));
+    auto w = cast<RankedTensorType>(std::get<1>(pair));
+    if (!compatible(in.getDimSize(0), batch))
+      return emitOpError("input #")
+             << k << " of type " << in << " does not have the result's batch size "
+             << extent(batch);
+    if (!compatible(w.getDimSize(0), hidden))
+      return emitOpError("weight #")
+             << k << " of type " << w << " must have " << extent(hidden)
+             << " rows (the result's hidden size)";
+    if (!compatible(w.getDimSize(1), in.getDimSize(1)))
+      return emitOpError("weight #")
+             << k << " of type " << w << " must have "
+             << extent(in.getDimSize(1)) << " columns to multiply input #" << k
+             << " of type " << in;
+  }
+  for (auto [j, type] : llvm::enumerate(getBiases().getTypes())) {
+    auto b = cast<RankedTensorType>(type);
+    if (!compatible(b.getDimSize(0), hidden))
+      return emitOpError("bias #") << j << " of type " << b << " must have "
+                                   << extent(hidden) << " elements";
+  }
+  if (Value p = getPeephole()) {
+    auto pt = cast<RankedTensorType>(p.getType());
+    auto st = cast<RankedTensorType>(getPeepholeState().getType());
+    if (!compatible(pt.getDimSize(0), hidden))
+      return emitOpError("peephole weight of type ")
+             << pt << " must have " << extent(hidden) << " elements";
+    if (!compatible(st.getDimSize(0), batch) ||
+        !compatible(st.getDimSize(1), hidden))
+      return emitOpError("peephole state of type ")
+             << st << " must have the result's shape " << result;
+  }
+  return success();
+}

@@ -1,0 +1,18 @@
+//===- lstm-opt.cpp - mlir-opt with the lstm dialect and passes -----------===//
+
+#include "lstm/Registration.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::lstm::registerAllLSTM(registry);
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "LSTM optimizer driver\n", registry));
+}
