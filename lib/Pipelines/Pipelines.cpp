@@ -35,6 +35,8 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::buildBufferDeallocationPipeline(pm);
+  // Deallocation leaves bufferization.clone where ownership is unknown.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Loops and the LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());

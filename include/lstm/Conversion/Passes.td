@@ -19,11 +19,17 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     product followed by one `linalg.generic` for biases, peephole and
     activation; `lstm.one_minus` becomes a `linalg.generic`.
 
+    Extents that are only known at run time (batch size, sequence length,
+    dynamic weight shapes) are compared with `cf.assert` where the op needs
+    them equal, so that a mismatched call stops with a message instead of
+    reading out of bounds.
+
     The result is pure upstream IR (tensor, linalg, scf, arith, math): it
     feeds one-shot bufferization and either the CPU or the GPU lowering.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",

@@ -11,6 +11,7 @@
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -38,6 +39,27 @@ static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
       sizes.push_back(
           tensor::DimOp::create(b, loc, from[i].first, from[i].second));
   return sizes;
+}
+
+/// Emits a run-time check that `a`'s extent `da` equals `b`'s extent `db`,
+/// unless both are static (then the verifier has already compared them).
+/// Dynamic shapes (batch size, sequence length) are only known when the
+/// function is called; a mismatch must stop the run instead of reading out
+/// of bounds.
+static void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx,
+                             Value y, int64_t dy, const Twine &what) {
+  auto tx = cast<RankedTensorType>(x.getType());
+  auto ty = cast<RankedTensorType>(y.getType());
+  if (!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy))
+    return;
+  Value ex = tensor::DimOp::create(b, loc, x, dx);
+  Value ey = tensor::DimOp::create(b, loc, y, dy);
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ex, ey);
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  os << loc;
+  cf::AssertOp::create(b, loc, same, (what + " (at " + where + ")").str());
 }
 
 /// Applies a gate activation to a scalar.
@@ -84,6 +106,36 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
 
     Value batchSource = op.getInputs().front();
     Value hiddenSource = op.getWeights().front();
+    for (auto [k, pair] :
+         llvm::enumerate(llvm::zip(op.getInputs(), op.getWeights()))) {
+      auto [in, w] = pair;
+      assertSameExtent(rewriter, loc, in, 0, batchSource, 0,
+                       "lstm.gate: input #" + Twine(k) +
+                           " has a different batch size than input #0");
+      assertSameExtent(rewriter, loc, w, 1, in, 1,
+                       "lstm.gate: weight #" + Twine(k) +
+                           " has a different number of columns than input #" +
+                           Twine(k) + " has features");
+      assertSameExtent(rewriter, loc, w, 0, hiddenSource, 0,
+                       "lstm.gate: weight #" + Twine(k) +
+                           " has a different number of rows than weight #0");
+    }
+    for (auto [j, bias] : llvm::enumerate(op.getBiases()))
+      assertSameExtent(rewriter, loc, bias, 0, hiddenSource, 0,
+                       "lstm.gate: bias #" + Twine(j) +
+                           " does not match the gate's hidden size");
+    if (Value p = op.getPeephole()) {
+      assertSameExtent(rewriter, loc, p, 0, hiddenSource, 0,
+                       "lstm.gate: the peephole weight does not match the "
+                       "gate's hidden size");
+      assertSameExtent(rewriter, loc, op.getPeepholeState(), 0, batchSource, 0,
+                       "lstm.gate: the peephole state has a different batch "
+                       "size than the inputs");
+      assertSameExtent(rewriter, loc, op.getPeepholeState(), 1, hiddenSource,
+                       0,
+                       "lstm.gate: the peephole state does not match the "
+                       "gate's hidden size");
+    }
     SmallVector<Value> sizes = dynamicSizes(
         rewriter, loc, resultType, {{batchSource, 0}, {hiddenSource, 0}});
     Value empty =
@@ -249,6 +301,22 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
     Value batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
     Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (auto [i, seq] : llvm::enumerate(op.getInputs())) {
+      assertSameExtent(rewriter, loc, seq, 0, seq0, 0,
+                       "lstm.layer: input #" + Twine(i) +
+                           " has a different sequence length than input #0");
+      assertSameExtent(rewriter, loc, seq, 1, seq0, 1,
+                       "lstm.layer: input #" + Twine(i) +
+                           " has a different batch size than input #0");
+    }
+    for (auto [i, init] : llvm::enumerate(op.getInits()))
+      assertSameExtent(rewriter, loc, init, 0, seq0, 1,
+                       "lstm.layer: initial state #" + Twine(i) +
+                           " has a different batch size than the input");
+    if (Value lengths = op.getLengths())
+      assertSameExtent(rewriter, loc, lengths, 0, seq0, 1,
+                       "lstm.layer: lengths has a different size than the "
+                       "batch");
 
     // The stacked outputs [T, B, N], filled one step at a time.
     SmallVector<Value> outputInits;

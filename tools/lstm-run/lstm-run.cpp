@@ -1,0 +1,260 @@
+//===- lstm-run.cpp - Compile an lstm module and run it -------------------===//
+//
+//   lstm-run FILE.mlir --entry=NAME --device=cpu --inputs=A.npy,B.npy,...
+//            --outputs=DIR
+//   lstm-run FILE.mlir --entry=NAME --random-inputs --seed=N [--shapes=...]
+//
+// Reads one .npy per argument of the entry function (or draws random ones),
+// lowers the module, JIT-compiles it, calls the function and writes one .npy
+// per result as DIR/0.npy, DIR/1.npy, ... It prints the time of the call.
+//
+// The compiled code runs in a child process: a failed run-time check (say, a
+// batch size that differs between two arguments) or any other fault there is
+// reported as an error of the run instead of taking the tool down.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Registration.h"
+#include "lstm/Runner/JitRunner.h"
+#include "lstm/Runner/Npy.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <random>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::lstm;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
+                                  cl::init("forward"));
+static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
+                                   cl::init("cpu"));
+static cl::list<std::string> inputs("inputs",
+                                    cl::desc("One .npy file per argument"),
+                                    cl::CommaSeparated);
+static cl::opt<std::string> outputs("outputs",
+                                    cl::desc("Directory for the results"));
+static cl::opt<bool> randomInputs("random-inputs",
+                                  cl::desc("Draw the arguments at random"));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"),
+                              cl::init(0));
+static cl::opt<int64_t>
+    dynamicSize("dynamic-size",
+                cl::desc("Extent of each '?' with --random-inputs"),
+                cl::init(4));
+static cl::list<std::string>
+    shapes("shapes",
+           cl::desc("Shapes of the random arguments, e.g. 50x32x64,32x128,... "
+                    "(an empty entry keeps the default)"),
+           cl::CommaSeparated);
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Calls to time (the median is shown)"),
+                                cl::init(1));
+
+static int fail(const llvm::Twine &msg) {
+  llvm::errs() << "lstm-run: error: " << msg << "\n";
+  return 1;
+}
+
+/// Random arrays for the entry's arguments: floats from U(-1/sqrt(n),
+/// 1/sqrt(n)) with n the last extent (PyTorch's initialisation), integers
+/// (sequence lengths) from [1, extent 0 of argument #0].
+static llvm::Expected<std::vector<Array>> drawInputs(const Signature &sig) {
+  std::mt19937_64 rng(seed);
+  std::vector<Array> arrays;
+  for (size_t i = 0; i < sig.args.size(); ++i) {
+    const TensorSpec &spec = sig.args[i];
+    Array a;
+    a.dtype = spec.dtype;
+    if (i < shapes.size() && !shapes[i].empty()) {
+      llvm::SmallVector<llvm::StringRef> dims;
+      llvm::StringRef(shapes[i]).split(dims, 'x');
+      for (llvm::StringRef d : dims) {
+        int64_t v;
+        if (d.getAsInteger(10, v) || v < 0)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "malformed --shapes entry '" +
+                                             shapes[i] + "'");
+        a.shape.push_back(v);
+      }
+    } else {
+      for (int64_t d : spec.shape)
+        a.shape.push_back(ShapedType::isDynamic(d) ? dynamicSize : d);
+    }
+    a.data.resize(a.numElements() * dtypeSize(a.dtype));
+    int64_t n = a.shape.empty() ? 1 : std::max<int64_t>(1, a.shape.back());
+    double k = 1.0 / std::sqrt(double(n));
+    std::uniform_real_distribution<double> uni(-k, k);
+    int64_t maxLen = arrays.empty() || arrays[0].shape.empty()
+                         ? 1
+                         : std::max<int64_t>(1, arrays[0].shape[0]);
+    std::uniform_int_distribution<int64_t> len(1, maxLen);
+    for (int64_t e = 0; e < a.numElements(); ++e) {
+      char *p = a.data.data() + e * dtypeSize(a.dtype);
+      switch (a.dtype) {
+      case DType::f32: {
+        float v = uni(rng);
+        std::memcpy(p, &v, 4);
+        break;
+      }
+      case DType::f64: {
+        double v = uni(rng);
+        std::memcpy(p, &v, 8);
+        break;
+      }
+      case DType::i32: {
+        int32_t v = len(rng);
+        std::memcpy(p, &v, 4);
+        break;
+      }
+      case DType::i64: {
+        int64_t v = len(rng);
+        std::memcpy(p, &v, 8);
+        break;
+      }
+      }
+    }
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+/// Calls the function `repeat` times, prints the time and writes the results.
+static int callAndWrite(CompiledFunction &fn, const std::vector<Array> &args) {
+  std::vector<double> times;
+  std::vector<Array> results;
+  for (unsigned r = 0; r < std::max(1u, unsigned(repeat)); ++r) {
+    auto start = std::chrono::steady_clock::now();
+    auto out = fn.call(args);
+    auto stop = std::chrono::steady_clock::now();
+    if (!out)
+      return fail(llvm::toString(out.takeError()));
+    times.push_back(std::chrono::duration<double, std::milli>(stop - start)
+                        .count());
+    results = std::move(*out);
+  }
+  std::sort(times.begin(), times.end());
+  llvm::outs() << llvm::format("time: %.3f ms", times[times.size() / 2]);
+  if (times.size() > 1)
+    llvm::outs() << " (median of " << times.size() << " calls)";
+  llvm::outs() << "\n";
+
+  if (!outputs.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputs))
+      return fail("cannot create '" + outputs + "': " + ec.message());
+    for (size_t i = 0; i < results.size(); ++i) {
+      llvm::SmallString<128> path(outputs.getValue());
+      llvm::sys::path::append(path, std::to_string(i) + ".npy");
+      if (llvm::Error err = writeNpy(path, results[i]))
+        return fail(llvm::toString(std::move(err)));
+    }
+  }
+  return 0;
+}
+
+/// Runs `callAndWrite` in a child process and turns a fatal signal there into
+/// an error message.
+static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t pid = fork();
+  if (pid < 0)
+    return fail(llvm::Twine("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    int rc = callAndWrite(fn, args);
+    llvm::outs().flush();
+    llvm::errs().flush();
+    _exit(rc);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0)
+    return fail(llvm::Twine("waitpid failed: ") + std::strerror(errno));
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  int sig = WTERMSIG(status);
+  if (sig == SIGABRT)
+    return fail("the compiled function stopped at a failed run-time check "
+                "(message above): the arguments' shapes do not agree");
+  return fail(llvm::Twine("the compiled function was killed by signal ") +
+              llvm::Twine(sig) + " (" + strsignal(sig) + ")");
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "lstm-run: compile an lstm module and run it\n");
+
+  if (device != "cpu" && device != "cuda")
+    return fail("unknown device '" + device + "' (expected cpu or cuda)");
+  if (device == "cuda")
+    return fail("--device=cuda is not available in this build: the GPU path "
+                "is not implemented yet; use --device=cpu");
+  if (randomInputs == !inputs.empty())
+    return fail("give either --inputs=A.npy,... or --random-inputs");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllLSTM(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1; // The parser has reported the error with its location.
+
+  FailureOr<Signature> sig = getSignature(*module, entry);
+  if (failed(sig))
+    return 1;
+
+  std::vector<Array> args;
+  std::vector<std::string> names(inputs.begin(), inputs.end());
+  if (randomInputs) {
+    auto drawn = drawInputs(*sig);
+    if (!drawn)
+      return fail(llvm::toString(drawn.takeError()));
+    args = std::move(*drawn);
+  } else {
+    for (const std::string &path : inputs) {
+      auto array = readNpy(path);
+      if (!array)
+        return fail(llvm::toString(array.takeError()));
+      args.push_back(std::move(*array));
+    }
+  }
+  if (llvm::Error err = checkInputs(*sig, args, names))
+    return fail(llvm::toString(std::move(err)));
+
+  auto fn = CompiledFunction::compile(*module, entry);
+  if (!fn)
+    return fail(llvm::toString(fn.takeError()));
+  return runIsolated(**fn, args);
+}
