@@ -28,7 +28,7 @@ def rel_err(out, ref):
 
 
 def check_size(args, T, B, rng):
-    """Runs one (T, B) case; returns a list of failure messages (empty when OK)."""
+    """Runs one (T, B) case; returns (summary, list of failure messages)."""
     spec = reference.EXAMPLES[args.cell][0]
     inputs = reference.make_inputs(args.cell, T, B, rng)
     ref = reference.expected(args.cell, inputs)
@@ -43,11 +43,11 @@ def check_size(args, T, B, rng):
                '--inputs=' + ','.join(paths), f'--outputs={outdir}']
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            return [f'lstm-run exited with {proc.returncode}\n  command: {" ".join(cmd)}\n'
-                    f'  stderr:\n{proc.stderr}']
+            return 'lstm-run FAILED', [f'lstm-run exited with {proc.returncode}\n'
+                                       f'  command: {" ".join(cmd)}\n  stderr:\n{proc.stderr}']
         files = sorted(os.listdir(outdir))
         if len(files) != len(ref):
-            return [f'expected {len(ref)} results, lstm-run wrote {files}']
+            return 'FAIL', [f'expected {len(ref)} results (0.npy ...), lstm-run wrote {files}']
         errors, fails = [], []
         for k, r in enumerate(ref):
             path = os.path.join(outdir, f'{k}.npy')
@@ -55,6 +55,7 @@ def check_size(args, T, B, rng):
                 fails.append(f'result {k}: missing {k}.npy')
                 continue
             out = np.load(path)
+            errors.append('-')  # replaced by the error once the result is comparable
             if out.shape != r.shape:
                 fails.append(f'result {k}: shape {out.shape}, expected {r.shape}')
             elif out.dtype.kind != 'f':
@@ -63,13 +64,12 @@ def check_size(args, T, B, rng):
                 fails.append(f'result {k}: {np.size(out) - np.isfinite(out).sum()} NaN/Inf values')
             else:
                 e = rel_err(out, r)
-                errors.append(f'{e:.2e}')
+                errors[-1] = f'{e:.2e}'
                 if not e <= args.tol:
                     fails.append(f'result {k}: relative error {e:.3e} > tol {args.tol:g}')
-        worst = max((float(e) for e in errors), default=float('nan'))
-        print(f'{args.cell} T={T} B={B}: max rel err {worst:.2e} '
-              f'(per result: {", ".join(errors)}) {"FAIL" if fails else "OK"}')
-        return fails
+        worst = max((float(e) for e in errors if e != '-'), default=float('nan'))
+        return (f'max rel err {worst:.2e} (per result: {", ".join(errors)}) '
+                f'{"FAIL" if fails else "OK"}'), fails
 
 
 def main():
@@ -83,18 +83,23 @@ def main():
     p.add_argument('--device', default='cpu')
     args = p.parse_args()
 
+    if not os.access(args.lstm_run, os.X_OK):
+        print(f'error: lstm-run not found or not executable: {args.lstm_run}')
+        return 1
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), 'little')
     print(f'{args.cell}: {args.example} (seed {seed}, tol {args.tol:g}, device {args.device})')
     rng = np.random.default_rng(seed)
     failed = False
     for size in args.sizes.split(','):
         T, B = (int(v) for v in size.split(':'))
-        fails = check_size(args, T, B, rng)
+        summary, fails = check_size(args, T, B, rng)
+        print(f'{args.cell} T={T} B={B}: {summary}')
         for f in fails:
-            print(f'  error: {args.cell} T={T} B={B}: {f}', file=sys.stderr)
+            print(f'  error: {f}')
+        sys.stdout.flush()
         failed |= bool(fails)
     if failed:
-        print(f'FAILED: {args.cell} (rerun with --seed {seed})', file=sys.stderr)
+        print(f'FAILED: {args.cell} (rerun with --seed {seed})')
         return 1
     print(f'PASSED: {args.cell}')
     return 0

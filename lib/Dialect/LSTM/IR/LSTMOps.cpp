@@ -13,6 +13,30 @@ using namespace mlir::lstm;
 
 #include "lstm/Dialect/LSTM/IR/LSTMOpsEnums.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `(T1, T2), (T3)`: two parenthesised type lists, either of which may be
+/// empty (the declarative `( type($x) )` cannot parse an empty list).
+static ParseResult parseTypeListPair(OpAsmParser &parser,
+                                     SmallVectorImpl<Type> &first,
+                                     SmallVectorImpl<Type> &second) {
+  auto parseList = [&](SmallVectorImpl<Type> &types) {
+    return parser.parseCommaSeparatedList(
+        OpAsmParser::Delimiter::Paren,
+        [&]() { return parser.parseType(types.emplace_back()); });
+  };
+  if (parseList(first) || parser.parseComma() || parseList(second))
+    return failure();
+  return success();
+}
+
+static void printTypeListPair(OpAsmPrinter &printer, Operation *,
+                              TypeRange first, TypeRange second) {
+  printer << "(" << first << "), (" << second << ")";
+}
+
 #define GET_OP_CLASSES
 #include "lstm/Dialect/LSTM/IR/LSTMOps.cpp.inc"
 

@@ -71,7 +71,7 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
     $direction `ins` `(` $inputs `:` type($inputs) `)`
     `init` `(` $inits `:` type($inits) `)`
     (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
-    `->` `(` type($outputs) `)` `,` `(` type($finals) `)`
+    `->` custom<TypeListPair>(type($outputs), type($finals))
     attr-dict-with-keyword $body
   }];
 

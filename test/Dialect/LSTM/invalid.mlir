@@ -1,0 +1,298 @@
+// Every verifier error of the lstm dialect, each with its message.
+// RUN: lstm-opt %s -split-input-file -verify-diagnostics
+
+func.func @no_inputs(%h0: tensor<?x8xf32>) {
+  // expected-error @+1 {{'lstm.layer' op needs at least one input sequence}}
+  %hT = "lstm.layer"(%h0) <{direction = 0 : i32, operandSegmentSizes = array<i32: 0, 1, 0>, resultSegmentSizes = array<i32: 0, 1>}> ({
+  ^bb0(%h: tensor<?x8xf32>):
+    lstm.yield state(%h : tensor<?x8xf32>)
+  }) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @no_states(%x: tensor<?x?x4xf32>) {
+  // expected-error @+1 {{'lstm.layer' op needs at least one recurrent state}}
+  "lstm.layer"(%x) <{direction = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0>, resultSegmentSizes = array<i32: 0, 0>}> ({
+  ^bb0(%xt: tensor<?x4xf32>):
+    "lstm.yield"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> ()
+  }) : (tensor<?x?x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @input_batch_mismatch(%a: tensor<5x2x4xf32>, %b: tensor<5x3x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{input #1 has shape 'tensor<5x3x4xf32>' whose [T, B] does not match input #0 ('tensor<5x2x4xf32>')}}
+  %hT = lstm.layer forward ins(%a, %b : tensor<5x2x4xf32>, tensor<5x3x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%at: tensor<2x4xf32>, %bt: tensor<3x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @state_batch_mismatch(%x: tensor<5x2x4xf32>, %h0: tensor<3x8xf32>) {
+  // expected-error @+1 {{initial state #0 of type 'tensor<3x8xf32>' must have the batch size (2) as its leading dimension}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<3x8xf32>) -> (), (tensor<3x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<3x8xf32>):
+    lstm.yield state(%h : tensor<3x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @lengths_mismatch(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>, %len: tensor<3xi32>) {
+  // expected-error @+1 {{lengths of type 'tensor<3xi32>' must have one entry per batch row (2)}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) lengths(%len : tensor<3xi32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @lengths_float(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>, %len: tensor<2xf32>) {
+  // expected-error @+1 {{operand #2 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xf32>'}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) lengths(%len : tensor<2xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @final_count(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{'lstm.layer' op has 1 initial states but 2 final states}}
+  %a, %b = "lstm.layer"(%x, %h0) <{direction = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0>, resultSegmentSizes = array<i32: 0, 2>}> ({
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }) : (tensor<5x2x4xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @final_type(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{final state #0 has type 'tensor<?x8xf32>' but its initial state has type 'tensor<2x8xf32>'}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @output_shape(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{output #0 of type 'tensor<6x2x8xf32>' must be [T, B, N] with the inputs' T and B}}
+  %y, %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (tensor<6x2x8xf32>), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield out(%h : tensor<2x8xf32>) state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @input_rank(%x: tensor<2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{operand #0 must be variadic of 3D tensor of floating-point values}}
+  %hT = lstm.layer forward ins(%x : tensor<2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @cell_arity(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{cell takes 1 arguments, expected 1 input slices followed by 1 states}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @cell_slice_type(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{cell argument #0 has type 'tensor<2x5xf32>', expected the step slice 'tensor<2x4xf32>' of input #0}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x5xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @cell_state_type(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{cell argument #1 has type 'tensor<2x8xf64>', expected the type of initial state #0 ('tensor<2x8xf32>')}}
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf64>):
+    lstm.yield state(%h : tensor<2x8xf64>)
+  }
+  return
+}
+
+// -----
+
+func.func @yield_output_count(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (tensor<5x2x8xf32>), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    // expected-error @+1 {{'lstm.yield' op yields 0 outputs but the layer has 1}}
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @yield_output_type(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (tensor<5x2x4xf32>), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    // expected-error @+1 {{'lstm.yield' op output #0 has type 'tensor<2x8xf32>', expected 'tensor<2x4xf32>' (one step of the layer's output 'tensor<5x2x4xf32>')}}
+    lstm.yield out(%h : tensor<2x8xf32>) state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @yield_state_count(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    // expected-error @+1 {{'lstm.yield' op yields 2 states but the layer has 1}}
+    lstm.yield state(%h, %h : tensor<2x8xf32>, tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @yield_state_type(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
+  %hT = lstm.layer forward ins(%x : tensor<5x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    // expected-error @+1 {{'lstm.yield' op state #0 has type 'tensor<2x4xf32>', expected the initial state's type 'tensor<2x8xf32>'}}
+    lstm.yield state(%xt : tensor<2x4xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%h: tensor<2x8xf32>) {
+  // expected-error @+1 {{'lstm.yield' op expects parent op 'lstm.layer'}}
+  lstm.yield state(%h : tensor<2x8xf32>)
+}
+
+// -----
+
+func.func @gate_no_products(%b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op needs at least one (input, weight) pair}}
+  %g = "lstm.gate"(%b) <{activation = 0 : i32, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0>}> : (tensor<8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_pair_count(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op has 2 inputs but 1 weights}}
+  %g = "lstm.gate"(%x, %x, %W) <{activation = 0 : i32, operandSegmentSizes = array<i32: 2, 1, 0, 0, 0>}> : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_half_peephole(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %p: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op needs both a peephole weight and the state it reads}}
+  %g = "lstm.gate"(%x, %W, %p) <{activation = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 1, 0>}> : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_element_type(%x: tensor<2x4xf32>, %W: tensor<8x4xf64>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand of type 'tensor<8x4xf64>' does not have the result's element type 'f32'}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf64>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_integer(%x: tensor<2x4xi32>, %W: tensor<8x4xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{operand #0 must be variadic of 2D tensor of floating-point values}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xi32>) weights(%W : tensor<8x4xi32>) -> tensor<2x8xi32>
+  return %g : tensor<2x8xi32>
+}
+
+// -----
+
+func.func @gate_batch(%x: tensor<3x4xf32>, %W: tensor<8x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op input #0 of type 'tensor<3x4xf32>' does not have the result's batch size 2}}
+  %g = lstm.gate sigmoid (%x : tensor<3x4xf32>) weights(%W : tensor<8x4xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_weight_rows(%x: tensor<2x4xf32>, %W: tensor<9x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op weight #0 of type 'tensor<9x4xf32>' must have 8 rows (the result's hidden size)}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<9x4xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_weight_columns(%x: tensor<2x4xf32>, %h: tensor<?x8xf32>, %W: tensor<8x4xf32>, %R: tensor<8x6xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op weight #1 of type 'tensor<8x6xf32>' must have 8 columns to multiply input #1 of type 'tensor<?x8xf32>'}}
+  %g = lstm.gate tanh (%x, %h : tensor<2x4xf32>, tensor<?x8xf32>) weights(%W, %R : tensor<8x4xf32>, tensor<8x6xf32>) -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @gate_bias(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %b: tensor<7xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op bias #0 of type 'tensor<7xf32>' must have 8 elements}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) bias(%b : tensor<7xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_peephole_weight(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %p: tensor<4xf32>, %c: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op peephole weight of type 'tensor<4xf32>' must have 8 elements}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) peephole(%p, %c : tensor<4xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_peephole_state(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %p: tensor<8xf32>, %c: tensor<2x7xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op peephole state of type 'tensor<2x7xf32>' must have the result's shape 'tensor<2x8xf32>'}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) peephole(%p, %c : tensor<8xf32>, tensor<2x7xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_unknown_activation(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [sigmoid, tanh, relu, identity]}}
+  %g = lstm.gate softsign (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @one_minus_types(%x: tensor<2x4xf32>) -> tensor<2x4xf64> {
+  // expected-error @+1 {{'lstm.one_minus' op requires the same type for all operands and results}}
+  %y = "lstm.one_minus"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf64>
+  return %y : tensor<2x4xf64>
+}

@@ -1,0 +1,61 @@
+// Round trip of every op: custom form, then generic form back to custom.
+// RUN: lstm-opt %s | FileCheck %s
+// RUN: lstm-opt %s | lstm-opt | FileCheck %s
+// RUN: lstm-opt %s --mlir-print-op-generic | lstm-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @lstm_cell
+func.func @lstm_cell(%x: tensor<?x?x16xf32>, %h0: tensor<?x32xf32>,
+                     %c0: tensor<?x32xf32>, %lengths: tensor<?xi32>,
+                     %W: tensor<32x16xf32>, %R: tensor<32x32xf32>,
+                     %b: tensor<32xf32>, %p: tensor<32xf32>)
+    -> (tensor<?x?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>) {
+  // CHECK: lstm.layer reverse ins(%{{.*}} : tensor<?x?x16xf32>) init(%{{.*}}, %{{.*}} : tensor<?x32xf32>, tensor<?x32xf32>) lengths(%{{.*}} : tensor<?xi32>) -> (tensor<?x?x32xf32>), (tensor<?x32xf32>, tensor<?x32xf32>) {
+  // CHECK-NEXT: ^bb0(%[[XT:.*]]: tensor<?x16xf32>, %[[H:.*]]: tensor<?x32xf32>, %[[C:.*]]: tensor<?x32xf32>):
+  %y, %hT, %cT = lstm.layer reverse ins(%x : tensor<?x?x16xf32>)
+      init(%h0, %c0 : tensor<?x32xf32>, tensor<?x32xf32>)
+      lengths(%lengths : tensor<?xi32>)
+      -> (tensor<?x?x32xf32>), (tensor<?x32xf32>, tensor<?x32xf32>) {
+  ^bb0(%xt: tensor<?x16xf32>, %h: tensor<?x32xf32>, %c: tensor<?x32xf32>):
+    // CHECK: %[[I:.*]] = lstm.gate sigmoid(%[[XT]], %[[H]] : tensor<?x16xf32>, tensor<?x32xf32>) weights(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<32x32xf32>) bias(%{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xf32>) peephole(%{{.*}}, %[[C]] : tensor<32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x16xf32>, tensor<?x32xf32>)
+        weights(%W, %R : tensor<32x16xf32>, tensor<32x32xf32>)
+        bias(%b, %b : tensor<32xf32>, tensor<32xf32>)
+        peephole(%p, %c : tensor<32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    // CHECK: %[[G:.*]] = lstm.gate tanh(%[[XT]] : tensor<?x16xf32>) weights(%{{.*}} : tensor<32x16xf32>) -> tensor<?x32xf32>
+    %g = lstm.gate tanh (%xt : tensor<?x16xf32>) weights(%W : tensor<32x16xf32>)
+        -> tensor<?x32xf32>
+    // CHECK: lstm.gate relu
+    %r = lstm.gate relu (%h : tensor<?x32xf32>) weights(%R : tensor<32x32xf32>)
+        bias(%b : tensor<32xf32>) -> tensor<?x32xf32>
+    // CHECK: lstm.gate identity
+    %l = lstm.gate identity (%h : tensor<?x32xf32>) weights(%R : tensor<32x32xf32>)
+        -> tensor<?x32xf32>
+    // CHECK: %[[F:.*]] = lstm.one_minus %[[I]] : tensor<?x32xf32>
+    %f = lstm.one_minus %i : tensor<?x32xf32>
+    %ig = arith.mulf %i, %g : tensor<?x32xf32>
+    %fc = arith.mulf %f, %c : tensor<?x32xf32>
+    %cn = arith.addf %ig, %fc : tensor<?x32xf32>
+    %s = arith.addf %r, %l : tensor<?x32xf32>
+    %hn = arith.mulf %cn, %s : tensor<?x32xf32>
+    // CHECK: lstm.yield out(%{{.*}} : tensor<?x32xf32>) state(%{{.*}}, %{{.*}} : tensor<?x32xf32>, tensor<?x32xf32>)
+    lstm.yield out(%hn : tensor<?x32xf32>) state(%hn, %cn : tensor<?x32xf32>, tensor<?x32xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>
+}
+
+// A layer with two input sequences, no outputs, and static shapes.
+// CHECK-LABEL: func.func @two_inputs_no_outputs
+func.func @two_inputs_no_outputs(%a: tensor<5x2x3xf64>, %b: tensor<5x2x4xf64>,
+                                 %h0: tensor<2x6xf64>, %Wa: tensor<6x3xf64>,
+                                 %Wb: tensor<6x4xf64>) -> tensor<2x6xf64> {
+  // CHECK: lstm.layer forward ins(%{{.*}}, %{{.*}} : tensor<5x2x3xf64>, tensor<5x2x4xf64>) init(%{{.*}} : tensor<2x6xf64>) -> (), (tensor<2x6xf64>)
+  %hT = lstm.layer forward ins(%a, %b : tensor<5x2x3xf64>, tensor<5x2x4xf64>)
+      init(%h0 : tensor<2x6xf64>) -> (), (tensor<2x6xf64>) {
+  ^bb0(%at: tensor<2x3xf64>, %bt: tensor<2x4xf64>, %h: tensor<2x6xf64>):
+    %hn = lstm.gate tanh (%at, %bt : tensor<2x3xf64>, tensor<2x4xf64>)
+        weights(%Wa, %Wb : tensor<6x3xf64>, tensor<6x4xf64>) -> tensor<2x6xf64>
+    // CHECK: lstm.yield state(%{{.*}} : tensor<2x6xf64>)
+    lstm.yield state(%hn : tensor<2x6xf64>)
+  }
+  return %hT : tensor<2x6xf64>
+}

@@ -1,0 +1,51 @@
+# -*- Python -*-
+# lit configuration of the lstm compiler's tests.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "LSTM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lstm_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=False)
+
+tool_dirs = [config.lstm_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run"], tool_dirs)
+
+# %-prefixed names go first: the tool substitution of `lstm-run` would
+# otherwise rewrite the tail of `%lstm-run`.
+config.substitutions.insert(
+    0, ("%lstm-run", os.path.join(config.lstm_tools_dir, "lstm-run")))
+# The Python that CMake found (and pip installed numpy into), not the one
+# that happens to run lit.
+config.substitutions.insert(0, ("%python", config.python_executable))
+config.substitutions.insert(
+    0, ("%examples", os.path.join(config.lstm_src_root, "examples")))
+
+
+def has_cuda_gpu():
+    """A usable NVIDIA GPU: nvidia-smi lists at least one device."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+if has_cuda_gpu():
+    config.available_features.add("cuda-gpu")
