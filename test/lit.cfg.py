@@ -18,10 +18,10 @@ config.test_exec_root = os.path.join(config.lstm_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 
 tool_dirs = [config.lstm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "not", "FileCheck", "count", "split-file"], tool_dirs)
 
 # %-prefixed names go first: the tool substitution of `lstm-run` would
 # otherwise rewrite the tail of `%lstm-run`.

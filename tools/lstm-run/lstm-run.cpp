@@ -29,6 +29,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +37,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <sys/wait.h>
@@ -183,6 +185,11 @@ static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
   if (pid < 0)
     return fail(llvm::Twine("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    // The parent reports a fatal signal; LLVM's crash handler would only add
+    // a stack dump of the tool. cf.assert prints its message with puts():
+    // unbuffered stdout keeps it when the check aborts.
+    llvm::sys::unregisterHandlers();
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
     int rc = callAndWrite(fn, args);
     llvm::outs().flush();
     llvm::errs().flush();
@@ -219,6 +226,7 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerAllLSTM(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
