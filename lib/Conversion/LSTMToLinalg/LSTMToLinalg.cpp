@@ -50,7 +50,7 @@ static void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx,
                              Value y, int64_t dy, const Twine &what) {
   auto tx = cast<RankedTensorType>(x.getType());
   auto ty = cast<RankedTensorType>(y.getType());
-  if (!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy))
+  if ((!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy)) || (x == y && dx == dy))
     return;
   Value ex = tensor::DimOp::create(b, loc, x, dx);
   Value ey = tensor::DimOp::create(b, loc, y, dy);
