@@ -30,6 +30,8 @@ config.substitutions.insert(
 # The Python that CMake found (and pip installed numpy into), not the one
 # that happens to run lit.
 config.substitutions.insert(0, ("%python", config.python_executable))
+config.substitutions.insert(0, ("%lstm_obj_root", config.lstm_obj_root))
+config.substitutions.insert(0, ("%lstm_src_root", config.lstm_src_root))
 config.substitutions.insert(
     0, ("%examples", os.path.join(config.lstm_src_root, "examples")))
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian 12 machine and builds it
+# into build/. Safe to run again: installs are skipped when present and the
+# build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LLVM_PREFIX=/usr/lib/llvm-22
+APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++"
+
+missing=""
+for p in $APT_PACKAGES; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "== installing:$missing"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+PYTHON=${PYTHON:-$(command -v python3)}
+PYTHON=$("$PYTHON" -c 'import sys; print(sys.executable)')
+if ! "$PYTHON" -c 'import numpy' 2>/dev/null; then
+  echo "== installing numpy"
+  "$PYTHON" -m pip install -q numpy
+fi
+
+if [ ! -f build/build.ninja ]; then
+  cmake -G Ninja -S . -B build \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+    -DPython3_EXECUTABLE="$PYTHON"
+fi
+start=$(date +%s)
+ninja -C build lstm-opt lstm-run mlir-doc
+echo "== build finished in $(( $(date +%s) - start )) s"

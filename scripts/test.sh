@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up and builds the project (scripts/setup.sh), then runs the whole lit
+# suite and ends with the line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || exit 1
+
+LIT=/usr/lib/llvm-22/bin/lit
+log=$(mktemp)
+"$LIT" -v build/test 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+
+# lit prints "  Passed: N (...)" and "  Failed: N (...)"; unsupported tests
+# (GPU tests without a GPU) are reported as skipped.
+count() { awk -v k="$1:" '$1 == k { print $2 }' "$log" | tail -n 1; }
+passed=$(count Passed); failed=$(count Failed); unsupported=$(count Unsupported)
+echo "${passed:-0} passed, ${failed:-0} failed, ${unsupported:-0} skipped"
+rm -f "$log"
+exit "$rc"
