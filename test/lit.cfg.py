@@ -49,5 +49,14 @@ def has_cuda_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+def python_has(module):
+    """Whether the tests' Python can import `module`."""
+    return subprocess.run([config.python_executable, "-c", "import " + module],
+                          capture_output=True).returncode == 0
+
+
+if python_has("torch"):
+    config.available_features.add("torch")
+
 if has_cuda_gpu():
     config.available_features.add("cuda-gpu")
