@@ -13,7 +13,8 @@ rc=${PIPESTATUS[0]}
 
 # lit prints "  Passed: N (...)" and "  Failed: N (...)"; unsupported tests
 # (GPU tests without a GPU) are reported as skipped.
-count() { awk -v k="$1:" '$1 == k { print $2 }' "$log" | tail -n 1; }
+# (some lit versions pad the name: "  Passed     : N").
+count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\1/p" "$log" | tail -n 1; }
 passed=$(count Passed); failed=$(count Failed); unsupported=$(count Unsupported)
 echo "${passed:-0} passed, ${failed:-0} failed, ${unsupported:-0} skipped"
 rm -f "$log"
