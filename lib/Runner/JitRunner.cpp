@@ -33,7 +33,8 @@ static llvm::Error makeError(const llvm::Twine &msg) {
 std::string TensorSpec::str() const {
   std::string s = "tensor<";
   for (int64_t d : shape)
-    s += (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
+    s +=
+        (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
   static const char *names[] = {"f32", "f64", "i32", "i64"};
   return s + names[static_cast<int>(dtype)] + ">";
 }

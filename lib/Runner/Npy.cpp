@@ -73,7 +73,8 @@ static std::optional<StringRef> headerValue(StringRef header, StringRef key) {
   if (!rest.consume_front(":"))
     return std::nullopt;
   rest = rest.ltrim();
-  size_t end = rest.starts_with("(") ? rest.find(')') + 1 : rest.find_first_of(",}");
+  size_t end =
+      rest.starts_with("(") ? rest.find(')') + 1 : rest.find_first_of(",}");
   if (end == StringRef::npos || end == 0)
     return std::nullopt;
   return rest.take_front(end).trim();

@@ -13,6 +13,6 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::lstm::registerAllLSTM(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "LSTM optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "LSTM optimizer driver\n", registry));
 }

@@ -153,8 +153,8 @@ static int callAndWrite(CompiledFunction &fn, const std::vector<Array> &args) {
     auto stop = std::chrono::steady_clock::now();
     if (!out)
       return fail(llvm::toString(out.takeError()));
-    times.push_back(std::chrono::duration<double, std::milli>(stop - start)
-                        .count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(stop - start).count());
     results = std::move(*out);
   }
   std::sort(times.begin(), times.end());
