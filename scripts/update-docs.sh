@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 ninja -C build mlir-doc
 cp build/docs/Dialects/LSTMDialect.md docs/generated/LSTMDialect.md
 cp build/docs/LSTMConversionPasses.md docs/generated/LSTMConversionPasses.md
+cp build/docs/LSTMTransformsPasses.md docs/generated/LSTMTransformsPasses.md

@@ -104,8 +104,14 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
     Type elementType = resultType.getElementType();
     MLIRContext *ctx = rewriter.getContext();
 
-    Value batchSource = op.getInputs().front();
-    Value hiddenSource = op.getWeights().front();
+    // The batch and hidden extents come from the first product, or from the
+    // first addend when the gate has no products.
+    bool hasProducts = !op.getInputs().empty();
+    Value batchSource =
+        hasProducts ? op.getInputs().front() : op.getAddends().front();
+    Value hiddenSource =
+        hasProducts ? op.getWeights().front() : op.getAddends().front();
+    int64_t hiddenDim = hasProducts ? 0 : 1;
     for (auto [k, pair] :
          llvm::enumerate(llvm::zip(op.getInputs(), op.getWeights()))) {
       auto [in, w] = pair;
@@ -116,28 +122,37 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
                        "lstm.gate: weight #" + Twine(k) +
                            " has a different number of columns than input #" +
                            Twine(k) + " has features");
-      assertSameExtent(rewriter, loc, w, 0, hiddenSource, 0,
+      assertSameExtent(rewriter, loc, w, 0, hiddenSource, hiddenDim,
                        "lstm.gate: weight #" + Twine(k) +
                            " has a different number of rows than weight #0");
     }
+    for (auto [a, addend] : llvm::enumerate(op.getAddends())) {
+      assertSameExtent(rewriter, loc, addend, 0, batchSource, 0,
+                       "lstm.gate: addend #" + Twine(a) +
+                           " does not match the gate's batch size");
+      assertSameExtent(rewriter, loc, addend, 1, hiddenSource, hiddenDim,
+                       "lstm.gate: addend #" + Twine(a) +
+                           " does not match the gate's hidden size");
+    }
     for (auto [j, bias] : llvm::enumerate(op.getBiases()))
-      assertSameExtent(rewriter, loc, bias, 0, hiddenSource, 0,
+      assertSameExtent(rewriter, loc, bias, 0, hiddenSource, hiddenDim,
                        "lstm.gate: bias #" + Twine(j) +
                            " does not match the gate's hidden size");
     if (Value p = op.getPeephole()) {
-      assertSameExtent(rewriter, loc, p, 0, hiddenSource, 0,
+      assertSameExtent(rewriter, loc, p, 0, hiddenSource, hiddenDim,
                        "lstm.gate: the peephole weight does not match the "
                        "gate's hidden size");
       assertSameExtent(rewriter, loc, op.getPeepholeState(), 0, batchSource, 0,
                        "lstm.gate: the peephole state has a different batch "
                        "size than the inputs");
       assertSameExtent(rewriter, loc, op.getPeepholeState(), 1, hiddenSource,
-                       0,
+                       hiddenDim,
                        "lstm.gate: the peephole state does not match the "
                        "gate's hidden size");
     }
     SmallVector<Value> sizes = dynamicSizes(
-        rewriter, loc, resultType, {{batchSource, 0}, {hiddenSource, 0}});
+        rewriter, loc, resultType,
+        {{batchSource, 0}, {hiddenSource, hiddenDim}});
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                 elementType, sizes);
@@ -166,13 +181,18 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
                 .getResult(0);
     }
 
-    // Epilogue: acc + biases (+ peephole * state), then the activation.
+    // Epilogue: acc + addends + biases (+ peephole * state), then the
+    // activation. With no products, acc is the zero fill above.
     AffineExpr b2, h2;
     bindDims(ctx, b2, h2);
     auto rowMap = AffineMap::get(2, 0, {b2, h2}, ctx);
     auto vecMap = AffineMap::get(2, 0, {h2}, ctx);
     SmallVector<Value> ins = {acc};
     SmallVector<AffineMap> maps = {rowMap};
+    for (Value addend : op.getAddends()) {
+      ins.push_back(addend);
+      maps.push_back(rowMap);
+    }
     for (Value bias : op.getBiases()) {
       ins.push_back(bias);
       maps.push_back(vecMap);
@@ -185,7 +205,8 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
       maps.push_back(rowMap);
     }
     maps.push_back(rowMap);
-    unsigned numBiases = op.getBiases().size();
+    // Addends and biases are both plain summands, in that order.
+    unsigned numTerms = op.getAddends().size() + op.getBiases().size();
     Activation act = op.getActivation();
     Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         elementType, sizes);
@@ -194,11 +215,11 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
         {utils::IteratorType::parallel, utils::IteratorType::parallel},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value v = args[0];
-          for (unsigned j = 0; j < numBiases; ++j)
+          for (unsigned j = 0; j < numTerms; ++j)
             v = arith::AddFOp::create(b, l, v, args[1 + j]);
           if (hasPeephole) {
-            Value pc = arith::MulFOp::create(b, l, args[1 + numBiases],
-                                             args[2 + numBiases]);
+            Value pc = arith::MulFOp::create(b, l, args[1 + numTerms],
+                                             args[2 + numTerms]);
             v = arith::AddFOp::create(b, l, v, pc);
           }
           linalg::YieldOp::create(b, l, applyActivation(b, l, act, v));

@@ -73,3 +73,22 @@ func.func @one_minus(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %y = lstm.one_minus %x : tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// -----
+
+// Addends are summed in the epilogue; with no products the accumulator is
+// only the zero fill, and the extents come from the first addend.
+// CHECK-LABEL: func.func @addends_only
+// CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<?x8xf32>, %[[BIAS:.*]]: tensor<8xf32>)
+// CHECK: cf.assert %{{.*}}, "lstm.gate: addend #1 does not match the gate's batch size
+// CHECK: %[[ACC:.*]] = linalg.fill
+// CHECK-NOT: reduction
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %[[A]], %[[B]], %[[BIAS]] : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>)
+// CHECK: ^bb0(%[[VACC:.*]]: f32, %[[VA:.*]]: f32, %[[VB:.*]]: f32, %[[VBIAS:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[S1:.*]] = arith.addf %[[VACC]], %[[VA]] : f32
+// CHECK: %[[S2:.*]] = arith.addf %[[S1]], %[[VB]] : f32
+// CHECK: arith.addf %[[S2]], %[[VBIAS]] : f32
+func.func @addends_only(%a: tensor<?x8xf32>, %b: tensor<?x8xf32>, %bias: tensor<8xf32>) -> tensor<?x8xf32> {
+  %g = lstm.gate sigmoid add(%a, %b : tensor<?x8xf32>, tensor<?x8xf32>) bias(%bias : tensor<8xf32>) -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}

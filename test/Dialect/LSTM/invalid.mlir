@@ -196,8 +196,16 @@ func.func @yield_outside(%h: tensor<2x8xf32>) {
 // -----
 
 func.func @gate_no_products(%b: tensor<8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'lstm.gate' op needs at least one (input, weight) pair}}
-  %g = "lstm.gate"(%b) <{activation = 0 : i32, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0>}> : (tensor<8xf32>) -> tensor<2x8xf32>
+  // expected-error @+1 {{'lstm.gate' op needs at least one (input, weight) pair or addend}}
+  %g = "lstm.gate"(%b) <{activation = 0 : i32, operandSegmentSizes = array<i32: 0, 0, 0, 1, 0, 0>}> : (tensor<8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @gate_addend_shape(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %a: tensor<2x7xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op addend #0 of type 'tensor<2x7xf32>' must have the result's shape 'tensor<2x8xf32>'}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) add(%a : tensor<2x7xf32>) -> tensor<2x8xf32>
   return %g : tensor<2x8xf32>
 }
 
@@ -205,7 +213,7 @@ func.func @gate_no_products(%b: tensor<8xf32>) -> tensor<2x8xf32> {
 
 func.func @gate_pair_count(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>) -> tensor<2x8xf32> {
   // expected-error @+1 {{'lstm.gate' op has 2 inputs but 1 weights}}
-  %g = "lstm.gate"(%x, %x, %W) <{activation = 0 : i32, operandSegmentSizes = array<i32: 2, 1, 0, 0, 0>}> : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
+  %g = "lstm.gate"(%x, %x, %W) <{activation = 0 : i32, operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0>}> : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
   return %g : tensor<2x8xf32>
 }
 
@@ -213,7 +221,7 @@ func.func @gate_pair_count(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>) -> tensor<2
 
 func.func @gate_half_peephole(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %p: tensor<8xf32>) -> tensor<2x8xf32> {
   // expected-error @+1 {{'lstm.gate' op needs both a peephole weight and the state it reads}}
-  %g = "lstm.gate"(%x, %W, %p) <{activation = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 1, 0>}> : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %g = "lstm.gate"(%x, %W, %p) <{activation = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0>}> : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %g : tensor<2x8xf32>
 }
 

@@ -30,12 +30,21 @@ func.func @lstm_cell(%x: tensor<?x?x16xf32>, %h0: tensor<?x32xf32>,
     // CHECK: lstm.gate identity
     %l = lstm.gate identity (%h : tensor<?x32xf32>) weights(%R : tensor<32x32xf32>)
         -> tensor<?x32xf32>
+    // CHECK: %[[A:.*]] = lstm.gate identity(%[[H]] : tensor<?x32xf32>) weights(%{{.*}} : tensor<32x32xf32>) add(%[[G]] : tensor<?x32xf32>) -> tensor<?x32xf32>
+    %a = lstm.gate identity (%h : tensor<?x32xf32>) weights(%R : tensor<32x32xf32>)
+        add(%g : tensor<?x32xf32>) -> tensor<?x32xf32>
+    // A gate whose only terms are addends (the form that
+    // lstm-combine-gate-gemms leaves behind).
+    // CHECK: %[[S:.*]] = lstm.gate sigmoid add(%[[G]], %[[A]] : tensor<?x32xf32>, tensor<?x32xf32>) bias(%{{.*}} : tensor<32xf32>) -> tensor<?x32xf32>
+    %sa = lstm.gate sigmoid add(%g, %a : tensor<?x32xf32>, tensor<?x32xf32>)
+        bias(%b : tensor<32xf32>) -> tensor<?x32xf32>
     // CHECK: %[[F:.*]] = lstm.one_minus %[[I]] : tensor<?x32xf32>
     %f = lstm.one_minus %i : tensor<?x32xf32>
     %ig = arith.mulf %i, %g : tensor<?x32xf32>
     %fc = arith.mulf %f, %c : tensor<?x32xf32>
     %cn = arith.addf %ig, %fc : tensor<?x32xf32>
-    %s = arith.addf %r, %l : tensor<?x32xf32>
+    %rl = arith.addf %r, %l : tensor<?x32xf32>
+    %s = arith.addf %rl, %sa : tensor<?x32xf32>
     %hn = arith.mulf %cn, %s : tensor<?x32xf32>
     // CHECK: lstm.yield out(%{{.*}} : tensor<?x32xf32>) state(%{{.*}}, %{{.*}} : tensor<?x32xf32>, tensor<?x32xf32>)
     lstm.yield out(%hn : tensor<?x32xf32>) state(%hn, %cn : tensor<?x32xf32>, tensor<?x32xf32>)

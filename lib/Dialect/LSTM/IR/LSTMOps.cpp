@@ -172,8 +172,8 @@ LogicalResult GateOp::verify() {
   Type elementType = result.getElementType();
   int64_t batch = result.getDimSize(0), hidden = result.getDimSize(1);
 
-  if (getInputs().empty())
-    return emitOpError("needs at least one (input, weight) pair");
+  if (getInputs().empty() && getAddends().empty())
+    return emitOpError("needs at least one (input, weight) pair or addend");
   if (getInputs().size() != getWeights().size())
     return emitOpError("has ") << getInputs().size() << " inputs but "
                                << getWeights().size() << " weights";
@@ -203,6 +203,14 @@ LogicalResult GateOp::verify() {
              << k << " of type " << w << " must have "
              << extent(in.getDimSize(1)) << " columns to multiply input #" << k
              << " of type " << in;
+  }
+  for (auto [a, type] : llvm::enumerate(getAddends().getTypes())) {
+    auto t = cast<RankedTensorType>(type);
+    if (!compatible(t.getDimSize(0), batch) ||
+        !compatible(t.getDimSize(1), hidden))
+      return emitOpError("addend #")
+             << a << " of type " << t << " must have the result's shape "
+             << result;
   }
   for (auto [j, type] : llvm::enumerate(getBiases().getTypes())) {
     auto b = cast<RankedTensorType>(type);

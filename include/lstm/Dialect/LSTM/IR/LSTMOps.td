@@ -123,16 +123,24 @@ def LSTM_YieldOp : LSTM_Op<"yield", [
 //===----------------------------------------------------------------------===//
 
 def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
-  let summary = "activation of a sum of matrix products, biases and a peephole";
+  let summary = "activation of a sum of matrix products, addends, biases and a peephole";
   let description = [{
     Computes
 
-        act(sum_k inputs[k] · weights[k]^T + sum_j biases[j] + peephole ⊙ state)
+        act(sum_k inputs[k] · weights[k]^T + sum_a addends[a] + sum_j biases[j]
+            + peephole ⊙ state)
 
     where each `inputs[k]` is `[B, K_k]`, each `weights[k]` is `[H, K_k]`
-    (PyTorch's layout: rows are output features), each bias is `[H]`, and the
-    optional peephole is a weight `[H]` applied elementwise to a `[B, H]` state
-    (typically the cell state). The result is `[B, H]`.
+    (PyTorch's layout: rows are output features), each addend is a
+    precomputed `[B, H]` term, each bias is `[H]`, and the optional peephole
+    is a weight `[H]` applied elementwise to a `[B, H]` state (typically the
+    cell state). The result is `[B, H]`. A gate needs at least one matrix
+    product or one addend; with no products, the `(inputs) weights(...)`
+    part is left out.
+
+    Addends are how `lstm-combine-gate-gemms` hands each gate its columns of
+    a combined GEMM: the products move out of the gate, their sum comes back
+    as an addend.
 
     `act` is one of `sigmoid`, `tanh`, `relu`, `identity`; with `identity` the
     op is a plain affine map, which is how a cell spells a projection.
@@ -146,6 +154,8 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
         bias(%bi : tensor<128xf32>)
         peephole(%pi, %c : tensor<128xf32>, tensor<?x128xf32>)
         -> tensor<?x128xf32>
+    %f = lstm.gate sigmoid add(%xf, %hf : tensor<?x128xf32>, tensor<?x128xf32>)
+        bias(%bf : tensor<128xf32>) -> tensor<?x128xf32>
     ```
   }];
 
@@ -153,6 +163,7 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
     LSTM_Activation:$activation,
     Variadic<LSTM_FloatTensor2D>:$inputs,
     Variadic<LSTM_FloatTensor2D>:$weights,
+    Variadic<LSTM_FloatTensor2D>:$addends,
     Variadic<LSTM_FloatTensor1D>:$biases,
     Optional<LSTM_FloatTensor1D>:$peephole,
     Optional<LSTM_FloatTensor2D>:$peepholeState
@@ -160,8 +171,9 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
   let results = (outs LSTM_FloatTensor2D:$result);
 
   let assemblyFormat = [{
-    $activation `(` $inputs `:` type($inputs) `)`
-    `weights` `(` $weights `:` type($weights) `)`
+    $activation (`(` $inputs^ `:` type($inputs) `)`
+                 `weights` `(` $weights `:` type($weights) `)`)?
+    (`add` `(` $addends^ `:` type($addends) `)`)?
     (`bias` `(` $biases^ `:` type($biases) `)`)?
     (`peephole` `(` $peephole^ `,` $peepholeState `:` type($peephole) `,`
                     type($peepholeState) `)`)?

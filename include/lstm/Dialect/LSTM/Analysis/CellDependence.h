@@ -1,0 +1,89 @@
+//===- CellDependence.h - Gate dependences inside an lstm cell --*- C++ -*-===//
+//
+// Which values of one step of an `lstm.layer` cell depend on which gates.
+// Passes that reorder, merge or fuse the work of a step (combining gate GEMMs,
+// elementwise fusion) must not make a gate's input wait for that gate, or for
+// a gate that is itself computed later; this analysis answers those questions
+// from the SSA graph of the cell, not from the name of the cell.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_DIALECT_LSTM_ANALYSIS_CELLDEPENDENCE_H
+#define LSTM_DIALECT_LSTM_ANALYSIS_CELLDEPENDENCE_H
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::lstm {
+
+/// One matrix product of a gate: `inputs[index] · weights[index]^T`.
+struct GateProduct {
+  GateOp gate;
+  unsigned index;
+
+  // Op wrappers are handles: a copy gives access to the non-const accessors.
+  Value getOperand() const { return GateOp(gate).getInputs()[index]; }
+  Value getWeight() const { return GateOp(gate).getWeights()[index]; }
+};
+
+/// The gate dependences of one step of a layer's cell.
+///
+/// A value depends on a gate when it is computed, within the same step, from
+/// the gate's result through the ops of the cell. Block arguments (the step's
+/// input slices and the recurrent state) and values defined above the layer
+/// depend on no gate: the previous step's gate results reach the cell only as
+/// state. The analysis is a snapshot: rebuild it after changing the cell.
+class CellDependence {
+public:
+  explicit CellDependence(LayerOp layer);
+
+  LayerOp getLayer() const { return layer; }
+
+  /// The gates of the cell (the `lstm.gate` ops directly in its block), in
+  /// block order.
+  ArrayRef<GateOp> getGates() const { return gates; }
+
+  /// The position of `gate` in getGates(), or -1 when it is not a gate of
+  /// this cell.
+  int getGateIndex(GateOp gate) const;
+
+  /// Every matrix product of every gate, gate by gate in block order.
+  SmallVector<GateProduct> getProducts() const;
+
+  /// The gates `value` depends on, as a bit set indexed like getGates().
+  /// Values that are not computed in the cell depend on no gate.
+  llvm::BitVector getGateDependences(Value value) const;
+
+  /// Whether `value` depends, within one step, on the result of `gate`. A
+  /// gate's result depends on the gate itself.
+  bool dependsOn(Value value, GateOp gate) const;
+
+  /// Whether `value` depends on the result of any gate of the cell.
+  bool dependsOnAnyGate(Value value) const;
+
+  /// Whether the products can be computed by one GEMM against their stacked
+  /// weights: they multiply the same SSA operand, their weights have the same
+  /// static shape `[H_k, K]` up to the row count, with static row counts, and
+  /// no product's operand depends on a gate of the group (the combined GEMM
+  /// runs before all of the group's gates, so such an operand would make a
+  /// gate wait for itself).
+  bool canCombine(ArrayRef<GateProduct> products) const;
+
+  /// The products of the cell grouped by operand, each group combinable and
+  /// spanning at least `minGates` distinct gates; groups and their products
+  /// are in block order.
+  SmallVector<SmallVector<GateProduct>>
+  getCombinableGroups(unsigned minGates = 2) const;
+
+private:
+  LayerOp layer;
+  SmallVector<GateOp> gates;
+  /// The gate dependences of every value computed in the cell.
+  llvm::DenseMap<Value, llvm::BitVector> dependences;
+};
+
+} // namespace mlir::lstm
+
+#endif // LSTM_DIALECT_LSTM_ANALYSIS_CELLDEPENDENCE_H

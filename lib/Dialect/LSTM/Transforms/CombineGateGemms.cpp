@@ -1,0 +1,131 @@
+//===- CombineGateGemms.cpp - One GEMM per shared gate operand ------------===//
+//
+// The gates of a cell mostly multiply the same operands (x_t, h_{t-1}) by
+// different weights. G small GEMMs on one operand waste the matrix units
+// that one [B, K] x [K, G·H] GEMM keeps busy, so the products of a group are
+// combined against the stacked weight and each gate takes its columns of the
+// result back as an addend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
+
+#include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_LSTMCOMBINEGATEGEMMSPASS
+#include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+/// Keeps the products whose weight is defined above `layer`: only those can
+/// be packed once before the time loop. Returns an empty group when fewer
+/// than two gates remain.
+static SmallVector<GateProduct> packableProducts(LayerOp layer,
+                                                 ArrayRef<GateProduct> group) {
+  SmallVector<GateProduct> kept;
+  llvm::SmallPtrSet<Operation *, 8> gates;
+  for (const GateProduct &product : group) {
+    if (layer.getBody().isAncestor(product.getWeight().getParentRegion()))
+      continue;
+    kept.push_back(product);
+    gates.insert(product.gate);
+  }
+  if (gates.size() < 2)
+    kept.clear();
+  return kept;
+}
+
+/// Rewrites one combinable group of `layer`: packs the weights before the
+/// layer, computes the combined product before the group's first gate, and
+/// hands each gate its slice as an addend. The moved products are appended to
+/// `removed` as (gate, index) and left in place, so that the indices of other
+/// groups' products stay valid until all groups are done.
+static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
+                         SmallVectorImpl<GateProduct> &removed) {
+  Location loc = layer.getLoc();
+  OpBuilder b(layer);
+
+  SmallVector<Value> weights;
+  int64_t rows = 0;
+  for (const GateProduct &product : group) {
+    weights.push_back(product.getWeight());
+    rows += cast<RankedTensorType>(product.getWeight().getType()).getDimSize(0);
+  }
+  Value packed = tensor::ConcatOp::create(b, loc, /*dim=*/0, weights);
+
+  // Every gate of the group reads the operand, so it is defined before the
+  // first of them; the combined product goes right before that gate.
+  Operation *first = group.front().gate;
+  for (const GateProduct &product : group)
+    if (product.gate->isBeforeInBlock(first))
+      first = product.gate;
+  b.setInsertionPoint(first);
+  Value operand = group.front().getOperand();
+  auto operandType = cast<RankedTensorType>(operand.getType());
+  auto combinedType = RankedTensorType::get({operandType.getDimSize(0), rows},
+                                            operandType.getElementType());
+  Value combined =
+      GateOp::create(b, first->getLoc(), combinedType, Activation::identity,
+                     ValueRange{operand}, ValueRange{packed}, ValueRange{},
+                     ValueRange{}, Value(), Value())
+          .getResult();
+
+  // Slice k is columns [offset_k, offset_k + H_k) of the combined result.
+  OpFoldResult batch = tensor::getMixedSize(b, first->getLoc(), combined, 0);
+  int64_t offset = 0;
+  for (GateProduct product : group) {
+    int64_t height =
+        cast<RankedTensorType>(product.getWeight().getType()).getDimSize(0);
+    auto sliceType = RankedTensorType::get({operandType.getDimSize(0), height},
+                                           operandType.getElementType());
+    Value slice = tensor::ExtractSliceOp::create(
+        b, product.gate.getLoc(), sliceType, combined,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(height)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    product.gate.getAddendsMutable().append(slice);
+    removed.push_back(product);
+    offset += height;
+  }
+}
+
+namespace {
+struct LSTMCombineGateGemmsPass
+    : lstm::impl::LSTMCombineGateGemmsPassBase<LSTMCombineGateGemmsPass> {
+  void runOnOperation() override {
+    SmallVector<LayerOp> layers;
+    getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
+    for (LayerOp layer : layers) {
+      // The groups are decided on the original cell; rewriting one group
+      // does not change which values the others depend on.
+      CellDependence deps(layer);
+      SmallVector<SmallVector<GateProduct>> groups;
+      for (const SmallVector<GateProduct> &group : deps.getCombinableGroups())
+        if (SmallVector<GateProduct> kept = packableProducts(layer, group);
+            !kept.empty())
+          groups.push_back(std::move(kept));
+      SmallVector<GateProduct> removed;
+      for (const SmallVector<GateProduct> &group : groups)
+        combineGroup(layer, group, removed);
+      // Highest index first, so that erasing one product does not shift the
+      // ones still to be erased.
+      llvm::stable_sort(removed,
+                        [](const GateProduct &x, const GateProduct &y) {
+                          return x.index > y.index;
+                        });
+      for (GateProduct product : removed) {
+        product.gate.getInputsMutable().erase(product.index);
+        product.gate.getWeightsMutable().erase(product.index);
+      }
+    }
+  }
+};
+
+} // namespace
