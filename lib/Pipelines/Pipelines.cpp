@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -15,17 +17,19 @@
 
 using namespace mlir;
 
-void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
+/// The part both targets share: the dialect to linalg/scf at tensor level,
+/// then buffers.
+static void buildTensorToBufferPipeline(OpPassManager &pm) {
   // Tensor level: the dialect to linalg/scf, pointwise arith/math to linalg,
   // then fuse the pointwise generics of each step.
-  pm.addPass(createConvertLSTMToLinalgPass());
+  pm.addPass(lstm::createConvertLSTMToLinalgPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
   // Buffers: whole-module one-shot bufferization with identity layouts at
-  // function boundaries (the runner passes plain strided descriptors), then
+  // function boundaries (callers pass plain strided descriptors), then
   // ownership-based deallocation.
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
@@ -37,9 +41,11 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // Deallocation leaves bufferization.clone where ownership is unknown.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+}
 
-  // Loops and the LLVM dialect.
-  pm.addPass(createConvertLinalgToLoopsPass());
+/// Host code (and, on the GPU path, what is left of it) to the LLVM dialect.
+static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -52,9 +58,62 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+}
+
+void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
+  buildTensorToBufferPipeline(pm);
+  pm.addPass(createConvertLinalgToLoopsPass());
+  buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }
+
+void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
+                                   const LSTMToNVVMOptions &options) {
+  buildTensorToBufferPipeline(pm);
+
+  // Every buffer lives on the device; each linalg op becomes one kernel.
+  pm.addNestedPass<func::FuncOp>(createConvertHostMemoryToGPUPass());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  ConvertParallelLoopsToGPUPassOptions launch;
+  launch.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
+  pm.addPass(createGpuKernelOutliningPass());
+  // Launches, allocations and frees become asynchronous on one stream.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  buildHostToLLVMPipeline(pm);
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
+  pm.addPass(createGpuModuleToBinaryPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+namespace {
+struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features"),
+                               llvm::cl::init("+ptx80")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block of the kernels"),
+                            llvm::cl::init(256)};
+};
+} // namespace
 
 void lstm::registerLSTMPipelines() {
   PassPipelineRegistration<>(
@@ -62,4 +121,15 @@ void lstm::registerLSTMPipelines() {
       "Lower the lstm dialect through linalg, bufferization and loops to the "
       "LLVM dialect for the CPU",
       buildLSTMToCPUPipeline);
+  PassPipelineRegistration<NVVMPipelineOptions>(
+      "lstm-to-nvvm",
+      "Lower the lstm dialect through linalg and bufferization to GPU kernels "
+      "in NVVM, serialised for the chip, and host code in the LLVM dialect",
+      [](OpPassManager &pm, const NVVMPipelineOptions &o) {
+        LSTMToNVVMOptions options;
+        options.chip = o.chip;
+        options.features = o.features;
+        options.blockSize = o.blockSize;
+        buildLSTMToNVVMPipeline(pm, options);
+      });
 }

@@ -5,6 +5,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -13,6 +14,8 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::lstm::registerAllLSTM(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR inside the pipeline.
+  mlir::registerAllToLLVMIRTranslations(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "LSTM optimizer driver\n", registry));
 }

@@ -3,7 +3,9 @@
 #ifndef LSTM_CONVERSION_PASSES_H
 #define LSTM_CONVERSION_PASSES_H
 
+#include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+#include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 
 namespace mlir::lstm {
 

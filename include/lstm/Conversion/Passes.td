@@ -37,4 +37,44 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
   ];
 }
 
+def ConvertHostMemoryToGPUPass
+    : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Move the host code's buffers to the GPU";
+  let description = [{
+    Prepares bufferized host code for the GPU path, where every buffer a
+    function touches lives in device memory (its arguments are device
+    pointers): `memref.alloc`/`memref.dealloc` outside GPU kernels become
+    `gpu.alloc`/`gpu.dealloc`, and `memref.copy` becomes `linalg.copy`, which
+    the linalg-to-GPU lowering turns into a kernel like any other linalg op
+    (the host must never dereference device memory).
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def ConvertParallelLoopsToGPUPass
+    : Pass<"lstm-parallel-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Turn each outermost scf.parallel into a 1-D gpu.launch";
+  let description = [{
+    Every outermost `scf.parallel` outside a kernel (one per linalg op after
+    `convert-linalg-to-parallel-loops`) becomes a `gpu.launch` over its whole
+    iteration space, linearised: thread `i` of the grid runs iteration
+    `delinearize(i)` (reductions stay sequential loops inside the body).
+    Unlike upstream's mapping, it needs no static bounds and no tiling, and
+    it covers any rank: one kernel launch per loop nest, `block-size`
+    threads per block.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // LSTM_CONVERSION_PASSES_TD

@@ -3,6 +3,9 @@
 #ifndef LSTM_PIPELINES_PIPELINES_H
 #define LSTM_PIPELINES_PIPELINES_H
 
+#include <cstdint>
+#include <string>
+
 namespace mlir {
 class OpPassManager;
 
@@ -13,7 +16,24 @@ namespace lstm {
 /// for translation to LLVM IR.
 void buildLSTMToCPUPipeline(OpPassManager &pm);
 
-/// Registers the named pipelines (`lstm-to-cpu`) with the pass registry.
+struct LSTMToNVVMOptions {
+  /// The GPU architecture and PTX features of the kernels (sm_90 needs PTX
+  /// 7.8 or later).
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  /// Threads per block of the generated kernels.
+  int64_t blockSize = 256;
+};
+
+/// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls
+/// the `mgpu*` runtime ABI, with the kernels in NVVM serialised to a fatbin
+/// for `options.chip` (through the CUDA toolkit's ptxas). Function arguments
+/// and results are device buffers.
+void buildLSTMToNVVMPipeline(OpPassManager &pm,
+                             const LSTMToNVVMOptions &options);
+
+/// Registers the named pipelines (`lstm-to-cpu`, `lstm-to-nvvm`) with the
+/// pass registry.
 void registerLSTMPipelines();
 
 } // namespace lstm

@@ -1,0 +1,21 @@
+//===- HostMemoryToGPU.h - Move host buffers to the GPU ---------*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_HOSTMEMORYTOGPU_HOSTMEMORYTOGPU_H
+#define LSTM_CONVERSION_HOSTMEMORYTOGPU_HOSTMEMORYTOGPU_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
+
+namespace lstm {
+
+#define GEN_PASS_DECL_CONVERTHOSTMEMORYTOGPUPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_HOSTMEMORYTOGPU_HOSTMEMORYTOGPU_H

@@ -1,0 +1,21 @@
+//===- ParallelLoopsToGPU.h - scf.parallel to 1-D gpu.launch ----*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_PARALLELLOOPSTOGPU_PARALLELLOOPSTOGPU_H
+#define LSTM_CONVERSION_PARALLELLOOPSTOGPU_PARALLELLOOPSTOGPU_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
+
+namespace lstm {
+
+#define GEN_PASS_DECL_CONVERTPARALLELLOOPSTOGPUPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_PARALLELLOOPSTOGPU_PARALLELLOOPSTOGPU_H
