@@ -33,5 +33,5 @@ if [ ! -f build/build.ninja ]; then
     -DPython3_EXECUTABLE="$PYTHON"
 fi
 start=$(date +%s)
-ninja -C build lstm-opt lstm-run mlir-doc
+ninja -C build lstm-opt lstm-run lstm-compile mlir-doc
 echo "== build finished in $(( $(date +%s) - start )) s"

@@ -21,7 +21,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 
 tool_dirs = [config.lstm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "not", "FileCheck", "count", "split-file"], tool_dirs)
+llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "not", "FileCheck", "count", "split-file"], tool_dirs)
 
 # %-prefixed names go first: the tool substitution of `lstm-run` would
 # otherwise rewrite the tail of `%lstm-run`.
@@ -57,6 +57,9 @@ def python_has(module):
 
 if python_has("torch"):
     config.available_features.add("torch")
+
+if shutil.which("compute-sanitizer"):
+    config.available_features.add("compute-sanitizer")
 
 if has_cuda_gpu():
     config.available_features.add("cuda-gpu")

@@ -98,7 +98,10 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
-  pm.addPass(createGpuModuleToBinaryPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath =
+      options.cudaPath.empty() ? LSTM_CUDA_TOOLKIT_DIR : options.cudaPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -112,6 +115,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block of the kernels"),
                             llvm::cl::init(256)};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
+                     "one found at configure time)"),
+      llvm::cl::init("")};
 };
 } // namespace
 
@@ -130,6 +138,7 @@ void lstm::registerLSTMPipelines() {
         options.chip = o.chip;
         options.features = o.features;
         options.blockSize = o.blockSize;
+        options.cudaPath = o.cudaPath;
         buildLSTMToNVVMPipeline(pm, options);
       });
 }

@@ -185,8 +185,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
 
 void mgpuMemFree(void *ptr, CUstream stream) {
   if (ptr)
-    LSTM_CUDA_CHECK(
-        cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream));
+    LSTM_CUDA_CHECK(cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream));
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, CUstream stream) {

@@ -46,7 +46,9 @@ def ConvertHostMemoryToGPUPass
     pointers): `memref.alloc`/`memref.dealloc` outside GPU kernels become
     `gpu.alloc`/`gpu.dealloc`, and `memref.copy` becomes `linalg.copy`, which
     the linalg-to-GPU lowering turns into a kernel like any other linalg op
-    (the host must never dereference device memory).
+    (the host must never dereference device memory). Buffers the host itself
+    reads or writes (the deallocation helper's pointer lists and ownership
+    flags) stay in host memory.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

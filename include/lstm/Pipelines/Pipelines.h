@@ -23,6 +23,9 @@ struct LSTMToNVVMOptions {
   std::string features = "+ptx80";
   /// Threads per block of the generated kernels.
   int64_t blockSize = 256;
+  /// The CUDA toolkit (ptxas, libdevice); empty means the one found when the
+  /// project was configured.
+  std::string cudaPath;
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls

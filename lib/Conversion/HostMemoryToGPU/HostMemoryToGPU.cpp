@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONVERTHOSTMEMORYTOGPUPASS
@@ -23,6 +24,23 @@ namespace mlir::lstm {
 using namespace mlir;
 
 namespace {
+
+/// Whether the host itself reads or writes `alloc`: the buffer deallocation
+/// pipeline's helper arrays (pointer lists and ownership flags) are filled
+/// with memref.store and passed to a host function. Those stay in host memory.
+static bool isUsedOnHost(memref::AllocOp alloc) {
+  SmallVector<Value> worklist = {alloc.getResult()};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<memref::LoadOp, memref::StoreOp, func::CallOp>(user))
+        return true;
+      if (isa<ViewLikeOpInterface, memref::CastOp>(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return false;
+}
 
 struct ConvertHostMemoryToGPUPass
     : lstm::impl::ConvertHostMemoryToGPUPassBase<ConvertHostMemoryToGPUPass> {
@@ -38,9 +56,17 @@ struct ConvertHostMemoryToGPUPass
       return WalkResult::advance();
     });
 
+    llvm::SmallPtrSet<Value, 8> hostBuffers;
+    for (Operation *op : work)
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        if (isUsedOnHost(alloc))
+          hostBuffers.insert(alloc.getResult());
+
     for (Operation *op : work) {
       rewriter.setInsertionPoint(op);
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (hostBuffers.contains(alloc.getResult()))
+          continue;
         if (!alloc.getSymbolOperands().empty()) {
           alloc.emitError("cannot move an allocation with symbol operands to "
                           "the GPU");
@@ -52,8 +78,11 @@ struct ConvertHostMemoryToGPUPass
             /*symbolOperands=*/ValueRange(), /*hostShared=*/false);
         rewriter.replaceOp(alloc, gpuAlloc.getMemref());
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), /*asyncToken=*/Type(),
-                               ValueRange(), dealloc.getMemref());
+        if (hostBuffers.contains(dealloc.getMemref()))
+          continue;
+        gpu::DeallocOp::create(rewriter, dealloc.getLoc(),
+                               /*asyncToken=*/Type(), ValueRange(),
+                               dealloc.getMemref());
         rewriter.eraseOp(dealloc);
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),

@@ -35,8 +35,8 @@ static void launchLoop(OpBuilder &b, scf::ParallelOp loop, int64_t blockSize) {
   // Trip count of each dimension: ceil((ub - lb) / step), clamped at 0.
   SmallVector<Value> counts;
   Value total = one;
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     Value span = arith::SubIOp::create(b, loc, ub, lb);
     Value stepMinus1 = arith::SubIOp::create(b, loc, step, one);
     Value count = arith::DivUIOp::create(
