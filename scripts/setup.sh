@@ -33,5 +33,7 @@ if [ ! -f build/build.ninja ]; then
     -DPython3_EXECUTABLE="$PYTHON"
 fi
 start=$(date +%s)
-ninja -C build lstm-opt lstm-run lstm-compile mlir-doc
+# LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
+# need besides the tools; test/Embed installs all of these.
+ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test
 echo "== build finished in $(( $(date +%s) - start )) s"

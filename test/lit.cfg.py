@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 
 config.name = "LSTM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_obj_root, "test")
@@ -21,7 +21,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 
 tool_dirs = [config.lstm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "not", "FileCheck", "count", "split-file"], tool_dirs)
+llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "lstm-capi-test", "not", "FileCheck", "count", "split-file"], tool_dirs)
 
 # %-prefixed names go first: the tool substitution of `lstm-run` would
 # otherwise rewrite the tail of `%lstm-run`.
@@ -34,6 +34,13 @@ config.substitutions.insert(0, ("%lstm_obj_root", config.lstm_obj_root))
 config.substitutions.insert(0, ("%lstm_src_root", config.lstm_src_root))
 config.substitutions.insert(
     0, ("%examples", os.path.join(config.lstm_src_root, "examples")))
+# Debian's own mlir-opt (not lstm-opt), and the plugin that teaches it the
+# lstm dialect, passes and pipelines (test/Plugin).
+config.substitutions.insert(
+    0, ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.insert(0, ("%lstm_plugin", config.lstm_plugin))
+# The CMake that configured the build (test/Embed installs with it).
+config.substitutions.insert(0, ("%cmake", config.cmake_executable))
 
 
 def has_cuda_gpu():

@@ -5,14 +5,48 @@
 #include "lstm/Conversion/Passes.h"
 #include "lstm/Dialect/LSTM/IR/LSTMDialect.h"
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
 
 void lstm::registerLSTMDialect(DialectRegistry &registry) {
-  registry.insert<LSTMDialect, linalg::LinalgDialect, scf::SCFDialect>();
+  registry.insert<LSTMDialect, arith::ArithDialect, func::FuncDialect,
+                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+}
+
+void lstm::registerLSTMExtensions(DialectRegistry &registry) {
+  // One-shot bufferization of what convert-lstm-to-linalg leaves (function
+  // boundaries, the scf.for over time, slices, linalg ops, cf.assert), and
+  // of the tensor constants and selects a cell may have.
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // Ownership-based buffer deallocation across branches, selects and loops.
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
 }
 
 void lstm::registerLSTMPasses() {
@@ -22,6 +56,7 @@ void lstm::registerLSTMPasses() {
 
 void lstm::registerAllLSTM(DialectRegistry &registry) {
   registerLSTMDialect(registry);
+  registerLSTMExtensions(registry);
   registerLSTMPasses();
   registerLSTMPipelines();
 }

@@ -25,6 +25,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -63,6 +64,11 @@ static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
                       "one found when the project was configured)"));
+static cl::opt<std::string> prePasses(
+    "pre-passes",
+    cl::desc("Passes to run on the lstm IR before lowering, as a textual "
+             "pipeline (e.g. lstm-combine-gate-gemms)"),
+    cl::init(""));
 static cl::opt<bool> keepObject("keep-object",
                                 cl::desc("Keep the intermediate object file"));
 
@@ -146,6 +152,9 @@ int main(int argc, char **argv) {
                     UnitAttr::get(&context));
 
   PassManager pm(&context);
+  if (!prePasses.empty() &&
+      failed(parsePassPipeline(prePasses, pm, llvm::errs())))
+    return fail("malformed --pre-passes pipeline '" + prePasses + "'");
   if (target == "cuda") {
     lstm::LSTMToNVVMOptions options;
     options.chip = chip;

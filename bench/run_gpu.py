@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Times the compiled benchmark networks beside PyTorch in one run (GPU machine).
+
+  run_gpu.py [--configs charrnn,...] [--json OUT.json]
+
+For each configuration of shared/docs/BENCHMARKS.md: this project's networks
+(gpu-build/bench/CONFIG_CELL_LEVEL.so, from bench/compile.sh) for the PyTorch
+LSTM, the peephole LSTM and Cho's GRU at each optimisation level, PyTorch's
+cuDNN nn.LSTM / nn.GRU (fp32, no TF32) and an eager PyTorch peephole LSTM
+(combined GEMMs, hoisted input projection) as the baseline cuDNN lacks. The
+LSTM's outputs are checked against cuDNN's on the same weights. Forward pass
+over the whole sequence, median of 20 after warm-up.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test', 'GPU'))
+from compiled_net import CompiledNet  # noqa: E402
+
+CONFIGS = {  # L, H, B, T, I
+    'charrnn': (2, 128, 50, 50, 65), 'appleyard': (4, 512, 64, 100, 512),
+    'latency': (2, 512, 1, 100, 512), 'deepbench': (1, 1024, 32, 50, 1024),
+    'large': (2, 2048, 128, 50, 2048)}
+LEVELS = ['none', 'combine']
+
+
+def median_ms(fn, warm=3, reps=20):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter(); fn(); torch.cuda.synchronize()
+    if time.perf_counter() - t0 > 0.5:
+        reps = 3  # the naive levels of the large shapes take seconds
+    ts = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter(); fn(); torch.cuda.synchronize()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return sorted(ts)[len(ts) // 2]
+
+
+def lstm_flops(L, H, B, T, I, G=4):
+    return sum(2 * B * ((I if l == 0 else H) + H) * G * H * T for l in range(L))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('--configs', default=','.join(CONFIGS))
+    p.add_argument('--json', default=None)
+    a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    rows = []
+    for cfg in a.configs.split(','):
+        L, H, B, T, I = CONFIGS[cfg]
+        x = torch.rand(T, B, I, device='cuda') * 2 - 1
+        h0 = torch.zeros(L, B, H, device='cuda').uniform_(-1, 1)
+        c0 = torch.zeros(L, B, H, device='cuda').uniform_(-1, 1)
+        for cell in ['lstm', 'peephole', 'cho_gru']:
+            G = 3 if cell == 'cho_gru' else 4
+            flops = lstm_flops(L, H, B, T, I, G)
+            ref = None
+            if cell == 'lstm':
+                mod = torch.nn.LSTM(I, H, L).cuda()
+                params = []
+                for l in range(L):
+                    params += [getattr(mod, f'{n}_l{l}').detach() for n in
+                               ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')]
+                with torch.no_grad():
+                    ms = median_ms(lambda: mod(x, (h0, c0)))
+                    ref = mod(x, (h0, c0))
+                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn', ms=ms))
+                args = [x, h0, c0] + params
+            elif cell == 'cho_gru':
+                mod = torch.nn.GRU(I, H, L).cuda()
+                with torch.no_grad():
+                    ms = median_ms(lambda: mod(x, h0))
+                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn', ms=ms))
+                k = 1 / math.sqrt(H)
+                params = []
+                for l in range(L):
+                    il = I if l == 0 else H
+                    params += [(torch.rand(3 * H, il, device='cuda') * 2 - 1) * k,
+                               (torch.rand(3 * H, H, device='cuda') * 2 - 1) * k,
+                               (torch.rand(3 * H, device='cuda') * 2 - 1) * k,
+                               (torch.rand(3 * H, device='cuda') * 2 - 1) * k]
+                args = [x, h0] + params
+            else:
+                k = 1 / math.sqrt(H)
+                params, ws = [], []
+                for l in range(L):
+                    il = I if l == 0 else H
+                    w = [(torch.rand(4 * H, il, device='cuda') * 2 - 1) * k,
+                         (torch.rand(4 * H, H, device='cuda') * 2 - 1) * k,
+                         (torch.rand(4 * H, device='cuda') * 2 - 1) * k,
+                         (torch.rand(4 * H, device='cuda') * 2 - 1) * k,
+                         (torch.rand(3, H, device='cuda') * 2 - 1) * k]
+                    params += w
+                    ws.append(w)
+
+                def eager():
+                    inp = x
+                    for l, (W, R, bW, bR, P) in enumerate(ws):
+                        xp = (inp.reshape(T * B, -1) @ W.t() + bW + bR).reshape(T, B, -1)
+                        h, c, outs = h0[l], c0[l], []
+                        for t in range(T):
+                            g = xp[t] + h @ R.t()
+                            i, f, z, o = g.chunk(4, 1)
+                            i = torch.sigmoid(i + P[0] * c)
+                            f = torch.sigmoid(f + P[1] * c)
+                            c = torch.tanh(z) * i + c * f
+                            o = torch.sigmoid(o + P[2] * c)
+                            h = torch.tanh(c) * o
+                            outs.append(h)
+                        inp = torch.stack(outs)
+                    return inp
+                with torch.no_grad():
+                    rows.append(dict(cfg=cfg, cell=cell, impl='eager', ms=median_ms(eager, 1, 5)))
+                args = [x, h0, c0] + params
+            ranks = [3, 3] + ([3] if cell != 'cho_gru' else [])
+            for level in LEVELS:
+                path = f'gpu-build/bench/{cfg}_{cell}_{level}.so'
+                if not os.path.exists(path):
+                    continue
+                net = CompiledNet(path)
+                ms = median_ms(lambda: net(args, ranks))
+                row = dict(cfg=cfg, cell=cell, impl=f'lstm-compiler/{level}', ms=ms)
+                if ref is not None:
+                    out = net(args, ranks)
+                    r = ref[0]
+                    row['rel_err_vs_cudnn'] = float((out[0] - r).norm() / r.norm())
+                rows.append(row)
+        for r in rows:
+            if r['cfg'] == cfg and 'tflops' not in r:
+                G = 3 if 'gru' in r['cell'] else 4
+                r['tflops'] = round(lstm_flops(L, H, B, T, I, G) / r['ms'] / 1e9, 3)
+                print(json.dumps(r), flush=True)
+    print()
+    print(f'{"config":10} {"cell":20} {"implementation":26} {"ms":>10} {"TFLOP/s":>8} {"x cuDNN":>8}')
+    for r in rows:
+        base = next((q['ms'] for q in rows if q['cfg'] == r['cfg'] and q['impl'] == 'cudnn'
+                     and (('gru' in q['cell']) == ('gru' in r['cell']))), None)
+        ratio = f'{r["ms"] / base:8.2f}' if base else ''
+        print(f'{r["cfg"]:10} {r["cell"]:20} {r["impl"]:26} {r["ms"]:10.3f} {r["tflops"]:8.2f} {ratio}')
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == '__main__':
+    main()

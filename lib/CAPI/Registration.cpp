@@ -1,0 +1,24 @@
+//===- Registration.cpp - Register the project from C ---------------------===//
+
+#include "lstm-c/Registration.h"
+
+#include "lstm/Registration.h"
+#include "mlir/CAPI/IR.h"
+
+using namespace mlir;
+
+void lstmRegisterAllDialects(MlirDialectRegistry registry) {
+  lstm::registerLSTMDialect(*unwrap(registry));
+  lstm::registerLSTMExtensions(*unwrap(registry));
+}
+
+void lstmRegisterAllPasses(void) {
+  // MLIR built with assertions rejects a pipeline name registered twice;
+  // bindings may well call this more than once.
+  static const bool registered = [] {
+    lstm::registerLSTMPasses();
+    lstm::registerLSTMPipelines();
+    return true;
+  }();
+  (void)registered;
+}
