@@ -27,7 +27,9 @@ CONFIGS = {  # L, H, B, T, I
     'charrnn': (2, 128, 50, 50, 65), 'appleyard': (4, 512, 64, 100, 512),
     'latency': (2, 512, 1, 100, 512), 'deepbench': (1, 1024, 32, 50, 1024),
     'large': (2, 2048, 128, 50, 2048)}
-LEVELS = ['none', 'combine']
+LEVELS = [line.split('|')[0].strip() for line in open(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), 'levels.txt'))
+    if line.strip() and not line.startswith('#')]
 
 
 def median_ms(fn, warm=3, reps=20):
@@ -129,6 +131,7 @@ def main():
                 path = f'gpu-build/bench/{cfg}_{cell}_{level}.so'
                 if not os.path.exists(path):
                     continue
+                torch.cuda.empty_cache()
                 net = CompiledNet(path)
                 ms = median_ms(lambda: net(args, ranks))
                 row = dict(cfg=cfg, cell=cell, impl=f'lstm-compiler/{level}', ms=ms)

@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and PyTorch but no MLIR: checks every
-# example compiled ahead of time into gpu-build/ (scripts/gpu-compile.sh)
-# against the float64 reference, and runs compute-sanitizer over one.
+# example compiled ahead of time into gpu-build/VARIANT/ (scripts/gpu-compile.sh)
+# against the float64 reference with the variant's tolerance (VARIANTS.md),
+# and runs compute-sanitizer over one.
+#   scripts/gpu-check.sh [VARIANT...]   (default: every variant built)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 kernels 2>/dev/null)}
 status=0
-for lib in gpu-build/*.so; do
-  cell=$(basename "$lib" .so)
-  "$PYTHON" test/GPU/check_compiled.py "$lib" --cell "$cell" "$@" || status=1
+for variant in $variants; do
+  tol=1e-5
+  [ "$variant" = tf32 ] && tol=2e-3
+  [ "$variant" = bf16 ] && tol=2e-2
+  echo "== $variant (tolerance $tol)"
+  for lib in gpu-build/$variant/*.so; do
+    cell=$(basename "$lib" .so)
+    "$PYTHON" test/GPU/check_compiled.py "$lib" --cell "$cell" --tol $tol \
+      --sizes 1:1,1:4,5:1,7:3,12:5,9:300 | grep -v ' OK$' || status=1
+  done
 done
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  echo "== compute-sanitizer (memcheck) over gpu-build/lstm.so"
-  compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$PYTHON" test/GPU/check_compiled.py gpu-build/lstm.so --cell lstm --sizes 3:5 \
-    2>&1 | tail -n 4 || status=1
+  for variant in $variants; do
+    echo "== compute-sanitizer (memcheck) over gpu-build/$variant/lstm.so"
+    compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/lstm.so --cell lstm \
+      --sizes 3:5 --tol 2e-3 2>&1 | tail -n 3 || status=1
+  done
 fi
 exit $status

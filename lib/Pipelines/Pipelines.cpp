@@ -72,8 +72,15 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
   buildTensorToBufferPipeline(pm);
 
-  // Every buffer lives on the device; each linalg op becomes one kernel.
+  // Every buffer lives on the device; GEMMs go to cuBLAS, every other linalg
+  // op becomes one kernel.
   pm.addNestedPass<func::FuncOp>(createConvertHostMemoryToGPUPass());
+  if (options.cublas) {
+    ConvertGemmToCublasPassOptions gemm;
+    gemm.minSize = options.cublasMinSize;
+    gemm.computeType = options.computeType;
+    pm.addPass(createConvertGemmToCublasPass(gemm));
+  }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   ConvertParallelLoopsToGPUPassOptions launch;
@@ -120,6 +127,18 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
                      "one found at configure time)"),
       llvm::cl::init("")};
+  Option<bool> cublas{*this, "cublas",
+                      llvm::cl::desc("Send the GEMMs to cuBLAS"),
+                      llvm::cl::init(true)};
+  Option<int64_t> cublasMinSize{
+      *this, "cublas-min-size",
+      llvm::cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs "
+                     "become generated kernels"),
+      llvm::cl::init(0)};
+  Option<std::string> computeType{
+      *this, "compute-type",
+      llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16"),
+      llvm::cl::init("fp32")};
 };
 } // namespace
 
@@ -139,6 +158,9 @@ void lstm::registerLSTMPipelines() {
         options.features = o.features;
         options.blockSize = o.blockSize;
         options.cudaPath = o.cudaPath;
+        options.cublas = o.cublas;
+        options.cublasMinSize = o.cublasMinSize;
+        options.computeType = o.computeType;
         buildLSTMToNVVMPipeline(pm, options);
       });
 }

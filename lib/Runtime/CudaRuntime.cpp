@@ -6,80 +6,26 @@
 // recorded (see CudaRuntime.h) and turns the rest of the run into no-ops, so
 // a failing call is reported, never ignored and never a crash.
 //
+// All work of a run goes to one stream (RuntimeState.h): the streams that the
+// generated code creates, synchronises and destroys around its launches are
+// that stream, so launches are never separated by host synchronisation and
+// the run is asynchronous with respect to the host, like a cuBLAS or cuDNN
+// call. The caller orders its own work after it on the same stream, or calls
+// lstmRuntimeSynchronize. (The host part of the generated code reads no
+// device memory: buffers the host touches stay in host memory, see
+// HostMemoryToGPU.cpp.)
+//
 //===----------------------------------------------------------------------===//
 
-#include "lstm/Runtime/CudaRuntime.h"
+#include "RuntimeState.h"
 
 #include <cuda.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <string>
 
-namespace {
-
-thread_local std::string lastError;
-thread_local bool failed = false;
-
-/// Records `call` as failed with `status` unless a failure is already
-/// recorded. Returns true when `status` is success.
-bool check(CUresult status, const char *call) {
-  if (status == CUDA_SUCCESS)
-    return true;
-  if (!failed) {
-    const char *name = nullptr, *text = nullptr;
-    cuGetErrorName(status, &name);
-    cuGetErrorString(status, &text);
-    lastError = std::string(call) + " failed: " + (name ? name : "?") + " (" +
-                (text ? text : "unknown error") + ")";
-    failed = true;
-  }
-  return false;
-}
-
-#define LSTM_CUDA_CHECK(expr) check((expr), #expr)
-
-/// The driver needs a current context; the device's primary context is the
-/// one PyTorch and CuPy use too, so device pointers from them are valid here.
-bool ensureContext() {
-  static thread_local bool ready = false;
-  if (ready)
-    return true;
-  if (failed)
-    return false;
-  if (!LSTM_CUDA_CHECK(cuInit(0)))
-    return false;
-  CUcontext current = nullptr;
-  if (!LSTM_CUDA_CHECK(cuCtxGetCurrent(&current)))
-    return false;
-  if (!current) {
-    CUdevice device;
-    if (!LSTM_CUDA_CHECK(cuDeviceGet(&device, 0)) ||
-        !LSTM_CUDA_CHECK(cuDevicePrimaryCtxRetain(&current, device)) ||
-        !LSTM_CUDA_CHECK(cuCtxSetCurrent(current)))
-      return false;
-  }
-  ready = true;
-  return true;
-}
-
-} // namespace
+using namespace lstm::runtime;
 
 extern "C" {
-
-const char *lstmRuntimeLastError(void) {
-  return failed ? lastError.c_str() : nullptr;
-}
-
-void lstmRuntimeClearError(void) {
-  failed = false;
-  lastError.clear();
-}
-
-void lstmRuntimeFree(void *ptr) {
-  if (ptr && ensureContext())
-    LSTM_CUDA_CHECK(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
-}
 
 //===----------------------------------------------------------------------===//
 // The ABI of upstream gpu-to-llvm
@@ -109,7 +55,7 @@ void mgpuModuleUnload(CUmodule module) {
 
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction function = nullptr;
-  if (module && !failed)
+  if (module && !hasFailed())
     LSTM_CUDA_CHECK(cuModuleGetFunction(&function, module, name));
   return function;
 }
@@ -118,7 +64,7 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t smem, CUstream stream,
                       void **params, void **extra, size_t /*paramsCount*/) {
-  if (failed || !function)
+  if (hasFailed() || !function)
     return;
   // An empty grid (a zero-sized batch or sequence) is nothing to do, not an
   // error.
@@ -128,25 +74,14 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                                  blockZ, smem, stream, params, extra));
 }
 
-CUstream mgpuStreamCreate() {
-  CUstream stream = nullptr;
-  if (ensureContext())
-    LSTM_CUDA_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  return stream;
-}
+CUstream mgpuStreamCreate() { return currentStream(); }
 
-void mgpuStreamDestroy(CUstream stream) {
-  if (stream)
-    LSTM_CUDA_CHECK(cuStreamDestroy(stream));
-}
+void mgpuStreamDestroy(CUstream) {}
 
-void mgpuStreamSynchronize(CUstream stream) {
-  if (!failed)
-    LSTM_CUDA_CHECK(cuStreamSynchronize(stream));
-}
+void mgpuStreamSynchronize(CUstream) {}
 
 void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
-  if (!failed && event)
+  if (!hasFailed() && event)
     LSTM_CUDA_CHECK(cuStreamWaitEvent(stream, event, 0));
 }
 
@@ -163,18 +98,18 @@ void mgpuEventDestroy(CUevent event) {
 }
 
 void mgpuEventSynchronize(CUevent event) {
-  if (!failed && event)
+  if (!hasFailed() && event)
     LSTM_CUDA_CHECK(cuEventSynchronize(event));
 }
 
 void mgpuEventRecord(CUevent event, CUstream stream) {
-  if (!failed && event)
+  if (!hasFailed() && event)
     LSTM_CUDA_CHECK(cuEventRecord(event, stream));
 }
 
 void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
   CUdeviceptr ptr = 0;
-  if (sizeBytes == 0 || !ensureContext() || failed)
+  if (sizeBytes == 0 || !ensureContext() || hasFailed())
     return nullptr;
   if (isHostShared)
     LSTM_CUDA_CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
@@ -189,7 +124,7 @@ void mgpuMemFree(void *ptr, CUstream stream) {
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, CUstream stream) {
-  if (!failed && sizeBytes)
+  if (!hasFailed() && sizeBytes)
     LSTM_CUDA_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                                   reinterpret_cast<CUdeviceptr>(src), sizeBytes,
                                   stream));
@@ -197,14 +132,14 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, CUstream stream) {
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count,
                   CUstream stream) {
-  if (!failed && count)
+  if (!hasFailed() && count)
     LSTM_CUDA_CHECK(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                      count, stream));
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count,
                   CUstream stream) {
-  if (!failed && count)
+  if (!hasFailed() && count)
     LSTM_CUDA_CHECK(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
                                      count, stream));
 }
@@ -212,7 +147,7 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count,
 void mgpuSetDefaultDevice(int32_t device) {
   CUdevice dev;
   CUcontext ctx;
-  if (!failed && LSTM_CUDA_CHECK(cuInit(0)) &&
+  if (!hasFailed() && LSTM_CUDA_CHECK(cuInit(0)) &&
       LSTM_CUDA_CHECK(cuDeviceGet(&dev, device)) &&
       LSTM_CUDA_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev)))
     LSTM_CUDA_CHECK(cuCtxSetCurrent(ctx));

@@ -3,9 +3,11 @@
 The library exports the C interface of each function, `_mlir_ciface_NAME(
 results*, arg0*, arg1*, ...)`, where every argument and result is a ranked
 memref descriptor {allocated, aligned, offset, sizes[r], strides[r]} whose
-pointers are device pointers (docs/aot.md). Inputs are PyTorch CUDA tensors,
-passed without copies; results come back as PyTorch tensors that own a copy
-of the library's buffers, which are then freed with lstmRuntimeFree.
+pointers are device pointers (docs/aot.md). The network runs on PyTorch's
+current stream (lstmRuntimeSetStream). Inputs are PyTorch CUDA tensors,
+passed without copies; results come back as PyTorch tensors viewing the
+library's buffers, which are freed with lstmRuntimeFree once no tensor
+views them.
 """
 import ctypes
 
@@ -31,16 +33,30 @@ def _descriptor(t):
     return d
 
 
-class _Wrapped:
-    """Exposes a result buffer through __cuda_array_interface__."""
+class _Buffer:
+    """Owns one device allocation returned by the library; frees it (on the
+    run's stream) when the last tensor viewing it is gone."""
 
-    def __init__(self, ptr, shape, strides, dtype):
+    def __init__(self, lib, ptr):
+        self.lib, self.ptr = lib, ptr
+
+    def __del__(self):
+        self.lib.lstmRuntimeSetStream(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        self.lib.lstmRuntimeFree(self.ptr)
+
+
+class _View:
+    """A result as __cuda_array_interface__; holds its _Buffer alive."""
+
+    def __init__(self, owner, ptr, shape, strides, dtype):
+        self.owner = owner
         item = torch.empty((), dtype=dtype).element_size()
         typestr = {torch.float32: '<f4', torch.float64: '<f8',
                    torch.int32: '<i4', torch.int64: '<i8'}[dtype]
         self.__cuda_array_interface__ = {
             'data': (ptr, False), 'shape': tuple(shape), 'typestr': typestr,
-            'strides': tuple(s * item for s in strides), 'version': 3}
+            'strides': tuple(s * item for s in strides), 'version': 3,
+            'stream': None}
 
 
 class CompiledNet:
@@ -50,8 +66,12 @@ class CompiledNet:
         self.fn.restype = None
         self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
         self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
+        self.lib.lstmRuntimeSetStream.argtypes = [ctypes.c_void_p]
+        self.lib.lstmRuntimeSynchronize.restype = ctypes.c_int
 
-    def __call__(self, inputs, result_ranks, result_dtype=torch.float32):
+    def __call__(self, inputs, result_ranks, result_dtype=torch.float32, check=True):
+        """Runs on PyTorch's current stream, asynchronously like any CUDA
+        op; with `check`, waits for it and raises on a recorded failure."""
         inputs = [t.contiguous() for t in inputs]
         for t in inputs:
             if not t.is_cuda:
@@ -62,28 +82,31 @@ class CompiledNet:
             _fields_ = [(f'r{k}', _descriptor_type(r)) for k, r in enumerate(result_ranks)]
 
         results = Results()
-        torch.cuda.synchronize()
         self.lib.lstmRuntimeClearError()
+        self.lib.lstmRuntimeSetStream(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
         self.fn(ctypes.byref(results), *[ctypes.byref(d) for d in descs])
+        if check:
+            self.lib.lstmRuntimeSynchronize()
         err = self.lib.lstmRuntimeLastError()
         if err is not None:
             raise RuntimeError('CUDA runtime: ' + err.decode())
 
-        inputs_ptrs = {t.data_ptr() for t in inputs}
-        outs, freed = [], set()
+        # A result may be an input passed through (then the input owns it).
+        input_of = {t.data_ptr(): t for t in inputs}
+        owners, outs = {}, []
+        item = torch.empty((), dtype=result_dtype).element_size()
         for k, rank in enumerate(result_ranks):
             d = getattr(results, f'r{k}')
             shape = list(d.sizes[:rank])
-            ptr = d.aligned + d.offset * torch.empty((), dtype=result_dtype).element_size()
+            owner = input_of.get(d.allocated)
+            if owner is None and d.allocated:
+                if d.allocated not in owners:
+                    owners[d.allocated] = _Buffer(self.lib, d.allocated)
+                owner = owners[d.allocated]
             if 0 in shape:
                 outs.append(torch.empty(shape, dtype=result_dtype, device='cuda'))
-            else:
-                view = torch.as_tensor(_Wrapped(ptr, shape, list(d.strides[:rank]), result_dtype),
-                                       device='cuda')
-                outs.append(view.clone())
-            if d.allocated and d.allocated not in inputs_ptrs and d.allocated not in freed:
-                freed.add(d.allocated)
-        torch.cuda.synchronize()
-        for p in freed:
-            self.lib.lstmRuntimeFree(p)
+                continue
+            ptr = d.aligned + d.offset * item
+            outs.append(torch.as_tensor(
+                _View(owner, ptr, shape, list(d.strides[:rank]), result_dtype), device='cuda'))
         return outs

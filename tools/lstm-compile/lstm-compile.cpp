@@ -69,6 +69,18 @@ static cl::opt<std::string> prePasses(
     cl::desc("Passes to run on the lstm IR before lowering, as a textual "
              "pipeline (e.g. lstm-combine-gate-gemms)"),
     cl::init(""));
+static cl::opt<std::string>
+    computeType("compute-type",
+                cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
+                         "or bf16"),
+                cl::init("fp32"));
+static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
+                            cl::init(true));
+static cl::opt<int64_t> cublasMinSize(
+    "cublas-min-size",
+    cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs become "
+             "generated kernels"),
+    cl::init(0));
 static cl::opt<bool> keepObject("keep-object",
                                 cl::desc("Keep the intermediate object file"));
 
@@ -160,6 +172,9 @@ int main(int argc, char **argv) {
     options.chip = chip;
     options.features = features;
     options.cudaPath = cudaPath;
+    options.computeType = computeType;
+    options.cublas = cublas;
+    options.cublasMinSize = cublasMinSize;
     lstm::buildLSTMToNVVMPipeline(pm, options);
   } else {
     lstm::buildLSTMToCPUPipeline(pm);

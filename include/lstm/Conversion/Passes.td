@@ -79,4 +79,40 @@ def ConvertParallelLoopsToGPUPass
   ];
 }
 
+def ConvertGemmToCublasPass
+    : Pass<"lstm-gemm-to-cublas", "::mlir::ModuleOp"> {
+  let summary = "Turn buffer-level GEMMs into cuBLAS calls through the runtime";
+  let description = [{
+    On the GPU path, after bufferization and `lstm-host-memory-to-gpu`:
+    every `linalg` contraction on memrefs that is a plain or batched matrix
+    product (`C[m,n] += A[m,k]·B[k,n]`, with either operand transposed, an
+    optional leading batch dimension, rows contiguous) becomes a call of
+    `lstmRuntimeGemmStridedBatched` (lib/Runtime/Cublas.cpp), which runs
+    cuBLAS on the stream of the run's kernels. When the accumulator is
+    zero-filled right before, the fill is dropped and the call computes with
+    `beta = 0`.
+
+    `min-size` keeps small products as generated kernels: a product of
+    `m·n·k·batch` below it is left alone; when a size is dynamic, both
+    versions are emitted behind an `scf.if` on the run-time size.
+    `compute-type` picks the GEMM arithmetic: `fp32` (no TF32), `tf32`, or
+    `bf16` (the product's operands must then be bf16, accumulating in fp32).
+    Contractions it cannot express (non-unit inner strides, other element
+    types, other bodies) stay linalg and become kernels.
+  }];
+  let options = [
+    Option<"minSize", "min-size", "int64_t", /*default=*/"0",
+           "Smallest m·n·k·batch sent to cuBLAS">,
+    Option<"computeType", "compute-type", "std::string", /*default=*/"\"fp32\"",
+           "GEMM arithmetic: fp32, tf32 or bf16">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // LSTM_CONVERSION_PASSES_TD

@@ -26,6 +26,12 @@ struct LSTMToNVVMOptions {
   /// The CUDA toolkit (ptxas, libdevice); empty means the one found when the
   /// project was configured.
   std::string cudaPath;
+  /// Whether GEMMs go to cuBLAS (lstm-gemm-to-cublas), and the smallest
+  /// m·n·k·batch that does; smaller ones are generated kernels.
+  bool cublas = true;
+  int64_t cublasMinSize = 0;
+  /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16.
+  std::string computeType = "fp32";
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls

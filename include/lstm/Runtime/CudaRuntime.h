@@ -12,6 +12,8 @@
 #ifndef LSTM_RUNTIME_CUDARUNTIME_H
 #define LSTM_RUNTIME_CUDARUNTIME_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,8 +26,45 @@ const char *lstmRuntimeLastError(void);
 /// Forgets the recorded failure so that the next run starts clean.
 void lstmRuntimeClearError(void);
 
-/// Frees device memory returned by a compiled network (its results).
+/// Frees device memory returned by a compiled network (its results),
+/// ordered on the run's stream.
 void lstmRuntimeFree(void *devicePointer);
+
+/// Makes `cuStream` (a CUstream, e.g. PyTorch's current stream) the stream
+/// that this thread's runs are ordered on; NULL returns to the runtime's own
+/// stream. A run is asynchronous: it returns once its work is queued.
+void lstmRuntimeSetStream(void *cuStream);
+
+/// Waits for the work queued on the run's stream; returns nonzero when a
+/// failure is recorded (see lstmRuntimeLastError).
+int lstmRuntimeSynchronize(void);
+
+/// The precision of a GEMM: fp32 inputs with fp32 arithmetic (no TF32), fp32
+/// inputs with TF32 tensor-core arithmetic, bf16 inputs with fp32
+/// accumulation. The result is fp32 in each case.
+enum LSTMRuntimeComputeType {
+  LSTM_RUNTIME_COMPUTE_FP32 = 0,
+  LSTM_RUNTIME_COMPUTE_TF32 = 1,
+  LSTM_RUNTIME_COMPUTE_BF16 = 2,
+};
+
+/// C = alpha·op(A)·op(B) + beta·C on the run's stream through cuBLAS, for
+/// row-major matrices in device memory (op(A) is m×k, op(B) k×n, C m×n; the
+/// leading dimensions are the row strides, in elements).
+void lstmRuntimeGemm(int32_t computeType, int32_t transA, int32_t transB,
+                     int64_t m, int64_t n, int64_t k, float alpha,
+                     const void *a, int64_t lda, const void *b, int64_t ldb,
+                     float beta, void *c, int64_t ldc);
+
+/// `batch` independent GEMMs as lstmRuntimeGemm, the i-th on the matrices at
+/// element offsets i·stride of a, b and c.
+void lstmRuntimeGemmStridedBatched(int32_t computeType, int32_t transA,
+                                   int32_t transB, int64_t m, int64_t n,
+                                   int64_t k, float alpha, const void *a,
+                                   int64_t lda, int64_t strideA, const void *b,
+                                   int64_t ldb, int64_t strideB, float beta,
+                                   void *c, int64_t ldc, int64_t strideC,
+                                   int64_t batch);
 
 #ifdef __cplusplus
 }

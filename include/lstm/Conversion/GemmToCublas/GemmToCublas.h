@@ -1,0 +1,19 @@
+//===- GemmToCublas.h - Buffer-level GEMMs to cuBLAS calls ------*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_GEMMTOCUBLAS_GEMMTOCUBLAS_H
+#define LSTM_CONVERSION_GEMMTOCUBLAS_GEMMTOCUBLAS_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class ModuleOp;
+
+namespace lstm {
+
+#define GEN_PASS_DECL_CONVERTGEMMTOCUBLASPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_GEMMTOCUBLAS_GEMMTOCUBLAS_H

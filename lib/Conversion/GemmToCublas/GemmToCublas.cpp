@@ -1,0 +1,396 @@
+//===- GemmToCublas.cpp - Buffer-level GEMMs to cuBLAS calls --------------===//
+//
+// The generated kernel of a contraction is one thread per output element
+// with a sequential reduction: fine for the tiny products of toy cells, far
+// from the GEMM ceiling for real ones. This pass hands the products to cuBLAS
+// through the project's runtime, on the stream of the run's kernels.
+//
+// It runs on memrefs, once every buffer lives on the device, and recognises
+// contractions structurally (linalg's contraction interface and the shape of
+// their indexing maps), so it serves the gates' products, the hoisted input
+// projections and the batched products of a wavefront alike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
+
+#include "lstm/Runtime/CudaRuntime.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_CONVERTGEMMTOCUBLASPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kGemmFunction = "lstmRuntimeGemmStridedBatched";
+
+/// One operand of a GEMM as cuBLAS sees it: a row-major matrix (or a batch
+/// of them) with contiguous rows.
+struct MatrixOperand {
+  Value memref;
+  /// Whether the matrix is stored transposed relative to the product's
+  /// operand (A stored [k, m], B stored [n, k], C never).
+  bool transposed = false;
+  /// Positions in the memref of the batch, row and column dimensions; the
+  /// batch is absent (-1) when the operand is shared by every product.
+  int64_t batchDim = -1, rowDim = 0, colDim = 1;
+};
+
+/// A contraction that maps onto a (batched) GEMM.
+struct GemmMatch {
+  linalg::LinalgOp op;
+  MatrixOperand a, b, c;
+  /// Loop positions of the m, n, k and (optional) batch dimensions.
+  unsigned m, n, k;
+  std::optional<unsigned> batch;
+};
+
+/// The memref position that `map` reads loop dimension `dim` at, if any.
+std::optional<int64_t> positionOf(AffineMap map, unsigned dim) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == dim)
+      return i;
+  return std::nullopt;
+}
+
+/// Whether `value` is a memref whose last dimension is contiguous (stride 1),
+/// the one requirement cuBLAS puts on a row-major view of it.
+bool hasContiguousRows(Value value, int64_t rank) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() != rank)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// Recognises `op` as C[b?, m, n] += A · B with the operands laid out as
+/// cuBLAS accepts, or fails.
+FailureOr<GemmMatch> matchGemm(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return failure();
+
+  GemmMatch match;
+  match.op = op;
+  match.m = dims->m.front();
+  match.n = dims->n.front();
+  match.k = dims->k.front();
+  if (!dims->batch.empty())
+    match.batch = dims->batch.front();
+
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // Fills `operand` from the map of operand `index`: which memref dimension
+  // holds the batch, the rows (`row` loop dimension) and the columns.
+  auto layout = [&](unsigned index, unsigned row, unsigned col,
+                    MatrixOperand &operand) {
+    AffineMap map = maps[index];
+    operand.memref = op->getOperand(index);
+    std::optional<int64_t> r = positionOf(map, row), c = positionOf(map, col);
+    if (!r || !c)
+      return false;
+    operand.batchDim = -1;
+    if (match.batch) {
+      if (std::optional<int64_t> bd = positionOf(map, *match.batch))
+        operand.batchDim = *bd;
+    }
+    int64_t rank = map.getNumResults();
+    // The batch (if read) comes first, and each matrix is 2-D.
+    if (rank != (operand.batchDim >= 0 ? 3 : 2) ||
+        (operand.batchDim >= 0 && operand.batchDim != 0))
+      return false;
+    int64_t first = operand.batchDim >= 0 ? 1 : 0;
+    if (*r == first && *c == first + 1) {
+      operand.transposed = false;
+    } else if (*c == first && *r == first + 1) {
+      operand.transposed = true;
+    } else {
+      return false;
+    }
+    operand.rowDim = operand.transposed ? *c : *r;
+    operand.colDim = operand.transposed ? *r : *c;
+    return hasContiguousRows(operand.memref, rank);
+  };
+  if (!layout(0, match.m, match.k, match.a) ||
+      !layout(1, match.k, match.n, match.b) ||
+      !layout(2, match.m, match.n, match.c) || match.c.transposed)
+    return failure();
+  // The result has one matrix per batch index.
+  if (match.batch && match.c.batchDim < 0)
+    return failure();
+
+  // fp32 accumulators; the operands fp32, or bf16 for the bf16 compute type.
+  auto elementType = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType();
+  };
+  Type aType = elementType(match.a.memref), bType = elementType(match.b.memref);
+  if (!elementType(match.c.memref).isF32() || aType != bType ||
+      !(aType.isF32() || aType.isBF16()))
+    return failure();
+  return match;
+}
+
+/// The zero fill of `c` right before `op` (nothing in between touches
+/// memory), which beta = 0 makes unnecessary.
+linalg::FillOp zeroFillBefore(Operation *op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.getOutputs().front() != c)
+        return nullptr;
+      Value value = fill.getInputs().front();
+      return matchPattern(value, m_AnyZeroFloat()) ? fill : nullptr;
+    }
+    if (!isMemoryEffectFree(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+class GemmCallBuilder {
+public:
+  GemmCallBuilder(OpBuilder &builder, Location loc)
+      : b(builder), loc(loc), i32(b.getI32Type()), i64(b.getI64Type()) {}
+
+  /// The device address of the first element of `memref`, as !llvm.ptr.
+  Value pointer(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    Value offset = arith::MulIOp::create(
+        b, loc, meta.getOffset(),
+        arith::ConstantIndexOp::create(b, loc, bytes));
+    Value address = arith::AddIOp::create(b, loc, base, offset);
+    Value asInt = arith::IndexCastOp::create(b, loc, i64, address);
+    return LLVM::IntToPtrOp::create(b, loc,
+                                    LLVM::LLVMPointerType::get(b.getContext()),
+                                    asInt);
+  }
+
+  Value size(Value memref, int64_t dim) {
+    Value v = memref::DimOp::create(b, loc, memref, dim);
+    return arith::IndexCastOp::create(b, loc, i64, v);
+  }
+
+  /// The row stride (leading dimension) and batch stride of an operand.
+  std::pair<Value, Value> strides(const MatrixOperand &operand) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand.memref);
+    int64_t rowStridePos = operand.batchDim >= 0 ? 1 : 0;
+    Value lead = arith::IndexCastOp::create(
+        b, loc, i64, meta.getStrides()[rowStridePos]);
+    Value batch = operand.batchDim >= 0
+                      ? arith::IndexCastOp::create(
+                            b, loc, i64, meta.getStrides()[operand.batchDim])
+                            .getResult()
+                      : int64(0);
+    return {lead, batch};
+  }
+
+  Value int32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value int64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  }
+  Value f32(double v) {
+    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                          APFloat(static_cast<float>(v)));
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Type i32, i64;
+};
+
+/// The runtime's GEMM entry point, declared once per module.
+func::FuncOp declareGemm(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(kGemmFunction))
+    return f;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  // (computeType, transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb,
+  //  strideB, beta, c, ldc, strideC, batch); see CudaRuntime.h.
+  auto type = b.getFunctionType({i32, i32, i32, i64, i64, i64, f32, ptr, i64,
+                                 i64, ptr, i64, i64, f32, ptr, i64, i64, i64},
+                                {});
+  auto f = func::FuncOp::create(b, module.getLoc(), kGemmFunction, type);
+  f.setPrivate();
+  return f;
+}
+
+/// The extent of loop dimension `dim` of the contraction, as an index.
+Value loopExtent(OpBuilder &b, Location loc, const GemmMatch &g, unsigned dim) {
+  linalg::LinalgOp op = g.op;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (std::optional<int64_t> pos = positionOf(map, dim))
+      return memref::DimOp::create(b, loc, operand.get(), *pos);
+  }
+  llvm_unreachable("every loop dimension of a contraction is read");
+}
+
+struct ConvertGemmToCublasPass
+    : lstm::impl::ConvertGemmToCublasPassBase<ConvertGemmToCublasPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int32_t compute;
+    if (computeType == "fp32") {
+      compute = LSTM_RUNTIME_COMPUTE_FP32;
+    } else if (computeType == "tf32") {
+      compute = LSTM_RUNTIME_COMPUTE_TF32;
+    } else if (computeType == "bf16") {
+      compute = LSTM_RUNTIME_COMPUTE_BF16;
+    } else {
+      module.emitError() << "lstm-gemm-to-cublas: unknown compute-type '"
+                         << computeType << "' (expected fp32, tf32 or bf16)";
+      return signalPassFailure();
+    }
+
+    SmallVector<GemmMatch> gemms;
+    module.walk([&](linalg::LinalgOp op) {
+      // Kernels already formed are left alone.
+      if (op->getParentOfType<func::FuncOp>() == nullptr)
+        return;
+      FailureOr<GemmMatch> g = matchGemm(op);
+      if (succeeded(g))
+        gemms.push_back(*g);
+    });
+    if (gemms.empty())
+      return;
+    func::FuncOp callee = declareGemm(module);
+
+    for (GemmMatch &g : gemms) {
+      Type operandType =
+          cast<MemRefType>(g.a.memref.getType()).getElementType();
+      if (operandType.isBF16() != (compute == LSTM_RUNTIME_COMPUTE_BF16)) {
+        if (operandType.isBF16()) {
+          g.op->emitError("lstm-gemm-to-cublas: a bf16 product needs "
+                          "compute-type=bf16");
+          return signalPassFailure();
+        }
+        // fp32 operands under compute-type=bf16: the conversion to bf16
+        // happens at tensor level; what is still fp32 stays a kernel.
+        continue;
+      }
+      if (failed(rewrite(g, callee, compute)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult rewrite(GemmMatch &g, func::FuncOp callee, int32_t compute) {
+    Operation *op = g.op;
+    Location loc = op->getLoc();
+    OpBuilder b(op);
+
+    // beta = 0 replaces the zero fill of the accumulator. (The call goes
+    // where the contraction is: what defines its operands may follow the
+    // fill.)
+    linalg::FillOp fill = zeroFillBefore(op, g.c.memref);
+
+    Value m = loopExtent(b, loc, g, g.m), n = loopExtent(b, loc, g, g.n),
+          k = loopExtent(b, loc, g, g.k);
+    Value batch = g.batch ? loopExtent(b, loc, g, *g.batch)
+                          : arith::ConstantIndexOp::create(b, loc, 1);
+
+    // The size decision: static when every extent is, else at run time.
+    Value useCublas;
+    if (minSize > 0) {
+      SmallVector<Value> extents = {m, n, k, batch};
+      int64_t staticSize = 1;
+      bool allStatic = true;
+      for (Value e : extents) {
+        std::optional<int64_t> c = getConstantIntValue(e);
+        if (!c) {
+          allStatic = false;
+          break;
+        }
+        staticSize *= *c;
+      }
+      if (allStatic && staticSize < minSize)
+        return success();
+      if (!allStatic) {
+        Value size = extents[0];
+        for (Value e : ArrayRef(extents).drop_front())
+          size = arith::MulIOp::create(b, loc, size, e);
+        useCublas = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::sge, size,
+            arith::ConstantIndexOp::create(b, loc, minSize));
+      }
+    }
+
+    auto emitCall = [&](OpBuilder &cb) {
+      GemmCallBuilder call(cb, loc);
+      auto [lda, strideA] = call.strides(g.a);
+      auto [ldb, strideB] = call.strides(g.b);
+      auto [ldc, strideC] = call.strides(g.c);
+      auto i64 = [&](Value v) {
+        return arith::IndexCastOp::create(cb, loc, cb.getI64Type(), v)
+            .getResult();
+      };
+      SmallVector<Value> args = {call.int32(compute),
+                                 call.int32(g.a.transposed),
+                                 call.int32(g.b.transposed),
+                                 i64(m),
+                                 i64(n),
+                                 i64(k),
+                                 call.f32(1.0),
+                                 call.pointer(g.a.memref),
+                                 lda,
+                                 strideA,
+                                 call.pointer(g.b.memref),
+                                 ldb,
+                                 strideB,
+                                 call.f32(fill ? 0.0 : 1.0),
+                                 call.pointer(g.c.memref),
+                                 ldc,
+                                 strideC,
+                                 i64(batch)};
+      func::CallOp::create(cb, loc, callee, args);
+    };
+
+    if (!useCublas) {
+      emitCall(b);
+      if (fill)
+        fill->erase();
+      op->erase();
+      return success();
+    }
+
+    // Both versions: the fill and the kernel move to the else branch.
+    auto ifOp = scf::IfOp::create(b, loc, useCublas, /*withElseRegion=*/true);
+    OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+    emitCall(thenBuilder);
+    Block *elseBlock = ifOp.elseBlock();
+    if (fill)
+      fill->moveBefore(elseBlock->getTerminator());
+    op->moveBefore(elseBlock->getTerminator());
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,103 @@
+//===- RuntimeState.cpp - Errors, context and stream of the runtime -------===//
+
+#include "RuntimeState.h"
+
+#include "lstm/Runtime/CudaRuntime.h"
+
+namespace {
+thread_local std::string lastError;
+thread_local bool failed = false;
+thread_local bool contextReady = false;
+/// Set by the caller; not owned.
+thread_local CUstream callerStream = nullptr;
+thread_local bool hasCallerStream = false;
+/// Created on first use when the caller sets none; kept for the thread's
+/// lifetime so that consecutive runs are ordered after each other.
+thread_local CUstream ownStream = nullptr;
+} // namespace
+
+namespace lstm::runtime {
+
+void recordFailure(const std::string &message) {
+  if (failed)
+    return;
+  lastError = message;
+  failed = true;
+}
+
+bool hasFailed() { return failed; }
+
+bool check(CUresult status, const char *call) {
+  if (status == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(status, &name);
+  cuGetErrorString(status, &text);
+  recordFailure(std::string(call) + " failed: " + (name ? name : "?") + " (" +
+                (text ? text : "unknown error") + ")");
+  return false;
+}
+
+bool ensureContext() {
+  if (contextReady)
+    return true;
+  if (failed)
+    return false;
+  if (!LSTM_CUDA_CHECK(cuInit(0)))
+    return false;
+  CUcontext current = nullptr;
+  if (!LSTM_CUDA_CHECK(cuCtxGetCurrent(&current)))
+    return false;
+  if (!current) {
+    CUdevice device;
+    if (!LSTM_CUDA_CHECK(cuDeviceGet(&device, 0)) ||
+        !LSTM_CUDA_CHECK(cuDevicePrimaryCtxRetain(&current, device)) ||
+        !LSTM_CUDA_CHECK(cuCtxSetCurrent(current)))
+      return false;
+  }
+  contextReady = true;
+  return true;
+}
+
+CUstream currentStream() {
+  if (hasCallerStream)
+    return callerStream;
+  if (!ownStream && ensureContext())
+    LSTM_CUDA_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
+  return ownStream;
+}
+
+} // namespace lstm::runtime
+
+using namespace lstm::runtime;
+
+extern "C" {
+
+const char *lstmRuntimeLastError(void) {
+  return failed ? lastError.c_str() : nullptr;
+}
+
+void lstmRuntimeClearError(void) {
+  failed = false;
+  lastError.clear();
+}
+
+void lstmRuntimeSetStream(void *stream) {
+  callerStream = static_cast<CUstream>(stream);
+  hasCallerStream = stream != nullptr;
+}
+
+int lstmRuntimeSynchronize(void) {
+  if (!failed && ensureContext())
+    LSTM_CUDA_CHECK(cuStreamSynchronize(currentStream()));
+  return failed ? 1 : 0;
+}
+
+void lstmRuntimeFree(void *ptr) {
+  // Ordered after the run and after the caller's work on the same stream.
+  if (ptr && ensureContext())
+    LSTM_CUDA_CHECK(
+        cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), currentStream()));
+}
+
+} // extern "C"

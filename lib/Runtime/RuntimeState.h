@@ -1,0 +1,44 @@
+//===- RuntimeState.h - Errors, context and stream of the runtime --*- C++ -*-===//
+//
+// State the runtime's entry points share, per host thread: the first failure
+// recorded since the last clear, the CUDA context, and the one stream every
+// launch, copy, allocation and GEMM of a run is ordered on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_LIB_RUNTIME_RUNTIMESTATE_H
+#define LSTM_LIB_RUNTIME_RUNTIMESTATE_H
+
+#include <cuda.h>
+
+#include <string>
+
+// Internal to each library the runtime is linked into: two compiled networks
+// loaded in one process keep their own state.
+#pragma GCC visibility push(hidden)
+namespace lstm::runtime {
+
+/// Records `message` as this thread's failure unless one is recorded already.
+void recordFailure(const std::string &message);
+
+/// Whether a failure is recorded: later work of the run is then skipped.
+bool hasFailed();
+
+/// Records `call` as failed with `status` (unless a failure is recorded
+/// already). Returns true when `status` is success.
+bool check(CUresult status, const char *call);
+
+/// Makes the device's primary context current (the one PyTorch and CuPy use,
+/// so that their device pointers are valid here). False after a failure.
+bool ensureContext();
+
+/// The stream of this thread's runs: the caller's (lstmRuntimeSetStream) or
+/// one the runtime creates on first use and keeps. Null after a failure.
+CUstream currentStream();
+
+} // namespace lstm::runtime
+#pragma GCC visibility pop
+
+#define LSTM_CUDA_CHECK(expr) ::lstm::runtime::check((expr), #expr)
+
+#endif // LSTM_LIB_RUNTIME_RUNTIMESTATE_H
