@@ -187,35 +187,31 @@ PointwiseGroups::PointwiseGroups(LayerOp layer) {
     return it->second + (g != groupShape.end() && !sameGroup ? 1 : 0);
   };
 
-  llvm::DenseMap<std::pair<unsigned, Type>, unsigned> groupIndex;
-  SmallVector<std::pair<unsigned, SmallVector<Operation *>>> found;
+  // ASAP: every piece of work in the earliest group it can join.
+  SmallVector<Operation *> members;
+  llvm::DenseMap<Operation *, unsigned> memberStage;
   for (Operation &op : cell.without_terminator()) {
     unsigned s = 0;
     if (isPointwise(&op)) {
       Type shape = shapeOf(op.getResult(0));
       auto gate = dyn_cast<GateOp>(op);
       // A gate's products are a GEMM (a barrier) that feeds its epilogue.
-      unsigned gemm = 0;
       SmallVector<Value> reads(op.getOperands());
       if (gate) {
         for (Value v : gate.getInputs())
-          gemm = std::max(gemm, available(v, Type()));
+          s = std::max(s, available(v, Type()));
         for (Value v : gate.getWeights())
-          gemm = std::max(gemm, available(v, Type()));
+          s = std::max(s, available(v, Type()));
         reads = getPointwiseOperands(gate);
       }
-      s = gemm;
       for (Value v : reads)
         s = std::max(s, available(v, shape));
       for (Value result : op.getResults()) {
         stage[result] = s;
         groupShape[result] = shape;
       }
-      auto [it, inserted] =
-          groupIndex.try_emplace({s, shape}, static_cast<unsigned>(found.size()));
-      if (inserted)
-        found.push_back({s, {}});
-      found[it->second].second.push_back(&op);
+      members.push_back(&op);
+      memberStage[&op] = s;
       continue;
     }
     // A barrier runs after everything it reads, nested uses included.
@@ -225,6 +221,44 @@ PointwiseGroups::PointwiseGroups(LayerOp layer) {
     });
     for (Value result : op.getResults())
       stage[result] = s;
+  }
+
+  // Then work whose results only feed later groups (of its shape) moves to
+  // the first of them: Cho's GRU computes z ⊙ h and 1 - z where they are
+  // used, after the GEMM of r ⊙ h, and passes on z instead of both. Users
+  // come later in the block, so one backward sweep sees their final stage.
+  for (Operation *op : llvm::reverse(members)) {
+    Type shape = shapeOf(op->getResult(0));
+    std::optional<unsigned> first;
+    bool onlyPointwise = true;
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      auto it = memberStage.find(user);
+      // The matrix products of a member gate are a barrier.
+      auto gate = dyn_cast<GateOp>(user);
+      bool product =
+          gate && use.getOperandNumber() <
+                      gate.getInputs().size() + gate.getWeights().size();
+      if (it == memberStage.end() || product ||
+          shapeOf(user->getResult(0)) != shape) {
+        onlyPointwise = false;
+        break;
+      }
+      first = std::min(first.value_or(it->second), it->second);
+    }
+    if (onlyPointwise && first && *first > memberStage[op])
+      memberStage[op] = *first;
+  }
+
+  llvm::DenseMap<std::pair<unsigned, Type>, unsigned> groupIndex;
+  SmallVector<std::pair<unsigned, SmallVector<Operation *>>> found;
+  for (Operation *op : members) {
+    unsigned s = memberStage[op];
+    auto [it, inserted] = groupIndex.try_emplace(
+        {s, shapeOf(op->getResult(0))}, static_cast<unsigned>(found.size()));
+    if (inserted)
+      found.push_back({s, {}});
+    found[it->second].second.push_back(op);
   }
 
   llvm::stable_sort(found,
