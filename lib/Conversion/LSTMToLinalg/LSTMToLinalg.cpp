@@ -93,14 +93,13 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
                        "lstm.gate: the peephole state does not match the "
                        "gate's hidden size");
     }
-    SmallVector<Value> sizes = dynamicSizes(
-        rewriter, loc, resultType,
-        {{batchSource, 0}, {hiddenSource, hiddenDim}});
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                elementType, sizes);
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));
+    SmallVector<Value> sizes =
+        dynamicSizes(rewriter, loc, resultType,
+                     {{batchSource, 0}, {hiddenSource, hiddenDim}});
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                          elementType, sizes);
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(elementType));
     Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
 
     // acc[b, h] += in[b, k] * w[h, k], one contraction per product.
@@ -186,10 +185,9 @@ struct OneMinusOpLowering : OpRewritePattern<OneMinusOp> {
     SmallVector<std::pair<Value, int64_t>> from;
     for (int64_t i = 0; i < type.getRank(); ++i)
       from.push_back({op.getInput(), i});
-    Value out =
-        tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                type.getElementType(),
-                                dynamicSizes(rewriter, loc, type, from));
+    Value out = tensor::EmptyOp::create(
+        rewriter, loc, type.getShape(), type.getElementType(),
+        dynamicSizes(rewriter, loc, type, from));
     auto id = rewriter.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
@@ -199,8 +197,8 @@ struct OneMinusOpLowering : OpRewritePattern<OneMinusOp> {
         [](OpBuilder &b, Location l, ValueRange args) {
           Value one = arith::ConstantOp::create(
               b, l, b.getFloatAttr(args[0].getType(), 1.0));
-          linalg::YieldOp::create(b, l,
-                                  arith::SubFOp::create(b, l, one, args[0]).getResult());
+          linalg::YieldOp::create(
+              b, l, arith::SubFOp::create(b, l, one, args[0]).getResult());
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -222,9 +220,9 @@ static Value maskRows(OpBuilder &b, Location loc, Value lengths, Value step,
   SmallVector<std::pair<Value, int64_t>> from;
   for (int64_t i = 0; i < rank; ++i)
     from.push_back({active, i});
-  Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                      type.getElementType(),
-                                      dynamicSizes(b, loc, type, from));
+  Value out =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                              dynamicSizes(b, loc, type, from));
   auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   auto rowMap = AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
   SmallVector<Value> ins = {lengths, active};
@@ -249,7 +247,8 @@ static Value maskRows(OpBuilder &b, Location loc, Value lengths, Value step,
                                   .getResult();
                linalg::YieldOp::create(
                    nb, l,
-                   arith::SelectOp::create(nb, l, live, args[1], other).getResult());
+                   arith::SelectOp::create(nb, l, live, args[1], other)
+                       .getResult());
              })
       .getResult(0);
 }
@@ -365,8 +364,7 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
           scf::YieldOp::create(b, l, next);
         });
 
-    SmallVector<Value> replacements(
-        loop.getResults().drop_front(numStates));
+    SmallVector<Value> replacements(loop.getResults().drop_front(numStates));
     llvm::append_range(replacements, loop.getResults().take_front(numStates));
     rewriter.replaceOp(op, replacements);
     return success();

@@ -6,7 +6,6 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
-
 using namespace mlir;
 using namespace mlir::lstm;
 
@@ -261,8 +260,8 @@ PointwiseGroups::PointwiseGroups(LayerOp layer) {
     found[it->second].second.push_back(op);
   }
 
-  llvm::stable_sort(found,
-                    [](const auto &x, const auto &y) { return x.first < y.first; });
+  llvm::stable_sort(
+      found, [](const auto &x, const auto &y) { return x.first < y.first; });
   for (auto &[s, ops] : found) {
     stages.push_back(s);
     groups.push_back(std::move(ops));

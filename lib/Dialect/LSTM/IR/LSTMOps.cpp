@@ -25,9 +25,9 @@ static ParseResult parseTypeListPair(OpAsmParser &parser,
                                      SmallVectorImpl<Type> &first,
                                      SmallVectorImpl<Type> &second) {
   auto parseList = [&](SmallVectorImpl<Type> &types) {
-    return parser.parseCommaSeparatedList(
-        OpAsmParser::Delimiter::Paren,
-        [&]() { return parser.parseType(types.emplace_back()); });
+    return parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&]() {
+      return parser.parseType(types.emplace_back());
+    });
   };
   if (parseList(first) || parser.parseComma() || parseList(second))
     return failure();
@@ -80,22 +80,21 @@ LogicalResult LayerOp::verify() {
     auto type = cast<RankedTensorType>(v.getType());
     if (type.getRank() < 1 || !compatible(type.getDimSize(0), batch))
       return emitOpError("initial state #")
-             << i << " of type " << type
-             << " must have the batch size (" << extent(batch)
-             << ") as its leading dimension";
+             << i << " of type " << type << " must have the batch size ("
+             << extent(batch) << ") as its leading dimension";
   }
   if (Value lengths = getLengths()) {
     auto type = cast<RankedTensorType>(lengths.getType());
     if (!compatible(type.getDimSize(0), batch))
       return emitOpError("lengths of type ")
-             << type << " must have one entry per batch row ("
-             << extent(batch) << ")";
+             << type << " must have one entry per batch row (" << extent(batch)
+             << ")";
   }
   if (getFinals().size() != getInits().size())
     return emitOpError("has ") << getInits().size() << " initial states but "
                                << getFinals().size() << " final states";
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(getInits().getTypes(), getFinals().getTypes())))
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(getInits().getTypes(), getFinals().getTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError("final state #")
              << i << " has type " << std::get<1>(pair)
@@ -188,14 +187,14 @@ LogicalResult GateOp::verify() {
              << v.getType() << " does not have the result's element type "
              << elementType;
 
-  for (auto [k, pair] :
-       llvm::enumerate(llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
+  for (auto [k, pair] : llvm::enumerate(
+           llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
     auto in = cast<RankedTensorType>(std::get<0>(pair));
     auto w = cast<RankedTensorType>(std::get<1>(pair));
     if (!compatible(in.getDimSize(0), batch))
       return emitOpError("input #")
-             << k << " of type " << in << " does not have the result's batch size "
-             << extent(batch);
+             << k << " of type " << in
+             << " does not have the result's batch size " << extent(batch);
     if (!compatible(w.getDimSize(0), hidden))
       return emitOpError("weight #")
              << k << " of type " << w << " must have " << extent(hidden)
@@ -266,9 +265,8 @@ LogicalResult PointwiseOp::verify() {
     if (type.getRank() == 1) {
       if (!compatible(type.getDimSize(0), width))
         return emitOpError()
-               << what << " #" << index << " of type " << type
-               << " must have " << extent(width)
-               << " elements (the feature extent N of [B, N])";
+               << what << " #" << index << " of type " << type << " must have "
+               << extent(width) << " elements (the feature extent N of [B, N])";
       merge(width, type.getDimSize(0));
       return success();
     }
@@ -339,11 +337,12 @@ LogicalResult PointwiseOp::verifyRegions() {
     if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
       return op.emitOpError("is not allowed in an lstm.pointwise region: "
                             "only side-effect-free scalar ops are");
-    for (Type type : llvm::concat<const Type>(op.getOperandTypes(),
-                                              op.getResultTypes()))
+    for (Type type :
+         llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
       if (!isScalar(type))
         return op.emitOpError("computes on ")
-               << type << " in an lstm.pointwise region, which takes only "
+               << type
+               << " in an lstm.pointwise region, which takes only "
                   "scalars";
   }
   return success();

@@ -14,12 +14,12 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::lstm {
@@ -131,11 +131,11 @@ void GroupFuser::run() {
     if (!gate || gate.getInputs().empty())
       continue;
     b.setInsertionPoint(gate);
-    gemms[gate] = GateOp::create(b, gate.getLoc(), gate.getType(),
-                                 Activation::identity, gate.getInputs(),
-                                 gate.getWeights(), ValueRange{}, ValueRange{},
-                                 Value(), Value())
-                      .getResult();
+    gemms[gate] =
+        GateOp::create(b, gate.getLoc(), gate.getType(), Activation::identity,
+                       gate.getInputs(), gate.getWeights(), ValueRange{},
+                       ValueRange{}, Value(), Value())
+            .getResult();
   }
 
   // Operands: what members read from outside the group, splats aside.
@@ -164,8 +164,7 @@ void GroupFuser::run() {
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  auto fused =
-      PointwiseOp::create(b, loc, resultTypes, inputs.getArrayRef());
+  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs.getArrayRef());
 
   SmallVector<Type> argTypes;
   SmallVector<Location> argLocs;

@@ -84,7 +84,6 @@ private:
   llvm::DenseMap<Value, llvm::BitVector> dependences;
 };
 
-
 /// The pointwise work of one step of a cell, grouped into the fewest regions
 /// that can each run as one fused kernel.
 ///

@@ -65,8 +65,11 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
     group that all of its operands are available to, and a GEMM that reads
     a group's result splits what depends on it into a later group. An LSTM,
     a peephole LSTM (whose output gate peeps at the new `c_t`: the region
-    computes `c_t` first), a GRU, MGU or FGR has one group per step; Cho's
-    GRU, whose GEMM `R_n (r ⊙ h)` reads `r ⊙ h`, has two. A gate with
+    computes `c_t` first), a GRU or FGR has one group per step; Cho's GRU
+    and MGU, whose GEMM `R_n (r ⊙ h)` (`R_n (f ⊙ h)`) reads pointwise work of
+    the same step, have two. Work whose results only feed a later group is
+    computed in that group (Cho's GRU computes `1 - z` and `z ⊙ h` after the
+    GEMM, and passes on nothing but `r ⊙ h`). A gate with
     products keeps them as an `lstm.gate identity` GEMM (only the products)
     where the gate was; its epilogue joins the group. Inside the region the
     work runs in block order, so in-cell dependences are respected; the
