@@ -17,7 +17,11 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
 
     Every `lstm.gate` becomes one `linalg.generic` contraction per matrix
     product followed by one `linalg.generic` for biases, peephole and
-    activation; `lstm.one_minus` becomes a `linalg.generic`.
+    activation; `lstm.one_minus` becomes a `linalg.generic`. Every
+    `lstm.pointwise` (the fused pointwise work of a step, from
+    `lstm-fuse-elementwise`) becomes exactly one `linalg.generic` over
+    `[B, N]` whose body is the op's region: rank-2 operands are read at
+    `(b, n)`, rank-1 operands at `(n)`.
 
     Extents that are only known at run time (batch size, sequence length,
     dynamic weight shapes) are compared with `cf.assert` where the op needs

@@ -9,6 +9,8 @@
 
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
 
+#include "LoweringUtils.h"
+
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -27,66 +29,7 @@ namespace mlir::lstm {
 
 using namespace mlir;
 using namespace mlir::lstm;
-
-/// The dynamic extents of `type`, read from `source` dimension `sourceDims[i]`
-/// for result dimension `i` (only where `type` is dynamic).
-static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
-                                       RankedTensorType type,
-                                       ArrayRef<std::pair<Value, int64_t>> from) {
-  SmallVector<Value> sizes;
-  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-    if (type.isDynamicDim(i))
-      sizes.push_back(
-          tensor::DimOp::create(b, loc, from[i].first, from[i].second));
-  return sizes;
-}
-
-/// Emits a run-time check that `a`'s extent `da` equals `b`'s extent `db`,
-/// unless both are static (then the verifier has already compared them).
-/// Dynamic shapes (batch size, sequence length) are only known when the
-/// function is called; a mismatch must stop the run instead of reading out
-/// of bounds.
-static void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx,
-                             Value y, int64_t dy, const Twine &what) {
-  auto tx = cast<RankedTensorType>(x.getType());
-  auto ty = cast<RankedTensorType>(y.getType());
-  if ((!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy)) || (x == y && dx == dy))
-    return;
-  Value ex = tensor::DimOp::create(b, loc, x, dx);
-  Value ey = tensor::DimOp::create(b, loc, y, dy);
-  Value same =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ex, ey);
-  std::string where;
-  llvm::raw_string_ostream os(where);
-  os << loc;
-  cf::AssertOp::create(b, loc, same, (what + " (at " + where + ")").str());
-}
-
-/// Applies a gate activation to a scalar.
-static Value applyActivation(OpBuilder &b, Location loc, Activation act,
-                             Value x) {
-  Type type = x.getType();
-  switch (act) {
-  case Activation::identity:
-    return x;
-  case Activation::tanh:
-    return math::TanhOp::create(b, loc, x);
-  case Activation::relu: {
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-    return arith::MaximumFOp::create(b, loc, x, zero);
-  }
-  case Activation::sigmoid: {
-    // 1 / (1 + exp(-x)): exp overflows to +inf for very negative x, which
-    // correctly yields 0.
-    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
-    Value neg = arith::NegFOp::create(b, loc, x);
-    Value e = math::ExpOp::create(b, loc, neg);
-    Value den = arith::AddFOp::create(b, loc, one, e);
-    return arith::DivFOp::create(b, loc, one, den);
-  }
-  }
-  llvm_unreachable("unknown activation");
-}
+using namespace mlir::lstm::detail;
 
 namespace {
 
@@ -150,14 +93,13 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
                        "lstm.gate: the peephole state does not match the "
                        "gate's hidden size");
     }
-    SmallVector<Value> sizes = dynamicSizes(
-        rewriter, loc, resultType,
-        {{batchSource, 0}, {hiddenSource, hiddenDim}});
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                elementType, sizes);
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));
+    SmallVector<Value> sizes =
+        dynamicSizes(rewriter, loc, resultType,
+                     {{batchSource, 0}, {hiddenSource, hiddenDim}});
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                          elementType, sizes);
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(elementType));
     Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
 
     // acc[b, h] += in[b, k] * w[h, k], one contraction per product.
@@ -222,7 +164,7 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
                                              args[2 + numTerms]);
             v = arith::AddFOp::create(b, l, v, pc);
           }
-          linalg::YieldOp::create(b, l, applyActivation(b, l, act, v));
+          linalg::YieldOp::create(b, l, buildActivation(b, l, act, v));
         });
     rewriter.replaceOp(op, epilogue.getResults());
     return success();
@@ -243,10 +185,9 @@ struct OneMinusOpLowering : OpRewritePattern<OneMinusOp> {
     SmallVector<std::pair<Value, int64_t>> from;
     for (int64_t i = 0; i < type.getRank(); ++i)
       from.push_back({op.getInput(), i});
-    Value out =
-        tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                type.getElementType(),
-                                dynamicSizes(rewriter, loc, type, from));
+    Value out = tensor::EmptyOp::create(
+        rewriter, loc, type.getShape(), type.getElementType(),
+        dynamicSizes(rewriter, loc, type, from));
     auto id = rewriter.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iters(type.getRank(),
                                            utils::IteratorType::parallel);
@@ -256,8 +197,8 @@ struct OneMinusOpLowering : OpRewritePattern<OneMinusOp> {
         [](OpBuilder &b, Location l, ValueRange args) {
           Value one = arith::ConstantOp::create(
               b, l, b.getFloatAttr(args[0].getType(), 1.0));
-          linalg::YieldOp::create(b, l,
-                                  arith::SubFOp::create(b, l, one, args[0]).getResult());
+          linalg::YieldOp::create(
+              b, l, arith::SubFOp::create(b, l, one, args[0]).getResult());
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -279,9 +220,9 @@ static Value maskRows(OpBuilder &b, Location loc, Value lengths, Value step,
   SmallVector<std::pair<Value, int64_t>> from;
   for (int64_t i = 0; i < rank; ++i)
     from.push_back({active, i});
-  Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                      type.getElementType(),
-                                      dynamicSizes(b, loc, type, from));
+  Value out =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                              dynamicSizes(b, loc, type, from));
   auto id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   auto rowMap = AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
   SmallVector<Value> ins = {lengths, active};
@@ -306,7 +247,8 @@ static Value maskRows(OpBuilder &b, Location loc, Value lengths, Value step,
                                   .getResult();
                linalg::YieldOp::create(
                    nb, l,
-                   arith::SelectOp::create(nb, l, live, args[1], other).getResult());
+                   arith::SelectOp::create(nb, l, live, args[1], other)
+                       .getResult());
              })
       .getResult(0);
 }
@@ -422,8 +364,7 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
           scf::YieldOp::create(b, l, next);
         });
 
-    SmallVector<Value> replacements(
-        loop.getResults().drop_front(numStates));
+    SmallVector<Value> replacements(loop.getResults().drop_front(numStates));
     llvm::append_range(replacements, loop.getResults().take_front(numStates));
     rewriter.replaceOp(op, replacements);
     return success();
@@ -460,4 +401,5 @@ struct ConvertLSTMToLinalgPass
 void mlir::lstm::populateLSTMToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LayerOpLowering, GateOpLowering, OneMinusOpLowering>(
       patterns.getContext());
+  populatePointwiseToLinalgPatterns(patterns);
 }

@@ -304,3 +304,160 @@ func.func @one_minus_types(%x: tensor<2x4xf32>) -> tensor<2x4xf64> {
   %y = "lstm.one_minus"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf64>
   return %y : tensor<2x4xf64>
 }
+
+// -----
+
+func.func @pointwise_no_result(%a: tensor<2x8xf32>) {
+  // expected-error @+1 {{'lstm.pointwise' op needs at least one result}}
+  "lstm.pointwise"(%a) ({
+  ^bb0(%x: f32):
+    "lstm.pointwise_yield"() : () -> ()
+  }) : (tensor<2x8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @pointwise_batch_mismatch(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op operand #1 of type 'tensor<3x8xf32>' does not match the common shape [2, 8]}}
+  %r = lstm.pointwise ins(%a, %b : tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_result_mismatch(%a: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op result #0 of type 'tensor<?x4xf32>' does not match the common shape [?, 8]}}
+  %r = lstm.pointwise ins(%a : tensor<?x8xf32>) -> tensor<?x4xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @pointwise_bias_mismatch(%a: tensor<?x8xf32>, %b: tensor<4xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op operand #1 of type 'tensor<4xf32>' must have 8 elements (the feature extent N of [B, N])}}
+  %r = lstm.pointwise ins(%a, %b : tensor<?x8xf32>, tensor<4xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @pointwise_only_vectors(%b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op needs at least one [B, N] operand (the batch extent comes from it)}}
+  %r = lstm.pointwise ins(%b : tensor<8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_rank3(%a: tensor<2x2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{operand #0 must be variadic of 1D/2D tensor of any type values, but got 'tensor<2x2x8xf32>'}}
+  %r = lstm.pointwise ins(%a : tensor<2x2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_arity(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op region takes 2 arguments, expected one per operand (1)}}
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_arg_type(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op region argument #0 has type 'f64', expected 'f32' (the element type of operand #0)}}
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f64):
+    %y = arith.truncf %x : f64 to f32
+    lstm.pointwise_yield %y : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_yield_count(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{'lstm.pointwise_yield' op yields 2 values but the op has 1 results}}
+    lstm.pointwise_yield %x, %x : f32, f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_yield_type(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    %y = arith.extf %x : f32 to f64
+    // expected-error @+1 {{'lstm.pointwise_yield' op value #0 has type 'f64', expected 'f32' (the element type of result #0)}}
+    lstm.pointwise_yield %y : f64
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_tensor_in_region(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{'tensor.splat' op computes on 'tensor<4xf32>' in an lstm.pointwise region, which takes only scalars}}
+    %t = tensor.splat %x : tensor<4xf32>
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_side_effect(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{'memref.alloca' op is not allowed in an lstm.pointwise region: only side-effect-free scalar ops are}}
+    %m = memref.alloca() : memref<4xf32>
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_captures(%a: tensor<2x8xf32>, %s: f32) -> tensor<2x8xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = lstm.pointwise ins(%a : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{using value defined outside the region}}
+    %y = arith.addf %x, %s : f32
+    lstm.pointwise_yield %y : f32
+  }
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_yield_outside(%a: f32) {
+  // expected-error @+1 {{'lstm.pointwise_yield' op expects parent op 'lstm.pointwise'}}
+  lstm.pointwise_yield %a : f32
+  return
+}

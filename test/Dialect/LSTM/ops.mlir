@@ -68,3 +68,43 @@ func.func @two_inputs_no_outputs(%a: tensor<5x2x3xf64>, %b: tensor<5x2x4xf64>,
   }
   return %hT : tensor<2x6xf64>
 }
+
+// A fused pointwise region: [B, N] operands, an [N] bias, mixed element
+// types (a comparison), two results.
+// CHECK-LABEL: func.func @pointwise
+func.func @pointwise(%a: tensor<?x8xf32>, %b: tensor<?x8xf32>, %bias: tensor<8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xi1>) {
+  // CHECK: %[[R:.*]]:2 = lstm.pointwise ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>, tensor<?x8xi1> {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
+  // CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+  // CHECK-NEXT: %[[T:.*]] = arith.addf %[[S]], %[[C]] : f32
+  // CHECK-NEXT: %[[H:.*]] = math.tanh %[[T]] : f32
+  // CHECK-NEXT: %[[P:.*]] = arith.cmpf ogt, %[[H]], %[[A]] : f32
+  // CHECK-NEXT: lstm.pointwise_yield %[[H]], %[[P]] : f32, i1
+  // CHECK-NEXT: }
+  %r:2 = lstm.pointwise ins(%a, %b, %bias : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>)
+      -> tensor<?x8xf32>, tensor<?x8xi1> {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.addf %s, %z : f32
+    %h = math.tanh %t : f32
+    %p = arith.cmpf ogt, %h, %x : f32
+    lstm.pointwise_yield %h, %p : f32, i1
+  }
+  return %r#0, %r#1 : tensor<?x8xf32>, tensor<?x8xi1>
+}
+
+// Static and dynamic extents mix; constants live inside the region.
+// CHECK-LABEL: func.func @pointwise_static
+// CHECK: lstm.pointwise ins(%{{.*}}, %{{.*}} : tensor<2x8xf64>, tensor<?x8xf64>) -> tensor<2x8xf64> {
+// CHECK: arith.constant 1.000000e+00 : f64
+func.func @pointwise_static(%a: tensor<2x8xf64>, %b: tensor<?x8xf64>) -> tensor<2x8xf64> {
+  %r = lstm.pointwise ins(%a, %b : tensor<2x8xf64>, tensor<?x8xf64>) -> tensor<2x8xf64> {
+  ^bb0(%x: f64, %y: f64):
+    %one = arith.constant 1.0 : f64
+    %d = arith.subf %one, %x : f64
+    %m = arith.mulf %d, %y : f64
+    lstm.pointwise_yield %m : f64
+  }
+  return %r : tensor<2x8xf64>
+}

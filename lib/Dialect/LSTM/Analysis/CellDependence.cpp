@@ -2,6 +2,7 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -114,4 +115,155 @@ CellDependence::getCombinableGroups(unsigned minGates) const {
       groups.push_back(std::move(group));
   }
   return groups;
+}
+
+//===----------------------------------------------------------------------===//
+// PointwiseGroups
+//===----------------------------------------------------------------------===//
+
+bool PointwiseGroups::hasEpilogue(GateOp gate) {
+  return gate.getActivation() != Activation::identity ||
+         !gate.getAddends().empty() || !gate.getBiases().empty() ||
+         gate.getPeephole();
+}
+
+SmallVector<Value> PointwiseGroups::getPointwiseOperands(GateOp gate) {
+  SmallVector<Value> operands(gate.getAddends());
+  llvm::append_range(operands, gate.getBiases());
+  if (gate.getPeephole()) {
+    operands.push_back(gate.getPeephole());
+    operands.push_back(gate.getPeepholeState());
+  }
+  return operands;
+}
+
+bool PointwiseGroups::isPointwise(Operation *op) {
+  if (auto gate = dyn_cast<GateOp>(op))
+    return gate.getInputs().empty() || hasEpilogue(gate);
+  if (op->getNumResults() == 0 || op->getNumRegions() != 0 ||
+      !isMemoryEffectFree(op))
+    return false;
+  // Upstream elementwise ops (arith, math) have a scalar form with the same
+  // name and attributes; lstm.one_minus is 1 - x.
+  if (!isa<OneMinusOp>(op) && !(op->hasTrait<OpTrait::Elementwise>() &&
+                                op->hasTrait<OpTrait::Scalarizable>()))
+    return false;
+  auto first = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!first || first.getRank() != 2)
+    return false;
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || t.getShape() != first.getShape() ||
+        !isa<IntegerType, FloatType, IndexType>(t.getElementType()))
+      return false;
+  }
+  return true;
+}
+
+PointwiseGroups::PointwiseGroups(LayerOp layer) {
+  Block &cell = layer.getBody().front();
+  MLIRContext *ctx = layer.getContext();
+
+  // The stage at which each value computed in the cell is available, and,
+  // for results of pointwise work, the shape of the group that makes them
+  // (as a tensor type of `index`, so that element types do not matter).
+  llvm::DenseMap<Value, unsigned> stage;
+  llvm::DenseMap<Value, Type> groupShape;
+  auto shapeOf = [&](Value v) {
+    return RankedTensorType::get(cast<RankedTensorType>(v.getType()).getShape(),
+                                 IndexType::get(ctx));
+  };
+  // When pointwise work of shape `shape` (null for a barrier) can read `v`:
+  // in the same group if `v` is pointwise work of the same shape, after the
+  // group that makes `v` otherwise.
+  auto available = [&](Value v, Type shape) -> unsigned {
+    auto it = stage.find(v);
+    if (it == stage.end())
+      return 0;
+    auto g = groupShape.find(v);
+    bool sameGroup = shape && g != groupShape.end() && g->second == shape;
+    return it->second + (g != groupShape.end() && !sameGroup ? 1 : 0);
+  };
+
+  // ASAP: every piece of work in the earliest group it can join.
+  SmallVector<Operation *> members;
+  llvm::DenseMap<Operation *, unsigned> memberStage;
+  for (Operation &op : cell.without_terminator()) {
+    unsigned s = 0;
+    if (isPointwise(&op)) {
+      Type shape = shapeOf(op.getResult(0));
+      auto gate = dyn_cast<GateOp>(op);
+      // A gate's products are a GEMM (a barrier) that feeds its epilogue.
+      SmallVector<Value> reads(op.getOperands());
+      if (gate) {
+        for (Value v : gate.getInputs())
+          s = std::max(s, available(v, Type()));
+        for (Value v : gate.getWeights())
+          s = std::max(s, available(v, Type()));
+        reads = getPointwiseOperands(gate);
+      }
+      for (Value v : reads)
+        s = std::max(s, available(v, shape));
+      for (Value result : op.getResults()) {
+        stage[result] = s;
+        groupShape[result] = shape;
+      }
+      members.push_back(&op);
+      memberStage[&op] = s;
+      continue;
+    }
+    // A barrier runs after everything it reads, nested uses included.
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        s = std::max(s, available(v, Type()));
+    });
+    for (Value result : op.getResults())
+      stage[result] = s;
+  }
+
+  // Then work whose results only feed later groups (of its shape) moves to
+  // the first of them: Cho's GRU computes z ⊙ h and 1 - z where they are
+  // used, after the GEMM of r ⊙ h, and passes on z instead of both. Users
+  // come later in the block, so one backward sweep sees their final stage.
+  for (Operation *op : llvm::reverse(members)) {
+    Type shape = shapeOf(op->getResult(0));
+    std::optional<unsigned> first;
+    bool onlyPointwise = true;
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      auto it = memberStage.find(user);
+      // The matrix products of a member gate are a barrier.
+      auto gate = dyn_cast<GateOp>(user);
+      bool product =
+          gate && use.getOperandNumber() <
+                      gate.getInputs().size() + gate.getWeights().size();
+      if (it == memberStage.end() || product ||
+          shapeOf(user->getResult(0)) != shape) {
+        onlyPointwise = false;
+        break;
+      }
+      first = std::min(first.value_or(it->second), it->second);
+    }
+    if (onlyPointwise && first && *first > memberStage[op])
+      memberStage[op] = *first;
+  }
+
+  llvm::DenseMap<std::pair<unsigned, Type>, unsigned> groupIndex;
+  SmallVector<std::pair<unsigned, SmallVector<Operation *>>> found;
+  for (Operation *op : members) {
+    unsigned s = memberStage[op];
+    auto [it, inserted] = groupIndex.try_emplace(
+        {s, shapeOf(op->getResult(0))}, static_cast<unsigned>(found.size()));
+    if (inserted)
+      found.push_back({s, {}});
+    found[it->second].second.push_back(op);
+  }
+
+  llvm::stable_sort(
+      found, [](const auto &x, const auto &y) { return x.first < y.first; });
+  for (auto &[s, ops] : found) {
+    stages.push_back(s);
+    groups.push_back(std::move(ops));
+  }
 }

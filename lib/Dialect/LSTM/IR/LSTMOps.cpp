@@ -2,6 +2,8 @@
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -23,9 +25,9 @@ static ParseResult parseTypeListPair(OpAsmParser &parser,
                                      SmallVectorImpl<Type> &first,
                                      SmallVectorImpl<Type> &second) {
   auto parseList = [&](SmallVectorImpl<Type> &types) {
-    return parser.parseCommaSeparatedList(
-        OpAsmParser::Delimiter::Paren,
-        [&]() { return parser.parseType(types.emplace_back()); });
+    return parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&]() {
+      return parser.parseType(types.emplace_back());
+    });
   };
   if (parseList(first) || parser.parseComma() || parseList(second))
     return failure();
@@ -78,22 +80,21 @@ LogicalResult LayerOp::verify() {
     auto type = cast<RankedTensorType>(v.getType());
     if (type.getRank() < 1 || !compatible(type.getDimSize(0), batch))
       return emitOpError("initial state #")
-             << i << " of type " << type
-             << " must have the batch size (" << extent(batch)
-             << ") as its leading dimension";
+             << i << " of type " << type << " must have the batch size ("
+             << extent(batch) << ") as its leading dimension";
   }
   if (Value lengths = getLengths()) {
     auto type = cast<RankedTensorType>(lengths.getType());
     if (!compatible(type.getDimSize(0), batch))
       return emitOpError("lengths of type ")
-             << type << " must have one entry per batch row ("
-             << extent(batch) << ")";
+             << type << " must have one entry per batch row (" << extent(batch)
+             << ")";
   }
   if (getFinals().size() != getInits().size())
     return emitOpError("has ") << getInits().size() << " initial states but "
                                << getFinals().size() << " final states";
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(getInits().getTypes(), getFinals().getTypes())))
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(getInits().getTypes(), getFinals().getTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError("final state #")
              << i << " has type " << std::get<1>(pair)
@@ -186,14 +187,14 @@ LogicalResult GateOp::verify() {
              << v.getType() << " does not have the result's element type "
              << elementType;
 
-  for (auto [k, pair] :
-       llvm::enumerate(llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
+  for (auto [k, pair] : llvm::enumerate(
+           llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
     auto in = cast<RankedTensorType>(std::get<0>(pair));
     auto w = cast<RankedTensorType>(std::get<1>(pair));
     if (!compatible(in.getDimSize(0), batch))
       return emitOpError("input #")
-             << k << " of type " << in << " does not have the result's batch size "
-             << extent(batch);
+             << k << " of type " << in
+             << " does not have the result's batch size " << extent(batch);
     if (!compatible(w.getDimSize(0), hidden))
       return emitOpError("weight #")
              << k << " of type " << w << " must have " << extent(hidden)
@@ -230,4 +231,148 @@ LogicalResult GateOp::verify() {
              << st << " must have the result's shape " << result;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PointwiseOp
+//===----------------------------------------------------------------------===//
+
+PointwiseYieldOp PointwiseOp::getYield() {
+  return cast<PointwiseYieldOp>(getBody().front().getTerminator());
+}
+
+/// Whether `type` is a scalar that a pointwise region can compute with.
+static bool isScalar(Type type) {
+  return isa<IntegerType, FloatType, IndexType>(type);
+}
+
+LogicalResult PointwiseOp::verify() {
+  if (getResults().empty())
+    return emitOpError("needs at least one result");
+  // The common [B, N], refined by every static extent seen so far.
+  int64_t batch = ShapedType::kDynamic, width = ShapedType::kDynamic;
+  bool hasRow = false;
+  auto merge = [](int64_t &into, int64_t d) {
+    if (ShapedType::isDynamic(into))
+      into = d;
+  };
+  auto check = [&](RankedTensorType type, StringRef what,
+                   unsigned index) -> LogicalResult {
+    if (!isScalar(type.getElementType()))
+      return emitOpError() << what << " #" << index << " of type " << type
+                           << " must have an integer, index or float element "
+                              "type";
+    if (type.getRank() == 1) {
+      if (!compatible(type.getDimSize(0), width))
+        return emitOpError()
+               << what << " #" << index << " of type " << type << " must have "
+               << extent(width) << " elements (the feature extent N of [B, N])";
+      merge(width, type.getDimSize(0));
+      return success();
+    }
+    if (!compatible(type.getDimSize(0), batch) ||
+        !compatible(type.getDimSize(1), width))
+      return emitOpError() << what << " #" << index << " of type " << type
+                           << " does not match the common shape ["
+                           << extent(batch) << ", " << extent(width) << "]";
+    merge(batch, type.getDimSize(0));
+    merge(width, type.getDimSize(1));
+    return success();
+  };
+  // Rank-2 values first, so that a bias is compared with the established N.
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getRank() == 2) {
+      hasRow = true;
+      if (failed(check(type, "operand", i)))
+        return failure();
+    }
+  }
+  for (auto [i, v] : llvm::enumerate(getResults()))
+    if (failed(check(cast<RankedTensorType>(v.getType()), "result", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getRank() == 1 && failed(check(type, "operand", i)))
+      return failure();
+  }
+  if (!hasRow)
+    return emitOpError("needs at least one [B, N] operand (the batch extent "
+                       "comes from it)");
+  return success();
+}
+
+LogicalResult PointwiseOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("region takes ")
+           << body.getNumArguments() << " arguments, expected one per operand ("
+           << getInputs().size() << ")";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(body.getArgumentTypes(), getInputs().getTypes()))) {
+    Type expected = getElementTypeOrSelf(std::get<1>(pair));
+    if (std::get<0>(pair) != expected)
+      return emitOpError("region argument #")
+             << i << " has type " << std::get<0>(pair) << ", expected "
+             << expected << " (the element type of operand #" << i << ")";
+  }
+  auto yield = dyn_cast<PointwiseYieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("region must end with lstm.pointwise_yield");
+  if (yield.getValues().size() != getResults().size())
+    return yield.emitOpError("yields ")
+           << yield.getValues().size() << " values but the op has "
+           << getResults().size() << " results";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getValues().getTypes(), getResults().getTypes()))) {
+    Type expected = getElementTypeOrSelf(std::get<1>(pair));
+    if (std::get<0>(pair) != expected)
+      return yield.emitOpError("value #")
+             << i << " has type " << std::get<0>(pair) << ", expected "
+             << expected << " (the element type of result #" << i << ")";
+  }
+  for (Operation &op : body.without_terminator()) {
+    // The region runs once per element, in any order and possibly in
+    // parallel: only pure scalar computations are meaningful there.
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+      return op.emitOpError("is not allowed in an lstm.pointwise region: "
+                            "only side-effect-free scalar ops are");
+    for (Type type :
+         llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (!isScalar(type))
+        return op.emitOpError("computes on ")
+               << type
+               << " in an lstm.pointwise region, which takes only "
+                  "scalars";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Value mlir::lstm::buildActivation(OpBuilder &b, Location loc, Activation act,
+                                  Value x) {
+  Type type = x.getType();
+  switch (act) {
+  case Activation::identity:
+    return x;
+  case Activation::tanh:
+    return math::TanhOp::create(b, loc, x);
+  case Activation::relu: {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  }
+  case Activation::sigmoid: {
+    // 1 / (1 + exp(-x)): exp overflows to +inf for very negative x, which
+    // correctly yields 0.
+    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+    Value neg = arith::NegFOp::create(b, loc, x);
+    Value e = math::ExpOp::create(b, loc, neg);
+    Value den = arith::AddFOp::create(b, loc, one, e);
+    return arith::DivFOp::create(b, loc, one, den);
+  }
+  }
+  llvm_unreachable("unknown activation");
 }

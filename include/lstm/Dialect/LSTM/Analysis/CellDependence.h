@@ -84,6 +84,52 @@ private:
   llvm::DenseMap<Value, llvm::BitVector> dependences;
 };
 
+/// The pointwise work of one step of a cell, grouped into the fewest regions
+/// that can each run as one fused kernel.
+///
+/// Pointwise work is every op of the cell that computes each element of its
+/// `[B, N]` result from the same element of its operands: `lstm.gate`
+/// without matrix products, the epilogue (addends, biases, peephole,
+/// activation) of a gate with products, `lstm.one_minus`, and elementwise
+/// `arith`/`math` ops on rank-2 tensors. Everything else (the GEMMs of
+/// gates, slices, ops on other ranks) is a barrier.
+///
+/// Each piece of work gets a stage: the number of barriers that must run
+/// after some pointwise work and before it, on the longest path through the
+/// cell. Work of one stage (and one shape) forms a group. A group reads only
+/// values of earlier groups or of barriers that do not read the group, so
+/// contracting each group into one op keeps the cell acyclic: Cho's GRU has
+/// two groups, because the GEMM of `R_n (r ⊙ h)` reads `r ⊙ h` from the
+/// first and feeds the second. The grouping is a snapshot of the cell, like
+/// CellDependence.
+class PointwiseGroups {
+public:
+  explicit PointwiseGroups(LayerOp layer);
+
+  /// Whether `op` has pointwise work: see the class comment. For a gate with
+  /// matrix products, that is whether it has an epilogue; its products stay a
+  /// barrier.
+  static bool isPointwise(Operation *op);
+
+  /// Whether `gate` does anything beyond the sum of its matrix products.
+  static bool hasEpilogue(GateOp gate);
+
+  /// The operands of `gate` that its epilogue reads elementwise: addends,
+  /// biases, then the peephole weight and state.
+  static SmallVector<Value> getPointwiseOperands(GateOp gate);
+
+  /// The groups, each a list of ops of the cell in block order; groups are
+  /// ordered by stage. A gate with products stands for its epilogue.
+  ArrayRef<SmallVector<Operation *>> getGroups() const { return groups; }
+
+  /// The stage of every group, indexed like getGroups().
+  ArrayRef<unsigned> getStages() const { return stages; }
+
+private:
+  SmallVector<SmallVector<Operation *>> groups;
+  SmallVector<unsigned> stages;
+};
+
 } // namespace mlir::lstm
 
 #endif // LSTM_DIALECT_LSTM_ANALYSIS_CELLDEPENDENCE_H

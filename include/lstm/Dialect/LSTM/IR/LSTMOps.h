@@ -16,4 +16,18 @@
 #define GET_OP_CLASSES
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h.inc"
 
+namespace mlir {
+class OpBuilder;
+
+namespace lstm {
+
+/// Builds `act(x)` for a scalar float `x` with arith/math ops: the one
+/// definition of the activations, shared by the lowering of `lstm.gate` and
+/// by the passes that expand gates into scalar code (sigmoid is
+/// `1 / (1 + exp(-x))`, relu is `max(x, 0)`).
+Value buildActivation(OpBuilder &b, Location loc, Activation act, Value x);
+
+} // namespace lstm
+} // namespace mlir
+
 #endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_H

@@ -205,4 +205,86 @@ def LSTM_OneMinusOp : LSTM_Op<"one_minus", [
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// PointwiseOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_PointwiseInput : TensorRankOf<[AnyType], [1, 2]>;
+
+def LSTM_PointwiseOp : LSTM_Op<"pointwise", [
+    Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "a fused region of scalar work applied to every element of [B, N]";
+  let description = [{
+    Applies the scalar computation held in the region to every element
+    `(b, n)` of a `[B, N]` iteration space, in one pass over the data: the
+    fused pointwise work of one step of a cell (bias adds, peepholes,
+    activations, `1 - x`, the cell update, the output), as produced by
+    `lstm-fuse-elementwise`. The lowering turns each `lstm.pointwise` into
+    exactly one `linalg.generic`, and so the GPU pipeline into one kernel.
+
+    Operands are read at `(b, n)`:
+
+    - a rank-2 operand `[B, N]` is read at `[b, n]` (gate pre-activations,
+      states, slices of a combined GEMM: a `tensor.extract_slice` of a wider
+      `[B, M]` tensor becomes a strided view after bufferization, not a copy);
+    - a rank-1 operand `[N]` (a bias, a peephole weight) is read at `[n]`,
+      broadcast along the batch.
+
+    The region has one block argument per operand, of the operand's element
+    type, and computes with side-effect-free scalar ops (`arith`, `math`);
+    `lstm.pointwise_yield` returns one scalar per result, which is written at
+    `[b, n]` of the corresponding `[B, N]` result. The region is isolated
+    from above: constants it needs are defined inside it.
+
+    All rank-2 operands and results agree on `[B, N]`, rank-1 operands on
+    `N` (dynamic extents are compared at run time by the lowering). At least
+    one operand has rank 2, so that the batch extent is known.
+
+    ```mlir
+    %c, %h = lstm.pointwise ins(%i, %g, %f, %cp, %o : tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>)
+        -> tensor<?x128xf32>, tensor<?x128xf32> {
+    ^bb0(%vi: f32, %vg: f32, %vf: f32, %vc: f32, %vo: f32):
+      %ig = arith.mulf %vi, %vg : f32
+      %fc = arith.mulf %vf, %vc : f32
+      %cn = arith.addf %fc, %ig : f32
+      %t = math.tanh %cn : f32
+      %hn = arith.mulf %vo, %t : f32
+      lstm.pointwise_yield %cn, %hn : f32, f32
+    }
+    ```
+  }];
+
+  let arguments = (ins Variadic<LSTM_PointwiseInput>:$inputs);
+  let results = (outs Variadic<2DTensorOf<[AnyType]>>:$results);
+  let regions = (region SizedRegion<1>:$body);
+
+  let assemblyFormat = [{
+    `ins` `(` $inputs `:` type($inputs) `)` `->` type($results)
+    attr-dict-with-keyword $body
+  }];
+
+  let extraClassDeclaration = [{
+    /// The terminator of the region.
+    PointwiseYieldOp getYield();
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def LSTM_PointwiseYieldOp : LSTM_Op<"pointwise_yield", [
+    Pure, Terminator, ReturnLike, HasParent<"PointwiseOp">]> {
+  let summary = "terminates an lstm.pointwise region: one scalar per result";
+  let description = [{
+    Returns the scalar value of each result of the enclosing `lstm.pointwise`
+    at the current element; the types are the results' element types.
+
+    ```mlir
+    lstm.pointwise_yield %c, %h : f32, f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
 #endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_TD

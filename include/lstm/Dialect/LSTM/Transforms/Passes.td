@@ -50,4 +50,73 @@ def LSTMCombineGateGemmsPass : Pass<"lstm-combine-gate-gemms"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
+  let summary = "Fuse the pointwise work of each step between GEMMs into lstm.pointwise ops";
+  let description = [{
+    In every `lstm.layer`, the pointwise work of a step (gates without
+    matrix products, the epilogue of gates with products: addends, biases,
+    peephole and activation; `lstm.one_minus`; elementwise `arith`/`math` on
+    `[B, N]` tensors: the cell update, the output) becomes as few
+    `lstm.pointwise` ops as the GEMMs between them allow, each lowered to one
+    `linalg.generic` and, on the GPU, one kernel per step.
+
+    The groups come from `PointwiseGroups` (in the cell dependence analysis,
+    `lstm/Dialect/LSTM/Analysis/CellDependence.h`): work joins the earliest
+    group that all of its operands are available to, and a GEMM that reads
+    a group's result splits what depends on it into a later group. An LSTM,
+    a peephole LSTM (whose output gate peeps at the new `c_t`: the region
+    computes `c_t` first), a GRU or FGR has one group per step; Cho's GRU
+    and MGU, whose GEMM `R_n (r ⊙ h)` (`R_n (f ⊙ h)`) reads pointwise work of
+    the same step, have two. Work whose results only feed a later group is
+    computed in that group (Cho's GRU computes `1 - z` and `z ⊙ h` after the
+    GEMM, and passes on nothing but `r ⊙ h`). A gate with
+    products keeps them as an `lstm.gate identity` GEMM (only the products)
+    where the gate was; its epilogue joins the group. Inside the region the
+    work runs in block order, so in-cell dependences are respected; the
+    cell's other ops are then put in dependence order around the new ops.
+
+    Each `lstm.pointwise` takes as operands the tensors its work reads from
+    outside the group: `[B, N]` values (block arguments, GEMM results, the
+    step slice of an input) and `[N]` biases and peephole weights, read with
+    broadcasting. Splat constants become scalar constants of the region. The
+    columns that `lstm-combine-gate-gemms` gives each gate
+    (`tensor.extract_slice` of the combined GEMM) stay operands: one-shot
+    bufferization turns them into strided views of the GEMM result, so the
+    fused kernel reads the GEMM's output in place, without a copy and
+    without the op having to know column offsets. Its results are the
+    values used after the group (the yield, later GEMMs).
+
+    A group of a single op is left alone (it already lowers to one
+    `linalg.generic`). Length masking (`lengths` on the layer) is applied
+    by the lowering of `lstm.layer` to the yielded values, after the fused
+    op: it is a separate `linalg.generic` per masked value, not part of the
+    fused kernel.
+
+    Run it after `lstm-combine-gate-gemms` (which needs the products inside
+    the gates) or alone; it accepts any cell.
+
+    Example (the LSTM after combining):
+
+    ```mlir
+    %i = lstm.gate sigmoid add(%xi, %hi : ...) bias(%bi : tensor<8xf32>) -> tensor<?x8xf32>
+    ...
+    %c_new = arith.addf %fc, %ig : tensor<?x8xf32>
+    %h_new = arith.mulf %o, %tanh_c : tensor<?x8xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %r:2 = lstm.pointwise ins(%xi, %hi, %bi, ... : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>, ...)
+        -> tensor<?x8xf32>, tensor<?x8xf32> {
+    ^bb0(%a: f32, %b: f32, %c: f32, ...):
+      ...
+      lstm.pointwise_yield %cn, %hn : f32, f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,39 @@
+//===- LoweringUtils.h - Helpers shared by the lstm lowerings ---*- C++ -*-===//
+//
+// Private to lib/Conversion/LSTMToLinalg: the pieces that the patterns of
+// the different files of the lowering share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_LSTMTOLINALG_LOWERINGUTILS_H
+#define LIB_CONVERSION_LSTMTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::lstm::detail {
+
+/// The dynamic extents of `type`, read from `source` dimension `sourceDims[i]`
+/// for result dimension `i` (only where `type` is dynamic).
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
+                                RankedTensorType type,
+                                ArrayRef<std::pair<Value, int64_t>> from);
+
+/// Emits a run-time check that `x`'s extent `dx` equals `y`'s extent `dy`,
+/// unless both are static (then the verifier has already compared them).
+/// Dynamic shapes (batch size, sequence length) are only known when the
+/// function is called; a mismatch must stop the run instead of reading out
+/// of bounds.
+void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx, Value y,
+                      int64_t dy, const Twine &what);
+
+} // namespace mlir::lstm::detail
+
+namespace mlir::lstm {
+/// The lowering of `lstm.pointwise` to one `linalg.generic`
+/// (PointwiseToLinalg.cpp).
+void populatePointwiseToLinalgPatterns(RewritePatternSet &patterns);
+} // namespace mlir::lstm
+
+#endif // LIB_CONVERSION_LSTMTOLINALG_LOWERINGUTILS_H

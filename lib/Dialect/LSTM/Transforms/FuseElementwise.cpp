@@ -1,0 +1,229 @@
+//===- FuseElementwise.cpp - One fused region per group of pointwise work -===//
+//
+// Between its GEMMs, a step of a cell is a chain of small pointwise ops (bias
+// adds, activations, the cell update, the output), each of which would be a
+// kernel of its own reading and writing [B, H] from memory. The pointwise
+// work of each group (PointwiseGroups: the fewest groups that respect the
+// GEMMs between them) becomes one `lstm.pointwise` whose region is the
+// scalar code of all of it, in block order, so that it lowers to one
+// linalg.generic and one GPU kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
+
+#include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_LSTMFUSEELEMENTWISEPASS
+#include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+/// The splat value of `v` when it is a constant tensor with one value
+/// everywhere: such operands become scalar constants of the region instead
+/// of tensors read from memory.
+static TypedAttr getSplat(Value v) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat())
+    return {};
+  return dense.getSplatValue<TypedAttr>();
+}
+
+namespace {
+
+/// Builds the `lstm.pointwise` of one group.
+class GroupFuser {
+public:
+  GroupFuser(ArrayRef<Operation *> members) : members(members) {
+    memberSet.insert(members.begin(), members.end());
+  }
+
+  void run();
+
+private:
+  /// The tensor values that the scalar code of `op` reads (for a gate with
+  /// products, the GEMM result first).
+  SmallVector<Value> readsOf(Operation *op) {
+    auto gate = dyn_cast<GateOp>(op);
+    if (!gate)
+      return SmallVector<Value>(op->getOperands());
+    SmallVector<Value> reads;
+    if (Value gemm = gemms.lookup(gate))
+      reads.push_back(gemm);
+    llvm::append_range(reads, PointwiseGroups::getPointwiseOperands(gate));
+    return reads;
+  }
+
+  /// Emits the scalar code of `op`, its tensor operands mapped in `map`.
+  void emitScalar(OpBuilder &b, Operation *op, IRMapping &map);
+
+  ArrayRef<Operation *> members;
+  llvm::SmallPtrSet<Operation *, 16> memberSet;
+  /// The GEMM split off each member gate that has products.
+  llvm::DenseMap<Operation *, Value> gemms;
+};
+
+} // namespace
+
+void GroupFuser::emitScalar(OpBuilder &b, Operation *op, IRMapping &map) {
+  Location loc = op->getLoc();
+  auto scalar = [&](Value v) { return map.lookup(v); };
+  if (auto gate = dyn_cast<GateOp>(op)) {
+    // The order of the sum is the one of the gate's own lowering: products,
+    // addends, biases, then the peephole term.
+    SmallVector<Value> terms;
+    if (Value gemm = gemms.lookup(gate))
+      terms.push_back(scalar(gemm));
+    for (Value v : gate.getAddends())
+      terms.push_back(scalar(v));
+    for (Value v : gate.getBiases())
+      terms.push_back(scalar(v));
+    Value sum = terms.empty() ? Value() : terms.front();
+    for (Value term : llvm::drop_begin(terms))
+      sum = arith::AddFOp::create(b, loc, sum, term);
+    if (gate.getPeephole()) {
+      Value pc = arith::MulFOp::create(b, loc, scalar(gate.getPeephole()),
+                                       scalar(gate.getPeepholeState()));
+      sum = sum ? arith::AddFOp::create(b, loc, sum, pc).getResult() : pc;
+    }
+    map.map(gate.getResult(),
+            buildActivation(b, loc, gate.getActivation(), sum));
+    return;
+  }
+  if (auto oneMinus = dyn_cast<OneMinusOp>(op)) {
+    Value x = scalar(oneMinus.getInput());
+    Value one =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+    map.map(oneMinus.getResult(), arith::SubFOp::create(b, loc, one, x));
+    return;
+  }
+  // An upstream elementwise op: the same op on the elements.
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(scalar(v));
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes())
+    types.push_back(getElementTypeOrSelf(t));
+  Operation *clone = b.create(loc, op->getName().getIdentifier(), operands,
+                              types, op->getAttrs());
+  map.map(op->getResults(), clone->getResults());
+}
+
+void GroupFuser::run() {
+  Operation *last = members.back();
+  OpBuilder b(last->getContext());
+
+  // Gates with products keep them as a GEMM (an identity gate with only the
+  // products) where the gate was; the epilogue joins the region.
+  for (Operation *op : members) {
+    auto gate = dyn_cast<GateOp>(op);
+    if (!gate || gate.getInputs().empty())
+      continue;
+    b.setInsertionPoint(gate);
+    gemms[gate] =
+        GateOp::create(b, gate.getLoc(), gate.getType(), Activation::identity,
+                       gate.getInputs(), gate.getWeights(), ValueRange{},
+                       ValueRange{}, Value(), Value())
+            .getResult();
+  }
+
+  // Operands: what members read from outside the group, splats aside.
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : members)
+    for (Value v : readsOf(op)) {
+      Operation *def = v.getDefiningOp();
+      if ((def && memberSet.contains(def)) || getSplat(v))
+        continue;
+      inputs.insert(v);
+    }
+  // Results: member values used outside the group (other ops, the yield).
+  SmallVector<Value> results;
+  for (Operation *op : members)
+    for (Value v : op->getResults())
+      if (llvm::any_of(v.getUsers(), [&](Operation *user) {
+            return !memberSet.contains(user);
+          }))
+        results.push_back(v);
+
+  SmallVector<Location> locs;
+  for (Operation *op : members)
+    locs.push_back(op->getLoc());
+  Location loc = b.getFusedLoc(locs);
+  b.setInsertionPoint(last);
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs.getArrayRef());
+
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (Value v : inputs) {
+    argTypes.push_back(getElementTypeOrSelf(v.getType()));
+    argLocs.push_back(v.getLoc());
+  }
+  Block *body = b.createBlock(&fused.getBody(), {}, argTypes, argLocs);
+  IRMapping map;
+  map.map(inputs.getArrayRef(), body->getArguments());
+  for (Operation *op : members) {
+    for (Value v : readsOf(op))
+      if (!map.contains(v))
+        if (TypedAttr splat = getSplat(v))
+          map.map(v, arith::ConstantOp::create(b, v.getLoc(), splat));
+    emitScalar(b, op, map);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : results)
+    yielded.push_back(map.lookup(v));
+  PointwiseYieldOp::create(b, loc, yielded);
+
+  for (auto [v, replacement] : llvm::zip(results, fused.getResults()))
+    v.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+      return !memberSet.contains(use.getOwner());
+    });
+  // Users first: within the group, every use follows its definition.
+  for (Operation *op : llvm::reverse(members))
+    op->erase();
+}
+
+namespace {
+struct LSTMFuseElementwisePass
+    : lstm::impl::LSTMFuseElementwisePassBase<LSTMFuseElementwisePass> {
+  void runOnOperation() override {
+    SmallVector<LayerOp> layers;
+    getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
+    for (LayerOp layer : layers) {
+      PointwiseGroups analysis(layer);
+      bool changed = false;
+      for (ArrayRef<Operation *> group : analysis.getGroups()) {
+        // A lone op already lowers to one linalg.generic: fusing it would
+        // only rename it.
+        if (group.size() < 2)
+          continue;
+        GroupFuser(group).run();
+        changed = true;
+      }
+      if (!changed)
+        continue;
+      // Each fused op sits where its last member was; moving the other ops
+      // of the cell behind the values they read puts GEMMs that read a
+      // group after it and GEMMs that feed a group before it. The grouping
+      // keeps the cell acyclic, so this cannot fail on a verified cell.
+      if (!sortTopologically(&layer.getBody().front())) {
+        layer.emitError("lstm-fuse-elementwise: the fused cell has a cycle");
+        return signalPassFailure();
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,43 @@
+// The fused pointwise work of a step is one kernel on the GPU path and one
+// loop nest on the CPU path.
+//
+// On the CPU, the pipeline accepts lstm.pointwise and leaves only the LLVM dialect.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
+// RUN: lstm-opt %examples/cho_gru.mlir --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
+// CPU: llvm.func @forward
+// CPU-NOT: {{ (lstm|linalg|tensor|memref|scf|arith|math|cf|bufferization|func)\.}}
+//
+// GPU (kernels serialised with the CUDA toolkit, no GPU needed): count the
+// launches inside the time loop (the scf.for carrying h and c), just before
+// the loop becomes branches. The LSTM after combining: two GEMMs (a fill
+// and a contraction each), ONE pointwise kernel, and the copy of h into the
+// output sequence; unfused, its pointwise work takes five kernels.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// LSTM: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, memref<?x128xf32>
+// LSTM-COUNT-6: gpu.launch_func
+// LSTM-NOT: gpu.launch_func
+// LSTM: scf.yield
+// UNFUSED: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, memref<?x128xf32>
+// UNFUSED-COUNT-10: gpu.launch_func
+// UNFUSED-NOT: gpu.launch_func
+// UNFUSED: scf.yield
+//
+// The fused kernel holds all of the step's pointwise math (3 sigmoids, 2
+// tanh), reading the GEMM results through strided views; no other kernel
+// has any.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL --implicit-check-not=math.exp --implicit-check-not=math.tanh
+// KERNEL: gpu.func @forward_kernel({{.*}}memref<?x128xf32, strided<[512, 1]>>{{.*}}memref<?x128xf32, strided<[512, 1], offset: 384>>
+// KERNEL-COUNT-2: math.exp
+// KERNEL: math.tanh
+// KERNEL: math.exp
+// KERNEL: math.tanh
+// KERNEL: gpu.return
+//
+// Cho's GRU: two pointwise kernels per step (its reset is applied before
+// the GEMM of n), around three GEMMs, plus the output copy.
+// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
+// CHO: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>
+// CHO-COUNT-9: gpu.launch_func
+// CHO-NOT: gpu.launch_func
+// CHO: scf.yield
