@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceMemory.h"
 #include "RuntimeState.h"
 
 #include <cuda.h>
@@ -114,13 +115,13 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
   if (isHostShared)
     LSTM_CUDA_CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
   else
-    LSTM_CUDA_CHECK(cuMemAllocAsync(&ptr, sizeBytes, stream));
+    ptr = allocateDevice(sizeBytes, stream);
   return reinterpret_cast<void *>(ptr);
 }
 
 void mgpuMemFree(void *ptr, CUstream stream) {
   if (ptr)
-    LSTM_CUDA_CHECK(cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream));
+    releaseDevice(reinterpret_cast<CUdeviceptr>(ptr), stream);
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, CUstream stream) {

@@ -2,6 +2,8 @@
 
 #include "RuntimeState.h"
 
+#include "DeviceMemory.h"
+
 #include "lstm/Runtime/CudaRuntime.h"
 
 namespace {
@@ -96,8 +98,7 @@ int lstmRuntimeSynchronize(void) {
 void lstmRuntimeFree(void *ptr) {
   // Ordered after the run and after the caller's work on the same stream.
   if (ptr && ensureContext())
-    LSTM_CUDA_CHECK(
-        cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), currentStream()));
+    releaseDevice(reinterpret_cast<CUdeviceptr>(ptr), currentStream());
 }
 
 } // extern "C"

@@ -9,15 +9,27 @@
 //
 // GPU (kernels serialised with the CUDA toolkit, no GPU needed): count the
 // launches inside the time loop (the scf.for carrying h and c), just before
-// the loop becomes branches. The LSTM after combining: two GEMMs (a fill
-// and a contraction each), ONE pointwise kernel, and the copy of h into the
-// output sequence; unfused, its pointwise work takes five kernels.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// the loop becomes branches. With every GEMM a generated kernel
+// (cublas=false), the LSTM after combining: two GEMMs (a fill and a
+// contraction each), ONE pointwise kernel, and the copy of h into the output
+// sequence; unfused, its pointwise work takes five kernels.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
 // LSTM: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, memref<?x128xf32>
 // LSTM-COUNT-6: gpu.launch_func
 // LSTM-NOT: gpu.launch_func
 // LSTM: scf.yield
+//
+// With the GEMMs in cuBLAS (the default), a step is two cuBLAS calls and two
+// kernels: the fused pointwise work and the output copy.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUBLAS
+// CUBLAS: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, memref<?x128xf32>
+// CUBLAS-NOT: gpu.launch_func
+// CUBLAS-COUNT-2: call @lstmRuntimeGemmStridedBatched
+// CUBLAS-NOT: call @lstmRuntimeGemmStridedBatched
+// CUBLAS-COUNT-2: gpu.launch_func
+// CUBLAS-NOT: gpu.launch_func
+// CUBLAS: scf.yield
 // UNFUSED: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, memref<?x128xf32>
 // UNFUSED-COUNT-10: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func
@@ -36,7 +48,7 @@
 //
 // Cho's GRU: two pointwise kernels per step (its reset is applied before
 // the GEMM of n), around three GEMMs, plus the output copy.
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
+// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
 // CHO: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>
 // CHO-COUNT-9: gpu.launch_func
 // CHO-NOT: gpu.launch_func

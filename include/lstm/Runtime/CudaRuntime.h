@@ -30,6 +30,10 @@ void lstmRuntimeClearError(void);
 /// ordered on the run's stream.
 void lstmRuntimeFree(void *devicePointer);
 
+/// Hands the device buffers this thread's runs keep for reuse (scratch
+/// buffers are cached by size between steps and runs) back to the driver.
+void lstmRuntimeEmptyCache(void);
+
 /// Makes `cuStream` (a CUstream, e.g. PyTorch's current stream) the stream
 /// that this thread's runs are ordered on; NULL returns to the runtime's own
 /// stream. A run is asynchronous: it returns once its work is queued.

@@ -174,7 +174,7 @@ public:
   /// The device address of the first element of `memref`, as !llvm.ptr.
   Value pointer(Value memref) {
     auto type = cast<MemRefType>(memref.getType());
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    memref::ExtractStridedMetadataOp meta = metadata(memref);
     Value base =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     int64_t bytes = type.getElementTypeBitWidth() / 8;
@@ -195,7 +195,7 @@ public:
 
   /// The row stride (leading dimension) and batch stride of an operand.
   std::pair<Value, Value> strides(const MatrixOperand &operand) {
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand.memref);
+    memref::ExtractStridedMetadataOp meta = metadata(operand.memref);
     int64_t rowStridePos = operand.batchDim >= 0 ? 1 : 0;
     Value lead = arith::IndexCastOp::create(
         b, loc, i64, meta.getStrides()[rowStridePos]);
@@ -219,9 +219,17 @@ public:
   }
 
 private:
+  memref::ExtractStridedMetadataOp metadata(Value memref) {
+    auto &meta = metadataOf[memref];
+    if (!meta)
+      meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    return meta;
+  }
+
   OpBuilder &b;
   Location loc;
   Type i32, i64;
+  llvm::DenseMap<Value, memref::ExtractStridedMetadataOp> metadataOf;
 };
 
 /// The runtime's GEMM entry point, declared once per module.
@@ -241,13 +249,33 @@ func::FuncOp declareGemm(ModuleOp module) {
   return f;
 }
 
+/// The extent of loop dimension `dim` when some operand's type gives it.
+std::optional<int64_t> staticExtent(const GemmMatch &g, unsigned dim) {
+  linalg::LinalgOp op = g.op;
+  std::optional<int64_t> extent;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<MemRefType>(operand.get().getType());
+    std::optional<int64_t> pos =
+        positionOf(op.getMatchingIndexingMap(&operand), dim);
+    if (pos && !type.isDynamicDim(*pos))
+      extent = type.getDimSize(*pos);
+  }
+  return extent;
+}
+
 /// The extent of loop dimension `dim` of the contraction, as an index.
 Value loopExtent(OpBuilder &b, Location loc, const GemmMatch &g, unsigned dim) {
   linalg::LinalgOp op = g.op;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (std::optional<int64_t> pos = positionOf(map, dim))
-      return memref::DimOp::create(b, loc, operand.get(), *pos);
+    std::optional<int64_t> pos = positionOf(map, dim);
+    if (!pos)
+      continue;
+    // Static extents stay constants, so that the size decision is static.
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (!type.isDynamicDim(*pos))
+      return arith::ConstantIndexOp::create(b, loc, type.getDimSize(*pos));
+    return memref::DimOp::create(b, loc, operand.get(), *pos);
   }
   llvm_unreachable("every loop dimension of a contraction is read");
 }
@@ -312,27 +340,34 @@ struct ConvertGemmToCublasPass
     // fill.)
     linalg::FillOp fill = zeroFillBefore(op, g.c.memref);
 
+    // Small enough to stay a kernel whatever the run-time sizes?
+    if (minSize > 0) {
+      int64_t size = 1;
+      bool allStatic = true;
+      for (std::optional<unsigned> dim :
+           {std::optional<unsigned>(g.m), std::optional<unsigned>(g.n),
+            std::optional<unsigned>(g.k), g.batch}) {
+        if (!dim)
+          continue;
+        std::optional<int64_t> e = staticExtent(g, *dim);
+        allStatic &= e.has_value();
+        size *= e.value_or(1);
+      }
+      if (allStatic && size < minSize)
+        return success();
+    }
+
     Value m = loopExtent(b, loc, g, g.m), n = loopExtent(b, loc, g, g.n),
           k = loopExtent(b, loc, g, g.k);
     Value batch = g.batch ? loopExtent(b, loc, g, *g.batch)
                           : arith::ConstantIndexOp::create(b, loc, 1);
 
-    // The size decision: static when every extent is, else at run time.
+    // With a dynamic extent, the size decision is taken at run time.
     Value useCublas;
     if (minSize > 0) {
       SmallVector<Value> extents = {m, n, k, batch};
-      int64_t staticSize = 1;
-      bool allStatic = true;
-      for (Value e : extents) {
-        std::optional<int64_t> c = getConstantIntValue(e);
-        if (!c) {
-          allStatic = false;
-          break;
-        }
-        staticSize *= *c;
-      }
-      if (allStatic && staticSize < minSize)
-        return success();
+      bool allStatic = llvm::all_of(
+          extents, [](Value e) { return getConstantIntValue(e).has_value(); });
       if (!allStatic) {
         Value size = extents[0];
         for (Value e : ArrayRef(extents).drop_front())

@@ -1,0 +1,35 @@
+//===- DeviceMemory.h - Device buffers of a run, cached per size -*- C++ -*-===//
+//
+// A compiled network allocates and frees the same scratch buffers every step
+// (a GEMM's result, a gate's activations). Those go through a per-thread
+// cache keyed by size: a freed block is reused by the next allocation of the
+// same size, with no driver call. That is safe because every use, free and
+// reuse of a block is ordered on the one stream of the run; the cache is
+// emptied (blocks handed back to the driver) when the stream changes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_LIB_RUNTIME_DEVICEMEMORY_H
+#define LSTM_LIB_RUNTIME_DEVICEMEMORY_H
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#pragma GCC visibility push(hidden)
+namespace lstm::runtime {
+
+/// A device buffer of `bytes` ordered on `stream`; 0 after a failure.
+CUdeviceptr allocateDevice(uint64_t bytes, CUstream stream);
+
+/// Gives `ptr` (from allocateDevice) back for reuse after the work queued on
+/// `stream` so far.
+void releaseDevice(CUdeviceptr ptr, CUstream stream);
+
+/// Hands every cached block back to the driver.
+void emptyDeviceCache();
+
+} // namespace lstm::runtime
+#pragma GCC visibility pop
+
+#endif // LSTM_LIB_RUNTIME_DEVICEMEMORY_H

@@ -1,0 +1,111 @@
+// RUN: lstm-opt %s --lstm-gemm-to-cublas --canonicalize --cse -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-gemm-to-cublas=min-size=100000 -split-input-file | FileCheck %s --check-prefix=MIN
+// RUN: lstm-opt %s --lstm-gemm-to-cublas=compute-type=tf32 --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=TF32
+// RUN: not lstm-opt %s --lstm-gemm-to-cublas=compute-type=fp8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADTYPE
+
+// BADTYPE: unknown compute-type 'fp8' (expected fp32, tf32 or bf16)
+
+// The calls' arguments: (computeType, transA, transB, m, n, k, alpha, A, lda,
+// strideA, B, ldb, strideB, beta, C, ldc, strideC, batch).
+
+// The gate product x·W^T (W stored [n, k]) after a zero fill: one call with
+// B transposed and beta = 0; the fill and the contraction are gone. A is a
+// view at an offset: its address is the aligned pointer plus 4 bytes per
+// element of offset.
+#in = affine_map<(b, h, k) -> (b, k)>
+#w = affine_map<(b, h, k) -> (h, k)>
+#acc = affine_map<(b, h, k) -> (b, h)>
+// CHECK-LABEL: func.func @gate_product
+// CHECK-SAME: (%[[X:.*]]: memref<?x64xf32, strided<[64, 1], offset: ?>>, %[[W:.*]]: memref<512x64xf32>, %[[C:.*]]: memref<?x512xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.
+// CHECK: %[[B:.*]] = memref.dim %[[X]], %c0
+// CHECK: %{{.*}}, %[[XOFF:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[X]]
+// CHECK: %[[M:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: %[[XBASE:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[XBYTES:.*]] = arith.muli %[[XOFF]], %c4
+// CHECK: %[[XADDR:.*]] = arith.addi %[[XBASE]], %[[XBYTES]]
+// CHECK: %[[XADDR64:.*]] = arith.index_cast %[[XADDR]]
+// CHECK: %[[XPTR:.*]] = llvm.inttoptr %[[XADDR64]]
+// CHECK: %[[WPTR:.*]] = llvm.inttoptr
+// CHECK: %[[CPTR:.*]] = llvm.inttoptr
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c0_i32, %c0_i32, %c1_i32, %[[M]], %c512_i64, %c64_i64, %[[ONE]], %[[XPTR]], %c64_i64, %c0_i64, %[[WPTR]], %c64_i64, %c0_i64, %[[ZERO]], %[[CPTR]], %c512_i64, %c0_i64, %c1_i64)
+// CHECK-NOT: linalg.
+// CHECK: func.func private @lstmRuntimeGemmStridedBatched(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+// MIN-LABEL: func.func @gate_product
+// MIN: %[[SIZE:.*]] = arith.muli
+// MIN: %[[BIG:.*]] = arith.cmpi sge, %{{.*}}, %c100000
+// MIN: scf.if %[[BIG]] {
+// MIN:   call @lstmRuntimeGemmStridedBatched
+// MIN: } else {
+// MIN:   linalg.fill
+// MIN:   linalg.generic
+// MIN: }
+// TF32-LABEL: func.func @gate_product
+// TF32: call @lstmRuntimeGemmStridedBatched(%c1_i32, %c0_i32, %c1_i32,
+func.func @gate_product(%x: memref<?x64xf32, strided<[64, 1], offset: ?>>,
+                        %w: memref<512x64xf32>, %c: memref<?x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x512xf32>)
+  linalg.generic {indexing_maps = [#in, #w, #acc],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xf32, strided<[64, 1], offset: ?>>, memref<512x64xf32>)
+      outs(%c : memref<?x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Accumulating into C (no fill before): beta = 1, no operand transposed.
+// Static sizes under min-size stay a kernel.
+// CHECK-LABEL: func.func @accumulate
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c0_i32, %c0_i32, %c0_i32, %c8_i64, %c32_i64, %c16_i64, %[[ONE]], %{{.*}}, %c16_i64, %c0_i64, %{{.*}}, %c32_i64, %c0_i64, %[[ONE]], %{{.*}}, %c32_i64, %c0_i64, %c1_i64)
+// MIN-LABEL: func.func @accumulate
+// MIN-NOT: call
+// MIN: linalg.matmul
+func.func @accumulate(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// -----
+
+// A batched product (the wavefront's recurrent GEMM): the batch strides are
+// passed, and the batch count is the leading extent.
+// CHECK-LABEL: func.func @batched
+// CHECK-NOT: linalg.
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:3, %[[HS:.*]]:3 = memref.extract_strided_metadata %arg0
+// CHECK: %[[HSTRIDE:.*]] = arith.index_cast %[[HS]]#0
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c0_i32, %c0_i32, %c1_i32, %{{.*}}, %c512_i64, %c128_i64, %{{.*}}, %{{.*}}, %c128_i64, %[[HSTRIDE]], %{{.*}}, %c128_i64, %c65536_i64, %{{.*}}, %{{.*}}, %c512_i64, %{{.*}}, %c3_i64)
+func.func @batched(%h: memref<3x?x128xf32>, %r: memref<3x512x128xf32>, %c: memref<3x?x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x?x512xf32>)
+  linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%h, %r : memref<3x?x128xf32>, memref<3x512x128xf32>)
+      outs(%c : memref<3x?x512xf32>)
+  return
+}
+
+// -----
+
+// Not for cuBLAS: a column-strided operand, an integer product.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+func.func @left_alone(%a: memref<8x16xf32, strided<[1, 8]>>, %b: memref<16x32xf32>, %c: memref<8x32xf32>,
+                      %ia: memref<8x16xi32>, %ib: memref<16x32xi32>, %ic: memref<8x32xi32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[1, 8]>>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  linalg.matmul ins(%ia, %ib : memref<8x16xi32>, memref<16x32xi32>) outs(%ic : memref<8x32xi32>)
+  return
+}
