@@ -510,6 +510,14 @@ static void rewriteChain(const WavefrontPlan &plan) {
               peephole = operandOf(refOp, position, pBegin);
               peepholeState = operandOf(refOp, position, pBegin + 1);
             }
+            // A gate that only passed the input products on (the
+            // combined GEMM of lstm-combine-gate-gemms) is the stack itself.
+            if (inputs.empty() && addends.size() == 1 && biases.empty() &&
+                !peephole && gate.getAddends().empty() &&
+                gate.getActivation() == Activation::identity) {
+              map.map(gate.getResult(), addends.front());
+              continue;
+            }
             batched = GateOp::create(nb, opLoc,
                                      prependExtent(resultType, numLayers),
                                      gate.getActivation(), inputs, weights,
