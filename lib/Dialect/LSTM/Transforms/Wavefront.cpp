@@ -74,13 +74,17 @@ static RankedTensorType prependExtent(Type type, int64_t n) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+// Operand positions come from the ODS groups of lstm.gate (0 inputs,
+// 1 weights, 2 addends, 3 biases, 4 peephole, 5 peephole state) and of
+// lstm.yield (0 outputs, 1 state): an empty OperandRange has no begin index.
+
 /// Whether operand `j` of `op` is one of the weights of a product whose
 /// operand is `inputArg`.
 static bool isInputWeight(Operation *op, unsigned j, Value inputArg) {
   auto gate = dyn_cast<GateOp>(op);
   if (!gate)
     return false;
-  unsigned begin = gate.getWeights().getBeginOperandIndex();
+  unsigned begin = gate.getODSOperandIndexAndLength(1).first;
   if (j < begin || j >= begin + gate.getWeights().size())
     return false;
   return gate.getInputs()[j - begin] == inputArg;
@@ -151,7 +155,7 @@ static FailureOr<WavefrontPlan> planChain(ArrayRef<LayerOp> layers) {
       for (OpOperand &use : plan.inputArg(l).getUses()) {
         auto gate = dyn_cast<GateOp>(use.getOwner());
         unsigned begin =
-            gate ? gate.getInputs().getBeginOperandIndex() : 0;
+            gate ? gate.getODSOperandIndexAndLength(0).first : 0;
         if (!gate || use.getOperandNumber() < begin ||
             use.getOperandNumber() >= begin + gate.getInputs().size())
           return reject("layer 0's input size differs and an input slice is "
@@ -472,8 +476,8 @@ static void rewriteChain(const WavefrontPlan &plan) {
           Operation *batched = nullptr;
           if (auto gate = dyn_cast<GateOp>(refOp)) {
             SmallVector<Value> inputs, weights, addends, biases;
-            unsigned inBegin = gate.getInputs().getBeginOperandIndex();
-            unsigned wBegin = gate.getWeights().getBeginOperandIndex();
+            unsigned inBegin = gate.getODSOperandIndexAndLength(0).first;
+            unsigned wBegin = gate.getODSOperandIndexAndLength(1).first;
             auto resultType = cast<RankedTensorType>(gate.getType());
             for (unsigned k = 0, e = gate.getInputs().size(); k < e; ++k) {
               Value weight = operandOf(refOp, position, wBegin + k);
@@ -496,16 +500,14 @@ static void rewriteChain(const WavefrontPlan &plan) {
                   Value());
               addends.push_back(prependRow(nb, opLoc, head, tail));
             }
-            unsigned aBegin = gate.getAddends().getBeginOperandIndex();
+            unsigned aBegin = gate.getODSOperandIndexAndLength(2).first;
             for (unsigned a = 0, e = gate.getAddends().size(); a < e; ++a)
               addends.push_back(operandOf(refOp, position, aBegin + a));
-            unsigned bBegin = gate.getBiases().getBeginOperandIndex();
+            unsigned bBegin = gate.getODSOperandIndexAndLength(3).first;
             for (unsigned j = 0, e = gate.getBiases().size(); j < e; ++j)
               biases.push_back(operandOf(refOp, position, bBegin + j));
             Value peephole, peepholeState;
             if (gate.getPeephole()) {
-              // Operand groups: inputs, weights, addends, biases, peephole,
-              // peephole state.
               unsigned pBegin = gate.getODSOperandIndexAndLength(4).first;
               peephole = operandOf(refOp, position, pBegin);
               peepholeState = operandOf(refOp, position, pBegin + 1);
@@ -557,13 +559,13 @@ static void rewriteChain(const WavefrontPlan &plan) {
         }
 
         unsigned yieldPos = refOps.size() - 1;
-        unsigned stateBegin = refYield.getState().getBeginOperandIndex();
+        unsigned stateBegin = refYield.getODSOperandIndexAndLength(1).first;
         SmallVector<Value> next;
         for (unsigned k = 0; k < numStates; ++k)
           next.push_back(keepInactive(
               nb, l, d, seqLen,
               operandOf(refYield, yieldPos, stateBegin + k), states[k]));
-        unsigned outBegin = refYield.getOutputs().getBeginOperandIndex();
+        unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
         Value outs = operandOf(refYield, yieldPos, outBegin);
         next.push_back(outs);
         // The last layer runs step d - (L-1). Before it starts, its output
