@@ -186,9 +186,9 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
            AffineMap::get(4, 0, {ld, hd, kd}, ctx),
            AffineMap::get(4, 0, {ld, bd, hd}, ctx)});
       for (auto [in, w] : llvm::zip(op.getInputs(), op.getWeights())) {
-        auto matmul = linalg::BatchMatmulOp::create(
-            rewriter, loc, TypeRange{resultType}, ValueRange{in, w},
-            ValueRange{acc});
+        auto matmul =
+            linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                          ValueRange{in, w}, ValueRange{acc});
         matmul.setIndexingMapsAttr(maps);
         acc = matmul.getResult(0);
       }
@@ -247,8 +247,7 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
     Activation act = op.getActivation();
     Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         elementType, sizes);
-    SmallVector<utils::IteratorType> iters(rank,
-                                           utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto epilogue = linalg::GenericOp::create(
         rewriter, loc, resultType, ins, ValueRange{out}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {

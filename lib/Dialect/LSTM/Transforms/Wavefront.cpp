@@ -56,9 +56,7 @@ struct WavefrontPlan {
   SmallVector<GateProduct> inputProducts;
 
   LayerOp reference() const { return layers.back(); }
-  Block &cell(unsigned l) const {
-    return LayerOp(layers[l]).getBody().front();
-  }
+  Block &cell(unsigned l) const { return LayerOp(layers[l]).getBody().front(); }
   BlockArgument inputArg(unsigned l) const {
     return LayerOp(layers[l]).getInputSlices().front();
   }
@@ -103,9 +101,8 @@ static bool isBatchable(Operation *op) {
   bool touchesTensors = llvm::any_of(op->getOperandTypes(), isTensor) ||
                         llvm::any_of(op->getResultTypes(), isTensor);
   if (op->hasTrait<OpTrait::Elementwise>())
-    return llvm::all_of(op->getResultTypes(), [](Type t) {
-      return isa<RankedTensorType>(t);
-    });
+    return llvm::all_of(op->getResultTypes(),
+                        [](Type t) { return isa<RankedTensorType>(t); });
   return !touchesTensors && isMemoryEffectFree(op);
 }
 
@@ -114,9 +111,9 @@ static bool isBatchable(Operation *op) {
 /// -debug-only=lstm-wavefront.
 static FailureOr<WavefrontPlan> planChain(ArrayRef<LayerOp> layers) {
   auto reject = [&](const Twine &why) -> FailureOr<WavefrontPlan> {
-    LLVM_DEBUG(llvm::dbgs() << "lstm-wavefront: leaving the chain at "
-                            << layers.front().getLoc() << " alone: " << why
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "lstm-wavefront: leaving the chain at "
+               << layers.front().getLoc() << " alone: " << why << "\n");
     return failure();
   };
   WavefrontPlan plan;
@@ -154,8 +151,7 @@ static FailureOr<WavefrontPlan> planChain(ArrayRef<LayerOp> layers) {
     for (unsigned l = 0; l < numLayers; ++l)
       for (OpOperand &use : plan.inputArg(l).getUses()) {
         auto gate = dyn_cast<GateOp>(use.getOwner());
-        unsigned begin =
-            gate ? gate.getODSOperandIndexAndLength(0).first : 0;
+        unsigned begin = gate ? gate.getODSOperandIndexAndLength(0).first : 0;
         if (!gate || use.getOperandNumber() < begin ||
             use.getOperandNumber() >= begin + gate.getInputs().size())
           return reject("layer 0's input size differs and an input slice is "
@@ -212,8 +208,9 @@ static FailureOr<WavefrontPlan> planChain(ArrayRef<LayerOp> layers) {
         // Captured from above.
         if (plan.cell(l).getParent()->isAncestor(lv.getParentRegion()))
           return reject("the cells differ in structure");
-        bool inputWeight = plan.separateInput && l == 0 &&
-                           isInputWeight(refOp, j, plan.inputArg(numLayers - 1));
+        bool inputWeight =
+            plan.separateInput && l == 0 &&
+            isInputWeight(refOp, j, plan.inputArg(numLayers - 1));
         if (lv.getType() != rv.getType() && !inputWeight)
           return reject("a captured value differs in type between layers");
         if (!isa<RankedTensorType>(rv.getType())) {
@@ -256,8 +253,8 @@ static Value stackValues(OpBuilder &b, Location loc, ValueRange values) {
   for (auto [i, v] : llvm::enumerate(values)) {
     SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
     offsets[0] = b.getIndexAttr(i);
-    acc = tensor::InsertSliceOp::create(b, loc, v, acc, offsets, sizes,
-                                        strides);
+    acc =
+        tensor::InsertSliceOp::create(b, loc, v, acc, offsets, sizes, strides);
   }
   return acc;
 }
@@ -379,9 +376,8 @@ static void rewriteChain(const WavefrontPlan &plan) {
   for (Operation &op : refCell)
     refOps.push_back(&op);
   for (const auto &[slot, values] : plan.captured) {
-    bool inputWeight =
-        plan.separateInput &&
-        isInputWeight(refOps[slot.first], slot.second, refInput);
+    bool inputWeight = plan.separateInput &&
+                       isInputWeight(refOps[slot.first], slot.second, refInput);
     stackedSlots[slot] =
         stackOnce(ArrayRef<Value>(values).drop_front(inputWeight ? 1 : 0));
   }
@@ -424,8 +420,8 @@ static void rewriteChain(const WavefrontPlan &plan) {
   // L + T - 1 diagonals, none when T = 0 (layer 0 would read x[-1]).
   Value numDiagonals = arith::AddIOp::create(
       b, loc, seqLen, arith::ConstantIndexOp::create(b, loc, numLayers - 1));
-  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seqLen,
-                                      c0);
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seqLen, c0);
   Value upper = arith::SelectOp::create(b, loc, empty, c0, numDiagonals);
   unsigned numStates = ref.getInits().size();
 
@@ -444,16 +440,15 @@ static void rewriteChain(const WavefrontPlan &plan) {
         auto x0Type = cast<RankedTensorType>(plan.inputArg(0).getType());
         SmallVector<OpFoldResult> xOffsets = {time0, nb.getIndexAttr(0),
                                               nb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> xSizes = {
-            nb.getIndexAttr(1), tensor::getMixedSize(nb, l, x, 1),
-            tensor::getMixedSize(nb, l, x, 2)};
+        SmallVector<OpFoldResult> xSizes = {nb.getIndexAttr(1),
+                                            tensor::getMixedSize(nb, l, x, 1),
+                                            tensor::getMixedSize(nb, l, x, 2)};
         SmallVector<OpFoldResult> xStrides(3, nb.getIndexAttr(1));
         Value x0 = tensor::ExtractSliceOp::create(nb, l, x0Type, x, xOffsets,
                                                   xSizes, xStrides);
         // Layers 1 .. L-1 read the previous diagonal's outputs of 0 .. L-2.
-        Value prevBelow =
-            takeRows(nb, l, prevOuts, 0, numLayers - 1,
-                     prependExtent(outType, numLayers - 1));
+        Value prevBelow = takeRows(nb, l, prevOuts, 0, numLayers - 1,
+                                   prependExtent(outType, numLayers - 1));
 
         IRMapping map;
         if (!plan.separateInput)
@@ -489,10 +484,9 @@ static void rewriteChain(const WavefrontPlan &plan) {
               // Layer 0's product on x_t with its own weight; layers
               // 1 .. L-1's as one batched product; stacked as an addend.
               Value w0 = plan.captured.lookup({position, wBegin + k}).front();
-              Value head =
-                  GateOp::create(nb, opLoc, resultType, Activation::identity,
-                                 ValueRange{x0}, ValueRange{w0}, ValueRange{},
-                                 ValueRange{}, Value(), Value());
+              Value head = GateOp::create(
+                  nb, opLoc, resultType, Activation::identity, ValueRange{x0},
+                  ValueRange{w0}, ValueRange{}, ValueRange{}, Value(), Value());
               Value tail = GateOp::create(
                   nb, opLoc, prependExtent(resultType, numLayers - 1),
                   Activation::identity, ValueRange{prevBelow},
@@ -520,10 +514,10 @@ static void rewriteChain(const WavefrontPlan &plan) {
               map.map(gate.getResult(), addends.front());
               continue;
             }
-            batched = GateOp::create(nb, opLoc,
-                                     prependExtent(resultType, numLayers),
-                                     gate.getActivation(), inputs, weights,
-                                     addends, biases, peephole, peepholeState);
+            batched =
+                GateOp::create(nb, opLoc, prependExtent(resultType, numLayers),
+                               gate.getActivation(), inputs, weights, addends,
+                               biases, peephole, peepholeState);
           } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(refOp)) {
             auto prepend = [&](SmallVector<OpFoldResult> values,
                                OpFoldResult first) {
@@ -563,8 +557,8 @@ static void rewriteChain(const WavefrontPlan &plan) {
         SmallVector<Value> next;
         for (unsigned k = 0; k < numStates; ++k)
           next.push_back(keepInactive(
-              nb, l, d, seqLen,
-              operandOf(refYield, yieldPos, stateBegin + k), states[k]));
+              nb, l, d, seqLen, operandOf(refYield, yieldPos, stateBegin + k),
+              states[k]));
         unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
         Value outs = operandOf(refYield, yieldPos, outBegin);
         next.push_back(outs);
@@ -573,8 +567,7 @@ static void rewriteChain(const WavefrontPlan &plan) {
         Value stepLast = arith::MaxSIOp::create(
             nb, l,
             arith::SubIOp::create(
-                nb, l, d,
-                arith::ConstantIndexOp::create(nb, l, numLayers - 1)),
+                nb, l, d, arith::ConstantIndexOp::create(nb, l, numLayers - 1)),
             c0);
         Value timeLast =
             reverse
