@@ -106,6 +106,10 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     not the next layer), layers with `lengths`, stacks whose intermediate
     outputs are used elsewhere, and cells that differ in structure.
 
+    Run it after `lstm-combine-gate-gemms`, which only rewrites the cells
+    of `lstm.layer`s: a combined cell is batched like any other (its packed
+    weights are stacked `[L, G·H, K]`).
+
     Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir`.
   }];
   let dependentDialects = [
