@@ -46,6 +46,10 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     Type elementType = resultType.getElementType();
     MLIRContext *ctx = rewriter.getContext();
+    // The batched form has one leading group extent on every operand; the
+    // per-gate extents sit `lead` positions further right.
+    int64_t lead = resultType.getRank() - 2;
+    int64_t rank = resultType.getRank();
 
     // The batch and hidden extents come from the first product, or from the
     // first addend when the gate has no products.
@@ -54,81 +58,115 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
         hasProducts ? op.getInputs().front() : op.getAddends().front();
     Value hiddenSource =
         hasProducts ? op.getWeights().front() : op.getAddends().front();
-    int64_t hiddenDim = hasProducts ? 0 : 1;
+    int64_t hiddenDim = (hasProducts ? 0 : 1) + lead;
+    int64_t b0 = lead, k1 = lead + 1;
     for (auto [k, pair] :
          llvm::enumerate(llvm::zip(op.getInputs(), op.getWeights()))) {
       auto [in, w] = pair;
-      assertSameExtent(rewriter, loc, in, 0, batchSource, 0,
+      assertSameExtent(rewriter, loc, in, b0, batchSource, b0,
                        "lstm.gate: input #" + Twine(k) +
                            " has a different batch size than input #0");
-      assertSameExtent(rewriter, loc, w, 1, in, 1,
+      assertSameExtent(rewriter, loc, w, k1, in, k1,
                        "lstm.gate: weight #" + Twine(k) +
                            " has a different number of columns than input #" +
                            Twine(k) + " has features");
-      assertSameExtent(rewriter, loc, w, 0, hiddenSource, hiddenDim,
+      assertSameExtent(rewriter, loc, w, lead, hiddenSource, hiddenDim,
                        "lstm.gate: weight #" + Twine(k) +
                            " has a different number of rows than weight #0");
     }
     for (auto [a, addend] : llvm::enumerate(op.getAddends())) {
-      assertSameExtent(rewriter, loc, addend, 0, batchSource, 0,
+      assertSameExtent(rewriter, loc, addend, b0, batchSource, b0,
                        "lstm.gate: addend #" + Twine(a) +
                            " does not match the gate's batch size");
-      assertSameExtent(rewriter, loc, addend, 1, hiddenSource, hiddenDim,
+      assertSameExtent(rewriter, loc, addend, k1, hiddenSource, hiddenDim,
                        "lstm.gate: addend #" + Twine(a) +
                            " does not match the gate's hidden size");
     }
     for (auto [j, bias] : llvm::enumerate(op.getBiases()))
-      assertSameExtent(rewriter, loc, bias, 0, hiddenSource, hiddenDim,
+      assertSameExtent(rewriter, loc, bias, lead, hiddenSource, hiddenDim,
                        "lstm.gate: bias #" + Twine(j) +
                            " does not match the gate's hidden size");
     if (Value p = op.getPeephole()) {
-      assertSameExtent(rewriter, loc, p, 0, hiddenSource, hiddenDim,
+      assertSameExtent(rewriter, loc, p, lead, hiddenSource, hiddenDim,
                        "lstm.gate: the peephole weight does not match the "
                        "gate's hidden size");
-      assertSameExtent(rewriter, loc, op.getPeepholeState(), 0, batchSource, 0,
+      assertSameExtent(rewriter, loc, op.getPeepholeState(), b0, batchSource,
+                       b0,
                        "lstm.gate: the peephole state has a different batch "
                        "size than the inputs");
-      assertSameExtent(rewriter, loc, op.getPeepholeState(), 1, hiddenSource,
+      assertSameExtent(rewriter, loc, op.getPeepholeState(), k1, hiddenSource,
                        hiddenDim,
                        "lstm.gate: the peephole state does not match the "
                        "gate's hidden size");
     }
-    SmallVector<Value> sizes =
-        dynamicSizes(rewriter, loc, resultType,
-                     {{batchSource, 0}, {hiddenSource, hiddenDim}});
+    if (lead) {
+      // Every operand must have the same number of groups.
+      for (auto [i, v] : llvm::enumerate(op.getOperands()))
+        assertSameExtent(rewriter, loc, v, 0, batchSource, 0,
+                         "lstm.gate: operand #" + Twine(i) +
+                             " has a different number of groups than the "
+                             "first");
+    }
+    SmallVector<std::pair<Value, int64_t>> from;
+    if (lead)
+      from.push_back({batchSource, 0});
+    from.push_back({batchSource, b0});
+    from.push_back({hiddenSource, hiddenDim});
+    SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, from);
     Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                           elementType, sizes);
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(elementType));
     Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
 
-    // acc[b, h] += in[b, k] * w[h, k], one contraction per product.
-    AffineExpr bd, hd, kd;
-    bindDims(ctx, bd, hd, kd);
-    auto inMap = AffineMap::get(3, 0, {bd, kd}, ctx);
-    auto wMap = AffineMap::get(3, 0, {hd, kd}, ctx);
-    auto accMap = AffineMap::get(3, 0, {bd, hd}, ctx);
-    SmallVector<utils::IteratorType> contractionIters = {
-        utils::IteratorType::parallel, utils::IteratorType::parallel,
-        utils::IteratorType::reduction};
-    for (auto [in, w] : llvm::zip(op.getInputs(), op.getWeights())) {
-      acc = linalg::GenericOp::create(
-                rewriter, loc, resultType, ValueRange{in, w}, ValueRange{acc},
-                ArrayRef<AffineMap>{inMap, wMap, accMap}, contractionIters,
-                [](OpBuilder &b, Location l, ValueRange args) {
-                  Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
-                  Value sum = arith::AddFOp::create(b, l, args[2], prod);
-                  linalg::YieldOp::create(b, l, sum);
-                })
-                .getResult(0);
+    if (lead) {
+      // acc[l, b, h] += in[l, b, k] * w[l, h, k]: one batched GEMM per
+      // product, the weights read transposed through the indexing maps.
+      AffineExpr ld, bd, hd, kd;
+      bindDims(ctx, ld, bd, hd, kd);
+      ArrayAttr maps = rewriter.getAffineMapArrayAttr(
+          {AffineMap::get(4, 0, {ld, bd, kd}, ctx),
+           AffineMap::get(4, 0, {ld, hd, kd}, ctx),
+           AffineMap::get(4, 0, {ld, bd, hd}, ctx)});
+      for (auto [in, w] : llvm::zip(op.getInputs(), op.getWeights())) {
+        auto matmul =
+            linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                          ValueRange{in, w}, ValueRange{acc});
+        matmul.setIndexingMapsAttr(maps);
+        acc = matmul.getResult(0);
+      }
+    } else {
+      // acc[b, h] += in[b, k] * w[h, k], one contraction per product.
+      AffineExpr bd, hd, kd;
+      bindDims(ctx, bd, hd, kd);
+      auto inMap = AffineMap::get(3, 0, {bd, kd}, ctx);
+      auto wMap = AffineMap::get(3, 0, {hd, kd}, ctx);
+      auto accMap = AffineMap::get(3, 0, {bd, hd}, ctx);
+      SmallVector<utils::IteratorType> contractionIters = {
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::reduction};
+      for (auto [in, w] : llvm::zip(op.getInputs(), op.getWeights())) {
+        acc = linalg::GenericOp::create(
+                  rewriter, loc, resultType, ValueRange{in, w}, ValueRange{acc},
+                  ArrayRef<AffineMap>{inMap, wMap, accMap}, contractionIters,
+                  [](OpBuilder &b, Location l, ValueRange args) {
+                    Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
+                    Value sum = arith::AddFOp::create(b, l, args[2], prod);
+                    linalg::YieldOp::create(b, l, sum);
+                  })
+                  .getResult(0);
+      }
     }
 
     // Epilogue: acc + addends + biases (+ peephole * state), then the
-    // activation. With no products, acc is the zero fill above.
-    AffineExpr b2, h2;
-    bindDims(ctx, b2, h2);
-    auto rowMap = AffineMap::get(2, 0, {b2, h2}, ctx);
-    auto vecMap = AffineMap::get(2, 0, {h2}, ctx);
+    // activation. With no products, acc is the zero fill above. Biases and
+    // the peephole weight are indexed by (group,) feature.
+    auto rowMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineExpr> vecExprs;
+    if (lead)
+      vecExprs.push_back(getAffineDimExpr(0, ctx));
+    vecExprs.push_back(getAffineDimExpr(rank - 1, ctx));
+    auto vecMap = AffineMap::get(rank, 0, vecExprs, ctx);
     SmallVector<Value> ins = {acc};
     SmallVector<AffineMap> maps = {rowMap};
     for (Value addend : op.getAddends()) {
@@ -152,9 +190,9 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
     Activation act = op.getActivation();
     Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         elementType, sizes);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto epilogue = linalg::GenericOp::create(
-        rewriter, loc, resultType, ins, ValueRange{out}, maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        rewriter, loc, resultType, ins, ValueRange{out}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value v = args[0];
           for (unsigned j = 0; j < numTerms; ++j)

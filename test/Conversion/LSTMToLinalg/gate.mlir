@@ -92,3 +92,28 @@ func.func @addends_only(%a: tensor<?x8xf32>, %b: tensor<?x8xf32>, %bias: tensor<
   %g = lstm.gate sigmoid add(%a, %b : tensor<?x8xf32>, tensor<?x8xf32>) bias(%bias : tensor<8xf32>) -> tensor<?x8xf32>
   return %g : tensor<?x8xf32>
 }
+
+// -----
+
+// The batched gate: each product is one linalg.batch_matmul reading the
+// weights [L, H, K] transposed; biases and the peephole weight are indexed
+// by (group, feature) in the epilogue.
+// CHECK-DAG: #[[BIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[BW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[BACC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[VEC3:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @batched
+// CHECK-SAME: (%[[X:.*]]: tensor<3x2x4xf32>, %[[H:.*]]: tensor<3x2x8xf32>, %[[WX:.*]]: tensor<3x8x4xf32>, %[[WH:.*]]: tensor<3x8x8xf32>, %[[B:.*]]: tensor<3x8xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<3x2x8xf32>
+// CHECK: %[[A1:.*]] = linalg.batch_matmul indexing_maps = [#[[BIN]], #[[BW]], #[[BACC]]] ins(%[[X]], %[[WX]] : tensor<3x2x4xf32>, tensor<3x8x4xf32>) outs(%[[ZERO]] : tensor<3x2x8xf32>)
+// CHECK: %[[A2:.*]] = linalg.batch_matmul indexing_maps = [#[[BIN]], #[[BW]], #[[BACC]]] ins(%[[H]], %[[WH]] : tensor<3x2x8xf32>, tensor<3x8x8xf32>) outs(%[[A1]] : tensor<3x2x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ROW3]], #[[VEC3]], #[[ROW3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[A2]], %[[B]] : tensor<3x2x8xf32>, tensor<3x8xf32>)
+// CHECK:   math.tanh
+func.func @batched(%x: tensor<3x2x4xf32>, %h: tensor<3x2x8xf32>, %Wx: tensor<3x8x4xf32>,
+                   %Wh: tensor<3x8x8xf32>, %b: tensor<3x8xf32>) -> tensor<3x2x8xf32> {
+  %g = lstm.gate tanh (%x, %h : tensor<3x2x4xf32>, tensor<3x2x8xf32>)
+      weights(%Wx, %Wh : tensor<3x8x4xf32>, tensor<3x8x8xf32>)
+      bias(%b : tensor<3x8xf32>) -> tensor<3x2x8xf32>
+  return %g : tensor<3x2x8xf32>
+}

@@ -236,7 +236,7 @@ func.func @gate_element_type(%x: tensor<2x4xf32>, %W: tensor<8x4xf64>) -> tensor
 // -----
 
 func.func @gate_integer(%x: tensor<2x4xi32>, %W: tensor<8x4xi32>) -> tensor<2x8xi32> {
-  // expected-error @+1 {{operand #0 must be variadic of 2D tensor of floating-point values}}
+  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of floating-point values}}
   %g = lstm.gate sigmoid (%x : tensor<2x4xi32>) weights(%W : tensor<8x4xi32>) -> tensor<2x8xi32>
   return %g : tensor<2x8xi32>
 }
@@ -460,4 +460,52 @@ func.func @pointwise_yield_outside(%a: f32) {
   // expected-error @+1 {{'lstm.pointwise_yield' op expects parent op 'lstm.pointwise'}}
   lstm.pointwise_yield %a : f32
   return
+}
+
+// -----
+
+func.func @gate_integer(%x: tensor<2x4xi32>, %W: tensor<8x4xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of floating-point values}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xi32>) weights(%W : tensor<8x4xi32>) -> tensor<2x8xi32>
+  return %g : tensor<2x8xi32>
+}
+
+// -----
+
+func.func @batched_gate_unbatched_weight(%x: tensor<3x2x4xf32>, %W: tensor<8x4xf32>) -> tensor<3x2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand of type 'tensor<8x4xf32>' must have rank 3 like the batched result 'tensor<3x2x8xf32>'}}
+  %g = lstm.gate sigmoid (%x : tensor<3x2x4xf32>) weights(%W : tensor<8x4xf32>) -> tensor<3x2x8xf32>
+  return %g : tensor<3x2x8xf32>
+}
+
+// -----
+
+func.func @unbatched_gate_batched_bias(%x: tensor<2x4xf32>, %W: tensor<8x4xf32>, %b: tensor<3x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand of type 'tensor<3x8xf32>' must have rank 1 like the unbatched result 'tensor<2x8xf32>'}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf32>) weights(%W : tensor<8x4xf32>) bias(%b : tensor<3x8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @batched_gate_groups(%x: tensor<3x2x4xf32>, %W: tensor<2x8x4xf32>) -> tensor<3x2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand of type 'tensor<2x8x4xf32>' must have 3 groups (the result's leading extent)}}
+  %g = lstm.gate sigmoid (%x : tensor<3x2x4xf32>) weights(%W : tensor<2x8x4xf32>) -> tensor<3x2x8xf32>
+  return %g : tensor<3x2x8xf32>
+}
+
+// -----
+
+func.func @batched_gate_columns(%x: tensor<3x2x4xf32>, %W: tensor<3x8x5xf32>) -> tensor<3x2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op weight #0 of type 'tensor<3x8x5xf32>' must have 4 columns to multiply input #0 of type 'tensor<3x2x4xf32>'}}
+  %g = lstm.gate sigmoid (%x : tensor<3x2x4xf32>) weights(%W : tensor<3x8x5xf32>) -> tensor<3x2x8xf32>
+  return %g : tensor<3x2x8xf32>
+}
+
+// -----
+
+func.func @gate_rank4(%x: tensor<1x3x2x4xf32>, %W: tensor<1x3x8x4xf32>) -> tensor<1x3x2x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand #0 must be variadic of}}
+  %g = lstm.gate sigmoid (%x : tensor<1x3x2x4xf32>) weights(%W : tensor<1x3x8x4xf32>) -> tensor<1x3x2x8xf32>
+  return %g : tensor<1x3x2x8xf32>
 }

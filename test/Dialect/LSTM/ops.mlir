@@ -108,3 +108,15 @@ func.func @pointwise_static(%a: tensor<2x8xf64>, %b: tensor<?x8xf64>) -> tensor<
   }
   return %r : tensor<2x8xf64>
 }
+
+// The batched gate: L = 3 gates at once, every operand with a leading 3.
+// CHECK-LABEL: func.func @batched_gate
+func.func @batched_gate(%x: tensor<3x?x4xf32>, %W: tensor<3x8x4xf32>,
+                        %a: tensor<3x?x8xf32>, %b: tensor<3x8xf32>,
+                        %p: tensor<3x8xf32>, %c: tensor<3x?x8xf32>) -> tensor<3x?x8xf32> {
+  // CHECK: lstm.gate sigmoid(%{{.*}} : tensor<3x?x4xf32>) weights(%{{.*}} : tensor<3x8x4xf32>) add(%{{.*}} : tensor<3x?x8xf32>) bias(%{{.*}} : tensor<3x8xf32>) peephole(%{{.*}}, %{{.*}} : tensor<3x8xf32>, tensor<3x?x8xf32>) -> tensor<3x?x8xf32>
+  %g = lstm.gate sigmoid (%x : tensor<3x?x4xf32>) weights(%W : tensor<3x8x4xf32>)
+      add(%a : tensor<3x?x8xf32>) bias(%b : tensor<3x8xf32>)
+      peephole(%p, %c : tensor<3x8xf32>, tensor<3x?x8xf32>) -> tensor<3x?x8xf32>
+  return %g : tensor<3x?x8xf32>
+}

@@ -171,7 +171,12 @@ LogicalResult LayerOp::verifyRegions() {
 LogicalResult GateOp::verify() {
   auto result = cast<RankedTensorType>(getResult().getType());
   Type elementType = result.getElementType();
-  int64_t batch = result.getDimSize(0), hidden = result.getDimSize(1);
+  // The batched form puts a group extent L in front of every operand; `lead`
+  // is the number of such leading extents (0 or 1), so that the per-gate
+  // extents are read at the same positions in both forms.
+  int64_t lead = result.getRank() - 2;
+  int64_t groups = lead ? result.getDimSize(0) : 1;
+  int64_t batch = result.getDimSize(lead), hidden = result.getDimSize(lead + 1);
 
   if (getInputs().empty() && getAddends().empty())
     return emitOpError("needs at least one (input, weight) pair or addend");
@@ -187,46 +192,64 @@ LogicalResult GateOp::verify() {
              << v.getType() << " does not have the result's element type "
              << elementType;
 
+  // Every operand is of the result's form: [L, ...] operands with a batched
+  // result, plain ones otherwise, with L compatible with the result's.
+  auto isVector = [&](Value v) {
+    return llvm::is_contained(getBiases(), v) || v == getPeephole();
+  };
+  for (Value v : getOperands()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t expected = isVector(v) ? lead + 1 : lead + 2;
+    if (t.getRank() != expected)
+      return emitOpError("operand of type ")
+             << t << " must have rank " << expected << " like the "
+             << (lead ? "batched" : "unbatched") << " result " << result;
+    if (lead && !compatible(t.getDimSize(0), groups))
+      return emitOpError("operand of type ")
+             << t << " must have " << extent(groups)
+             << " groups (the result's leading extent)";
+  }
+
   for (auto [k, pair] : llvm::enumerate(
            llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
     auto in = cast<RankedTensorType>(std::get<0>(pair));
     auto w = cast<RankedTensorType>(std::get<1>(pair));
-    if (!compatible(in.getDimSize(0), batch))
+    if (!compatible(in.getDimSize(lead), batch))
       return emitOpError("input #")
              << k << " of type " << in
              << " does not have the result's batch size " << extent(batch);
-    if (!compatible(w.getDimSize(0), hidden))
+    if (!compatible(w.getDimSize(lead), hidden))
       return emitOpError("weight #")
              << k << " of type " << w << " must have " << extent(hidden)
              << " rows (the result's hidden size)";
-    if (!compatible(w.getDimSize(1), in.getDimSize(1)))
+    if (!compatible(w.getDimSize(lead + 1), in.getDimSize(lead + 1)))
       return emitOpError("weight #")
              << k << " of type " << w << " must have "
-             << extent(in.getDimSize(1)) << " columns to multiply input #" << k
-             << " of type " << in;
+             << extent(in.getDimSize(lead + 1))
+             << " columns to multiply input #" << k << " of type " << in;
   }
   for (auto [a, type] : llvm::enumerate(getAddends().getTypes())) {
     auto t = cast<RankedTensorType>(type);
-    if (!compatible(t.getDimSize(0), batch) ||
-        !compatible(t.getDimSize(1), hidden))
+    if (!compatible(t.getDimSize(lead), batch) ||
+        !compatible(t.getDimSize(lead + 1), hidden))
       return emitOpError("addend #")
              << a << " of type " << t << " must have the result's shape "
              << result;
   }
   for (auto [j, type] : llvm::enumerate(getBiases().getTypes())) {
     auto b = cast<RankedTensorType>(type);
-    if (!compatible(b.getDimSize(0), hidden))
+    if (!compatible(b.getDimSize(lead), hidden))
       return emitOpError("bias #") << j << " of type " << b << " must have "
                                    << extent(hidden) << " elements";
   }
   if (Value p = getPeephole()) {
     auto pt = cast<RankedTensorType>(p.getType());
     auto st = cast<RankedTensorType>(getPeepholeState().getType());
-    if (!compatible(pt.getDimSize(0), hidden))
+    if (!compatible(pt.getDimSize(lead), hidden))
       return emitOpError("peephole weight of type ")
              << pt << " must have " << extent(hidden) << " elements";
-    if (!compatible(st.getDimSize(0), batch) ||
-        !compatible(st.getDimSize(1), hidden))
+    if (!compatible(st.getDimSize(lead), batch) ||
+        !compatible(st.getDimSize(lead + 1), hidden))
       return emitOpError("peephole state of type ")
              << st << " must have the result's shape " << result;
   }

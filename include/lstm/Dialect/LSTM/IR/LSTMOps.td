@@ -14,6 +14,11 @@ class LSTM_Op<string mnemonic, list<Trait> traits = []>
 
 def LSTM_FloatTensor2D : 2DTensorOf<[AnyFloat]>;
 def LSTM_FloatTensor1D : 1DTensorOf<[AnyFloat]>;
+// A gate's per-row operands ([B, K], [H, K], [B, H]) or their batched form
+// with a leading group extent L ([L, B, K], ...).
+def LSTM_GateRowsTensor : TensorRankOf<[AnyFloat], [2, 3]>;
+// A gate's per-feature operands ([H]) or their batched form ([L, H]).
+def LSTM_GateVectorTensor : TensorRankOf<[AnyFloat], [1, 2]>;
 
 //===----------------------------------------------------------------------===//
 // LayerOp
@@ -145,6 +150,15 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
     `act` is one of `sigmoid`, `tanh`, `relu`, `identity`; with `identity` the
     op is a plain affine map, which is how a cell spells a projection.
 
+    **Batched form.** With a result of rank 3, the gate computes L
+    independent gates at once (the cells of one wavefront diagonal, see
+    `lstm-wavefront`): every operand gains a leading extent L, so inputs are
+    `[L, B, K_k]`, weights `[L, H, K_k]`, addends and the peephole state
+    `[L, B, H]`, biases and the peephole weight `[L, H]`, and group `l` of
+    the result is the gate above on group `l` of every operand. The lowering
+    turns each product into one `linalg.batch_matmul`. All operands of one
+    gate are of the same form.
+
     Keeping the matrix products explicit is what lets passes combine the
     products of several gates that share an operand into one GEMM.
 
@@ -156,19 +170,23 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
         -> tensor<?x128xf32>
     %f = lstm.gate sigmoid add(%xf, %hf : tensor<?x128xf32>, tensor<?x128xf32>)
         bias(%bf : tensor<128xf32>) -> tensor<?x128xf32>
+    // Three layers' gates at once.
+    %g = lstm.gate tanh (%x3, %h3 : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+        weights(%W3, %R3 : tensor<3x128x128xf32>, tensor<3x128x128xf32>)
+        bias(%b3 : tensor<3x128xf32>) -> tensor<3x?x128xf32>
     ```
   }];
 
   let arguments = (ins
     LSTM_Activation:$activation,
-    Variadic<LSTM_FloatTensor2D>:$inputs,
-    Variadic<LSTM_FloatTensor2D>:$weights,
-    Variadic<LSTM_FloatTensor2D>:$addends,
-    Variadic<LSTM_FloatTensor1D>:$biases,
-    Optional<LSTM_FloatTensor1D>:$peephole,
-    Optional<LSTM_FloatTensor2D>:$peepholeState
+    Variadic<LSTM_GateRowsTensor>:$inputs,
+    Variadic<LSTM_GateRowsTensor>:$weights,
+    Variadic<LSTM_GateRowsTensor>:$addends,
+    Variadic<LSTM_GateVectorTensor>:$biases,
+    Optional<LSTM_GateVectorTensor>:$peephole,
+    Optional<LSTM_GateRowsTensor>:$peepholeState
   );
-  let results = (outs LSTM_FloatTensor2D:$result);
+  let results = (outs LSTM_GateRowsTensor:$result);
 
   let assemblyFormat = [{
     $activation (`(` $inputs^ `:` type($inputs) `)`
@@ -178,6 +196,13 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
     (`peephole` `(` $peephole^ `,` $peepholeState `:` type($peephole) `,`
                     type($peepholeState) `)`)?
     attr-dict `->` type($result)
+  }];
+
+  let extraClassDeclaration = [{
+    /// Whether this is the batched form (a result of rank 3).
+    bool isBatched() {
+      return cast<RankedTensorType>(getResult().getType()).getRank() == 3;
+    }
   }];
 
   let hasVerifier = 1;

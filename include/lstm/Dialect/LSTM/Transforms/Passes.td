@@ -119,4 +119,72 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
+  let summary = "Run a stack of layers as a wavefront over its L + T - 1 diagonals";
+  let description = [{
+    Cell `(l, t)` of a stack depends on `(l - 1, t)` and `(l, t - 1)` only,
+    so the cells of a diagonal `d = l + t` are independent. This pass turns
+    a chain of L stacked `lstm.layer`s into one `scf.for` over the
+    `L + T - 1` diagonals whose body runs the cell once for all L layers,
+    batched: every value of the cell gains a leading extent L, every
+    `lstm.gate` becomes a batched gate (one `linalg.batch_matmul` per
+    product against the weights stacked `[L, H, K]`), and the pointwise
+    math runs on `[L, B, H]` tensors. At diagonal `d`, layer `l` runs its
+    step `s = d - l`; layers with `s < 0` or `s >= T` are inactive and keep
+    their state (a `linalg.generic` selects old or new state per layer).
+
+    Layer `l`'s input at step `s` is layer `l - 1`'s output at step `s`,
+    which was computed at diagonal `d - 1`: the loop carries the previous
+    diagonal's outputs `[L, B, N]`, and the input of the batched cell is
+    `concat(x[t], outputs[0 .. L-2])`. A diagonal thus reads only values of
+    the previous diagonal. Inactive layers compute on stale data; their
+    results are never read (layer `l + 1` is active at `d + 1` exactly when
+    layer `l` is active at `d`). Layer 0 reads `x` at `min(d, T - 1)`.
+
+    **Layer 0 of another input size.** When layer 0's input slice has
+    another type than the others' (`I != H`), it may only be used as the
+    operand of gate products. Those products are then computed apart:
+    layer 0's with its own weight on `x_t` (an unbatched gate), layers
+    `1 .. L-1`'s as one batched product on the previous outputs, and the
+    two are stacked into an `[L, B, H]` addend of the batched gate.
+
+    **What it rewrites.** A chain is a maximal sequence of `lstm.layer`s in
+    one block where layer `k + 1`'s only input is layer `k`'s only output,
+    used by nothing else. It is rewritten when it has at least two layers
+    and:
+    - all layers run in the same direction (a reverse stack runs its
+      diagonals over the reversed time index);
+    - no layer has `lengths`;
+    - the cells are identical up to the values they capture from above
+      (weights, biases): same ops in the same order with the same
+      attributes and result types, operands from the same place (same
+      block argument, same op result, or a captured value of the same type
+      in every layer; layer 0's input weights may differ as above);
+      captured tensors are stacked `[L, ...]` before the loop, other
+      captured values must be the same in every layer;
+    - every op of the cell can be batched: `lstm.gate`, elementwise ops
+      (`arith`, `math`, `lstm.one_minus`), `tensor.extract_slice`,
+      `tensor.dim` with a constant index, and ops without tensor operands
+      or results (index constants);
+    - the finals of the layers are only used after the last layer (the
+      loop replaces them there).
+
+    T = 1, L > T and a dynamic T work (with T = 0 the loop runs no
+    diagonal). Everything else is left alone: single layers, mixed
+    directions, bidirectional stacks (their layers feed a `tensor.concat`,
+    not the next layer), layers with `lengths`, stacks whose intermediate
+    outputs are used elsewhere, and cells that differ in structure.
+
+    Run it after `lstm-combine-gate-gemms`, which only rewrites the cells
+    of `lstm.layer`s: a combined cell is batched like any other (its packed
+    weights are stacked `[L, G·H, K]`).
+
+    Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,320 @@
+// RUN: lstm-opt %s --lstm-wavefront -split-input-file -verify-each | FileCheck %s
+// RUN: lstm-opt %examples/stack3.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=STACK3
+// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=COMBINED
+// RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=RNN2
+// RUN: lstm-opt %S/Inputs/wavefront-gru4-reverse.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=GRU4
+// RUN: lstm-opt %S/Inputs/wavefront-peephole4.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=PEEP4
+// RUN: lstm-opt %examples/bidirectional.mlir --lstm-wavefront | FileCheck %s --check-prefix=BIDIR
+
+// Left alone: a bidirectional layer (its two layers read the same input
+// and feed a tensor.concat, not each other).
+// BIDIR-NOT: scf.for
+// BIDIR: lstm.layer forward
+// BIDIR: lstm.layer reverse
+// BIDIR: tensor.concat
+
+// stack3 (layer 0: input 64, layers 1 and 2: input 128): the recurrent
+// products of the three layers are one batched gate against [3, 128, 128]
+// weights; layer 0's input product runs on x_t with its own weight, the
+// input products of layers 1 and 2 are one batched product on the previous
+// diagonal's outputs of layers 0 and 1; both are stacked into an addend.
+// STACK3-LABEL: func.func @forward
+// STACK3-NOT: lstm.layer
+// STACK3: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x64xf32>
+// STACK3: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
+// STACK3: %[[ND:.*]] = arith.addi %[[T]], %c2 : index
+// STACK3: %[[NONE:.*]] = arith.cmpi eq, %[[T]], %c0 : index
+// STACK3: %[[UB:.*]] = arith.select %[[NONE]], %c0, %[[ND]] : index
+// STACK3: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = %c0 to %[[UB]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<?x?x128xf32>)
+// STACK3: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
+// STACK3: %[[X0:.*]] = tensor.extract_slice %arg0[%[[S0]], 0, 0] [1, %{{.*}}, 64] [1, 1, 1] : tensor<?x?x64xf32> to tensor<?x64xf32>
+// STACK3: %[[BELOW:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<2x?x128xf32>
+// STACK3: %[[P0:.*]] = lstm.gate identity(%[[X0]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<128x64xf32>) -> tensor<?x128xf32>
+// STACK3: %[[P12:.*]] = lstm.gate identity(%[[BELOW]] : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x128x128xf32>) -> tensor<2x?x128xf32>
+// STACK3: %[[A0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<?x128xf32> into tensor<3x?x128xf32>
+// STACK3: %[[A:.*]] = tensor.insert_slice %[[P12]] into %[[A0]][1, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<2x?x128xf32> into tensor<3x?x128xf32>
+// STACK3: %[[I:.*]] = lstm.gate sigmoid(%[[H]] : tensor<3x?x128xf32>) weights(%{{.*}} : tensor<3x128x128xf32>) add(%[[A]] : tensor<3x?x128xf32>) bias(%{{.*}}, %{{.*}} : tensor<3x128xf32>, tensor<3x128xf32>) -> tensor<3x?x128xf32>
+// STACK3-COUNT-2: lstm.gate {{sigmoid|tanh}}(%[[H]] : tensor<3x?x128xf32>)
+// STACK3: %[[CN:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<3x?x128xf32>
+// STACK3: lstm.gate sigmoid(%[[H]] : tensor<3x?x128xf32>)
+// STACK3: %[[TC:.*]] = math.tanh %[[CN]] : tensor<3x?x128xf32>
+// STACK3: %[[HN:.*]] = arith.mulf %{{.*}}, %[[TC]] : tensor<3x?x128xf32>
+// Inactive layers (d - l outside [0, T)) keep their state.
+// STACK3: %[[HK:.*]] = linalg.generic {{.*}} ins(%[[HN]], %[[H]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// STACK3: %[[L:.*]] = linalg.index 0 : index
+// STACK3: %[[STEP:.*]] = arith.subi %[[D]], %[[L]] : index
+// STACK3: %[[STARTED:.*]] = arith.cmpi sge, %[[STEP]], %c0 : index
+// STACK3: %[[NOTDONE:.*]] = arith.cmpi slt, %[[STEP]], %[[T]] : index
+// STACK3: %[[ACTIVE:.*]] = arith.andi %[[STARTED]], %[[NOTDONE]] : i1
+// STACK3: arith.select %[[ACTIVE]]
+// STACK3: %[[CK:.*]] = linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// The last layer writes step d - 2 (clamped at 0, overwritten there later).
+// STACK3: %[[DL:.*]] = arith.subi %[[D]], %c2 : index
+// STACK3: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
+// STACK3: %[[OUT2:.*]] = tensor.extract_slice %[[HN]][2, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<?x128xf32>
+// STACK3: %[[YN:.*]] = tensor.insert_slice %[[OUT2]] into %[[Y]][%[[SL]], 0, 0]
+// STACK3: scf.yield %[[HK]], %[[CK]], %[[HN]], %[[YN]]
+// STACK3: tensor.extract_slice %[[LOOP]]#0[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<?x128xf32>
+// STACK3: return %[[LOOP]]#3
+
+// After lstm-combine-gate-gemms: per diagonal one GEMM for layer 0's
+// inputs, one batched GEMM for the inputs of layers 1 and 2 and one for
+// all recurrent products; the input products' gate disappears (its result
+// is the stacked addend).
+// COMBINED: scf.for
+// COMBINED-NOT: lstm.layer
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%{{.*}} : tensor<512x64xf32>) -> tensor<?x512xf32>
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x512x128xf32>) -> tensor<2x?x512xf32>
+// COMBINED-NOT: lstm.gate identity add
+// COMBINED: %[[X:.*]] = tensor.insert_slice %{{.*}}[1, 0, 0] [2, %{{.*}}, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<3x?x512xf32>
+// COMBINED: tensor.extract_slice %[[X]][0, 0, 0] [3, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x512xf32> to tensor<3x?x128xf32>
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<3x?x128xf32>) weights(%{{.*}} : tensor<3x512x128xf32>) -> tensor<3x?x512xf32>
+// COMBINED-COUNT-4: lstm.gate {{sigmoid|tanh}} add(
+// COMBINED: scf.yield
+
+// Layer 0's input size equals the hidden size: the input of all layers is
+// one batched operand [x_t; output of layer 0 at the previous diagonal].
+// RNN2-LABEL: func.func @forward
+// RNN2: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// RNN2: %[[XT:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
+// RNN2: %[[Y0:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<2x?x16xf32> to tensor<1x?x16xf32>
+// RNN2: %[[IN0:.*]] = tensor.insert_slice %[[XT]] into %{{.*}}[0, 0, 0]
+// RNN2: %[[IN:.*]] = tensor.insert_slice %[[Y0]] into %[[IN0]][1, 0, 0]
+// RNN2: %[[HN:.*]] = lstm.gate tanh(%[[IN]], %[[H]] : tensor<2x?x16xf32>, tensor<2x?x16xf32>) weights(%{{.*}}, %{{.*}} : tensor<2x16x16xf32>, tensor<2x16x16xf32>) bias(%{{.*}} : tensor<2x16xf32>) -> tensor<2x?x16xf32>
+// RNN2: scf.yield %{{.*}}, %[[HN]], %{{.*}}
+
+// A reverse stack: layer 0 reads x at T-1-min(d, T-1), the last layer
+// writes T-1-max(d-3, 0). GRU's gated recurrent product stays a product of
+// the batched gate; its input-only gate keeps its bias.
+// GRU4-LABEL: func.func @forward
+// GRU4: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x8xf32>
+// GRU4: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
+// GRU4: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[Y:.*]] = %{{.*}})
+// GRU4: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
+// GRU4: %[[T0:.*]] = arith.subi %[[LAST]], %[[S0]] : index
+// GRU4: tensor.extract_slice %arg0[%[[T0]], 0, 0] [1, %{{.*}}, 8]
+// GRU4: lstm.gate identity add(%{{.*}} : tensor<4x?x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
+// GRU4: lstm.gate identity(%[[H]] : tensor<4x?x16xf32>) weights(%{{.*}} : tensor<4x16x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
+// GRU4: lstm.one_minus %{{.*}} : tensor<4x?x16xf32>
+// GRU4: %[[DL:.*]] = arith.subi %[[D]], %c3 : index
+// GRU4: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
+// GRU4: %[[TL:.*]] = arith.subi %[[LAST]], %[[SL]] : index
+// GRU4: tensor.insert_slice %{{.*}} into %[[Y]][%[[TL]], 0, 0]
+
+// Peephole weights are stacked like biases; the output gate peeps at the
+// new (batched) cell state.
+// PEEP4-LABEL: func.func @forward
+// PEEP4: scf.for
+// PEEP4: lstm.gate sigmoid({{.*}}) weights({{.*}}) add({{.*}}) bias(%{{.*}} : tensor<4x16xf32>) peephole(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4x?x16xf32>) -> tensor<4x?x16xf32>
+// PEEP4: %[[CN:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<4x?x16xf32>
+// PEEP4: lstm.gate sigmoid({{.*}}) peephole(%{{.*}}, %[[CN]] : tensor<4x16xf32>, tensor<4x?x16xf32>) -> tensor<4x?x16xf32>
+
+// -----
+
+// T = 1 and L > T need nothing special: a static T = 1 gives 2 diagonals.
+// CHECK-LABEL: func.func @static_t1
+// CHECK-NOT: lstm.layer
+// CHECK: %[[ND:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: lstm.gate tanh(%{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<2x3x4xf32>) weights(%{{.*}}, %{{.*}} : tensor<2x4x4xf32>, tensor<2x4x4xf32>)
+// CHECK: return %{{.*}} : tensor<1x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+func.func @static_t1(%x: tensor<1x3x4xf32>, %h0: tensor<3x4xf32>, %h1: tensor<3x4xf32>,
+                     %W0: tensor<4x4xf32>, %R0: tensor<4x4xf32>,
+                     %W1: tensor<4x4xf32>, %R1: tensor<4x4xf32>)
+    -> (tensor<1x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<1x3x4xf32>) init(%h0 : tensor<3x4xf32>)
+      -> (tensor<1x3x4xf32>), (tensor<3x4xf32>) {
+  ^bb0(%xt: tensor<3x4xf32>, %h: tensor<3x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<3x4xf32>, tensor<3x4xf32>)
+        weights(%W0, %R0 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
+    lstm.yield out(%hn : tensor<3x4xf32>) state(%hn : tensor<3x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<1x3x4xf32>) init(%h1 : tensor<3x4xf32>)
+      -> (tensor<1x3x4xf32>), (tensor<3x4xf32>) {
+  ^bb0(%xt: tensor<3x4xf32>, %h: tensor<3x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<3x4xf32>, tensor<3x4xf32>)
+        weights(%W1, %R1 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
+    lstm.yield out(%hn : tensor<3x4xf32>) state(%hn : tensor<3x4xf32>)
+  }
+  return %y1, %hT0, %hT1 : tensor<1x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// Left alone: a single layer is no stack.
+// CHECK-LABEL: func.func @single_layer
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+func.func @single_layer(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: mixed directions (the reverse layer's first step needs the
+// forward layer's last output, so no two cells of the stack overlap).
+// CHECK-LABEL: func.func @mixed_directions
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer reverse
+func.func @mixed_directions(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer reverse ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: layers with lengths.
+// CHECK-LABEL: func.func @lengths
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer forward
+func.func @lengths(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>,
+                   %len: tensor<?xi32>) -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      lengths(%len : tensor<?xi32>) -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      lengths(%len : tensor<?xi32>) -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: layer 0's output sequence is also returned.
+// CHECK-LABEL: func.func @intermediate_used
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer forward
+func.func @intermediate_used(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y0, %y1 : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: the cells differ in structure (tanh against relu).
+// CHECK-LABEL: func.func @different_cells
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer forward
+func.func @different_cells(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate relu (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: layer 0's input size differs (3 against 4) and its input
+// slice is used by something else than a gate product.
+// CHECK-LABEL: func.func @input_used_pointwise
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer forward
+func.func @input_used_pointwise(%x: tensor<?x?x3xf32>, %h0: tensor<?x4xf32>,
+                                %W0: tensor<4x3xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x3xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x3xf32>, %h: tensor<?x4xf32>):
+    %xs = math.tanh %xt : tensor<?x3xf32>
+    %hn = lstm.gate tanh (%xs, %h : tensor<?x3xf32>, tensor<?x4xf32>)
+        weights(%W0, %W : tensor<4x3xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %xs = math.tanh %xt : tensor<?x4xf32>
+    %hn = lstm.gate tanh (%xs, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: layer 0's final state initialises layer 1, so it is needed
+// before the last layer.
+// CHECK-LABEL: func.func @final_feeds_init
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer forward
+func.func @final_feeds_init(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%hT0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}

@@ -1,0 +1,43 @@
+// The wavefronted stack3 lowers through --lstm-to-nvvm (no GPU needed: the
+// kernels are compiled, not run), and one diagonal of the three layers runs
+// a fixed number of kernels (every GEMM a generated kernel here: fill and
+// contraction), counted between the loop header and its back
+// edge. With combined gate GEMMs: 3 zero fills and 3 GEMMs (layer 0's input
+// GEMM, the batched input GEMM of layers 1-2, the batched recurrent GEMM of
+// all layers), 3 copies (stacking the input products, writing the last
+// layer's output) and 7 pointwise kernels (gate epilogues, cell update,
+// the two state masks). Unwavefronted, every one of the 3·T layer steps
+// runs 10 kernels; wavefronted, each of the T + 2 diagonals runs 16.
+// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s
+// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s --check-prefix=LAYERS
+
+// CHECK-LABEL: llvm.func @forward
+// CHECK: llvm.br ^[[HEAD:bb[0-9]+]](
+// CHECK-NEXT: ^[[HEAD]](
+// CHECK: llvm.cond_br %{{.*}}, ^{{bb[0-9]+}}, ^[[EXIT:bb[0-9]+]]
+// CHECK-COUNT-16: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.br ^[[HEAD]](
+// CHECK-NEXT: ^[[EXIT]]:
+// There is one loop: no other back edge follows.
+// CHECK-NOT: llvm.br ^[[HEAD]](
+// CHECK: gpu.binary
+
+// Without the wavefront: three time loops of 10 kernels per step.
+// LAYERS-LABEL: llvm.func @forward
+// LAYERS: llvm.br ^[[H0:bb[0-9]+]](
+// LAYERS-NEXT: ^[[H0]](
+// LAYERS-COUNT-10: gpu.launch_func
+// LAYERS-NOT: gpu.launch_func
+// LAYERS: llvm.br ^[[H0]](
+// LAYERS: llvm.br ^[[H1:bb[0-9]+]](
+// LAYERS-NEXT: ^[[H1]](
+// LAYERS-COUNT-10: gpu.launch_func
+// LAYERS-NOT: gpu.launch_func
+// LAYERS: llvm.br ^[[H1]](
+// LAYERS: llvm.br ^[[H2:bb[0-9]+]](
+// LAYERS-NEXT: ^[[H2]](
+// LAYERS-COUNT-10: gpu.launch_func
+// LAYERS-NOT: gpu.launch_func
+// LAYERS: llvm.br ^[[H2]](
+// LAYERS: gpu.binary
