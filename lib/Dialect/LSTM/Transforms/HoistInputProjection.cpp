@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
@@ -98,6 +99,7 @@ static void hoistGroup(LayerOp layer, const CellDependence &deps,
       numBiases = std::max(numBiases, gates.back().getBiases().size());
   }
   SmallVector<Value> packedBiases;
+  llvm::SmallDenseMap<int64_t, Value> zeros;
   for (size_t j = 0; j < numBiases; ++j) {
     SmallVector<Value> parts;
     for (auto [gate, fold, h] : llvm::zip(gates, folds, heights)) {
@@ -105,10 +107,14 @@ static void hoistGroup(LayerOp layer, const CellDependence &deps,
         parts.push_back(gate.getBiases()[j]);
         continue;
       }
-      auto zeroType = RankedTensorType::get({h}, elementType);
-      parts.push_back(arith::ConstantOp::create(
-          b, loc, zeroType,
-          DenseElementsAttr::get(zeroType, b.getZeroAttr(elementType))));
+      Value &zero = zeros[h];
+      if (!zero) {
+        auto zeroType = RankedTensorType::get({h}, elementType);
+        zero = arith::ConstantOp::create(
+            b, loc, zeroType,
+            DenseElementsAttr::get(zeroType, b.getZeroAttr(elementType)));
+      }
+      parts.push_back(zero);
     }
     packedBiases.push_back(
         parts.size() == 1
