@@ -27,6 +27,8 @@ llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "lst
 # otherwise rewrite the tail of `%lstm-run`.
 config.substitutions.insert(
     0, ("%lstm-run", os.path.join(config.lstm_tools_dir, "lstm-run")))
+config.substitutions.insert(
+    0, ("%lstm-opt", os.path.join(config.lstm_tools_dir, "lstm-opt")))
 # The Python that CMake found (and pip installed numpy into), not the one
 # that happens to run lit.
 config.substitutions.insert(0, ("%python", config.python_executable))

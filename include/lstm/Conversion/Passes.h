@@ -6,6 +6,7 @@
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+#include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 
 namespace mlir::lstm {

@@ -119,4 +119,20 @@ def ConvertGemmToCublasPass
   ];
 }
 
+def LowerDynamicExpandShapePass : Pass<"lstm-lower-dynamic-expand-shape"> {
+  let summary = "Rewrite contiguous memref.expand_shape with several dynamic extents per group as memref.reinterpret_cast";
+  let description = [{
+    Works around a crash of LLVM 22's `expand-strided-metadata` on a
+    `memref.expand_shape` whose reassociation group has more than one
+    dynamic extent (llvm/llvm-project#186830, fixed for LLVM 23), which is
+    what splitting a `[T·B, N]` buffer into `[T, B, N]` with dynamic `T` and
+    `B` produces (`lstm-hoist-input-projection`). When source and result
+    have identity layouts, the op is rewritten into the equivalent
+    row-major `memref.reinterpret_cast` with the op's `output_shape` as
+    sizes; other expand_shape ops are left alone. The lowering pipelines run
+    it right before `expand-strided-metadata`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // LSTM_CONVERSION_PASSES_TD

@@ -267,3 +267,60 @@ PointwiseGroups::PointwiseGroups(LayerOp layer) {
     groups.push_back(std::move(ops));
   }
 }
+
+std::optional<unsigned> CellDependence::getInputSliceIndex(Value value) const {
+  // Op wrappers are handles: a copy gives access to the non-const accessors.
+  LayerOp op = layer;
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &op.getBody().front() ||
+      arg.getArgNumber() >= op.getInputs().size())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+bool CellDependence::isDefinedAbove(Value value) const {
+  LayerOp op = layer;
+  return !op.getBody().isAncestor(value.getParentRegion());
+}
+
+bool CellDependence::isInputProjection(const GateProduct &product) const {
+  return getGateIndex(product.gate) >= 0 &&
+         getInputSliceIndex(product.getOperand()).has_value() &&
+         isDefinedAbove(product.getWeight());
+}
+
+SmallVector<SmallVector<GateProduct>>
+CellDependence::getInputProjectionGroups() const {
+  llvm::MapVector<Value, SmallVector<SmallVector<GateProduct>>> byOperand;
+  for (const GateProduct &product : getProducts()) {
+    if (!isInputProjection(product))
+      continue;
+    SmallVector<SmallVector<GateProduct>> &groups =
+        byOperand[product.getOperand()];
+    auto type = cast<RankedTensorType>(product.getWeight().getType());
+    // Stacking needs static row counts (to place each gate's columns) and
+    // one column count; anything else is multiplied on its own.
+    SmallVector<GateProduct> *target = nullptr;
+    if (type.hasStaticShape()) {
+      for (SmallVector<GateProduct> &group : groups) {
+        auto first =
+            cast<RankedTensorType>(group.front().getWeight().getType());
+        if (first.hasStaticShape() &&
+            first.getDimSize(1) == type.getDimSize(1) &&
+            first.getElementType() == type.getElementType()) {
+          target = &group;
+          break;
+        }
+      }
+    }
+    if (target)
+      target->push_back(product);
+    else
+      groups.push_back({product});
+  }
+  SmallVector<SmallVector<GateProduct>> result;
+  for (auto &[operand, groups] : byOperand)
+    for (SmallVector<GateProduct> &group : groups)
+      result.push_back(std::move(group));
+  return result;
+}

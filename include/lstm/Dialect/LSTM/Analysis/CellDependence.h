@@ -16,6 +16,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::lstm {
 
 /// One matrix product of a gate: `inputs[index] · weights[index]^T`.
@@ -76,6 +78,29 @@ public:
   /// are in block order.
   SmallVector<SmallVector<GateProduct>>
   getCombinableGroups(unsigned minGates = 2) const;
+
+  /// The position in the layer's `ins` of the sequence whose per-step slice
+  /// is `value`, or std::nullopt when `value` is anything else (recurrent
+  /// state, a value computed in the cell, a value defined above the layer).
+  std::optional<unsigned> getInputSliceIndex(Value value) const;
+
+  /// Whether `value` is defined above the layer, and so is the same value at
+  /// every step.
+  bool isDefinedAbove(Value value) const;
+
+  /// Whether `product` is an input projection: its operand is the step's
+  /// slice x_t of an `ins` sequence and its weight is defined above the
+  /// layer. Its value at step t then depends on nothing the recurrence
+  /// computes, so the products of all steps can be computed before the layer.
+  bool isInputProjection(const GateProduct &product) const;
+
+  /// The input projections of the cell, grouped so that each group can be
+  /// one GEMM over all steps: the products of a group multiply the same
+  /// input slice, and when there are several, their weights have static
+  /// shapes with one column count and element type (they are stacked).
+  /// A projection whose weight has a dynamic shape is a group of its own.
+  /// Groups and their products are in block order.
+  SmallVector<SmallVector<GateProduct>> getInputProjectionGroups() const;
 
 private:
   LayerOp layer;

@@ -1,0 +1,16 @@
+//===- LowerDynamicExpandShape.h - expand_shape as reinterpret_cast -*- C++
+//-*-===//
+
+#ifndef LSTM_CONVERSION_LOWERDYNAMICEXPANDSHAPE_LOWERDYNAMICEXPANDSHAPE_H
+#define LSTM_CONVERSION_LOWERDYNAMICEXPANDSHAPE_LOWERDYNAMICEXPANDSHAPE_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::lstm {
+
+#define GEN_PASS_DECL_LOWERDYNAMICEXPANDSHAPEPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace mlir::lstm
+
+#endif // LSTM_CONVERSION_LOWERDYNAMICEXPANDSHAPE_LOWERDYNAMICEXPANDSHAPE_H

@@ -1,0 +1,157 @@
+//===- ScheduleReport.cpp - Per-step schedule of every layer --------------===//
+//
+// What the optimisation passes buy is visible in a few numbers per layer:
+// how many GEMMs and pointwise kernels one step launches, how many GEMMs
+// run once before the loop, and how many steps run one after another. This
+// pass prints them, one greppable line per layer, and changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_LSTMSCHEDULEREPORTPASS
+#include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+namespace {
+/// The kernels one step of a cell launches.
+struct StepKernels {
+  unsigned gemms = 0;
+  unsigned pointwise = 0;
+};
+} // namespace
+
+/// Counts the kernels of one step of `cell`. This is the one place that
+/// decides what counts, so that new ops are taught here and nowhere else:
+///
+/// - every `(input, weight)` pair of an `lstm.gate` is one GEMM;
+/// - a gate's epilogue (activation other than `identity`, addends, biases,
+///   peephole) is one pointwise kernel; a bare GEMM (`identity`, products
+///   only) has none, and a gate without products is only its epilogue;
+/// - `lstm.one_minus` and every `arith`/`math` op on tensors is one
+///   pointwise kernel;
+/// - an op that holds a region (the fused pointwise region that
+///   `lstm-fuse-elementwise` will emit) is one kernel, whatever it holds:
+///   fusing is exactly what makes its body a single launch;
+/// - views and constants (`tensor.extract_slice`, `arith.constant` on
+///   scalars) launch nothing.
+static StepKernels countStepKernels(Block &cell) {
+  StepKernels kernels;
+  for (Operation &op : cell.without_terminator()) {
+    if (auto gate = dyn_cast<GateOp>(op)) {
+      kernels.gemms += gate.getInputs().size();
+      bool bareGemm = !gate.getInputs().empty() &&
+                      gate.getActivation() == Activation::identity &&
+                      gate.getAddends().empty() && gate.getBiases().empty() &&
+                      !gate.getPeephole();
+      if (!bareGemm)
+        ++kernels.pointwise;
+      continue;
+    }
+    if (op.getNumRegions() > 0) {
+      ++kernels.pointwise;
+      continue;
+    }
+    if (isa<OneMinusOp>(op)) {
+      ++kernels.pointwise;
+      continue;
+    }
+    bool onTensors = llvm::any_of(op.getResultTypes(), [](Type type) {
+      return isa<RankedTensorType>(type);
+    });
+    if (onTensors && !isa<arith::ConstantOp>(op) &&
+        isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      ++kernels.pointwise;
+  }
+  return kernels;
+}
+
+/// The matrix products computed before `layer` for all of its steps: those
+/// of the `lstm.gate`s whose results reach the layer's `ins` through
+/// reshapes (the form `lstm-hoist-input-projection` emits).
+static unsigned countHoistedGemms(LayerOp layer) {
+  unsigned gemms = 0;
+  for (Value seq : layer.getInputs()) {
+    Value v = seq;
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto gate = dyn_cast<GateOp>(def)) {
+        gemms += gate.getInputs().size();
+        break;
+      }
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+        v = expand.getSrc();
+        continue;
+      }
+      if (auto cast = dyn_cast<tensor::CastOp>(def)) {
+        v = cast.getSource();
+        continue;
+      }
+      break;
+    }
+  }
+  return gemms;
+}
+
+/// One line for `layer`, the `index`-th layer of function `function`.
+static void printLayer(raw_ostream &os, StringRef function, unsigned index,
+                       LayerOp layer) {
+  StepKernels step = countStepKernels(layer.getBody().front());
+  auto seqType = cast<RankedTensorType>(layer.getInputs().front().getType());
+  os << "@" << function << " layer " << index << " ("
+     << stringifyDirection(layer.getDirection())
+     << "): gemms/step=" << step.gemms << " pointwise/step=" << step.pointwise
+     << " hoisted-gemms=" << countHoistedGemms(layer) << " steps=";
+  if (seqType.isDynamicDim(0))
+    os << "T";
+  else
+    os << seqType.getDimSize(0);
+  os << "\n";
+}
+
+namespace {
+struct LSTMScheduleReportPass
+    : lstm::impl::LSTMScheduleReportPassBase<LSTMScheduleReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file;
+    raw_ostream *os = &llvm::errs();
+    if (!outputFile.empty()) {
+      file = openOutputFile(outputFile, &error);
+      if (!file) {
+        getOperation().emitError() << "lstm-schedule-report: " << error;
+        return signalPassFailure();
+      }
+      os = &file->os();
+    }
+
+    // A schedule that is not a chain of lstm.layer ops (a wavefront over a
+    // stack) will print its own line here, next to the layers it replaces.
+    getOperation().walk([&](FunctionOpInterface function) {
+      unsigned index = 0;
+      function.walk([&](LayerOp layer) {
+        printLayer(*os, function.getName(), index++, layer);
+      });
+    });
+    os->flush();
+    if (file)
+      file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
