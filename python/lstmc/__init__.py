@@ -12,6 +12,7 @@ from . import cells
 from .dsl import (CellBuilder, CellError, exp, gate, layer_norm, linear, one_minus, relu,
                   sigmoid, tanh)
 from .network import Network
+from .interop import TorchLike, from_state_dict, from_torch
 from .runtime import CallError, CompiledNetwork, NoGPUError, gpu_available, load
 
 
@@ -22,5 +23,5 @@ def compile(network, **options):
 
 
 __all__ = ["CellBuilder", "CellError", "CallError", "CompiledNetwork", "Network",
-           "NoGPUError", "cells", "compile", "exp", "gate", "gpu_available", "layer_norm",
+           "NoGPUError", "TorchLike", "cells", "compile", "from_state_dict", "from_torch", "exp", "gate", "gpu_available", "layer_norm",
            "linear", "load", "one_minus", "relu", "sigmoid", "tanh"]

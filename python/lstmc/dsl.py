@@ -384,10 +384,10 @@ def layer_norm(v, gamma=None, beta=None, eps=1e-5):
                 raise CellError(f"layer_norm: {name} {p!r} must be a parameter [{n}] for "
                                 f"the input {_fmt(blocks[0].shape)}")
     avg = Param(em, em.fresh("ln_avg"), (n, n))
-    em.emit(f"{avg.name} = arith.constant dense<{1.0 / total!r}> : {avg.type}", "layer_norm",
+    em.emit(f"{avg.name} = arith.constant dense<{1.0 / total:.17e}> : {avg.type}", "layer_norm",
             top=True)
     epsilon = Param(em, em.fresh("ln_eps"), (n,))
-    em.emit(f"{epsilon.name} = arith.constant dense<{float(eps)!r}> : {epsilon.type}",
+    em.emit(f"{epsilon.name} = arith.constant dense<{float(eps):.17e}> : {epsilon.type}",
             "layer_norm", top=True)
     mean = linear(Affine(em, products=[(b, avg) for b in blocks]))
     centred = [b - mean for b in blocks]

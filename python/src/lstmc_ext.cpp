@@ -159,6 +159,7 @@ NB_MODULE(_lstmc, m) {
   m.doc() = "The lstm compiler, in-process, through its C API.";
   nb::exception<CompilerError>(m, "CompilerError");
   lstmRegisterAllPasses();
+  lstmRegisterTransformsPasses();
   m.def("verify", &verify, nb::arg("ir"),
         "Parses and verifies `ir`; raises CompilerError with the "
         "diagnostics if it does not.");

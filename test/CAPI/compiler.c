@@ -96,7 +96,8 @@ static void testCompileAndRun(const char *dir) {
   snprintf(path, sizeof path, "%s/rnn.so", dir);
   LstmCompileOptions options = lstmCompileOptionsDefault();
   options.target = mlirStringRefCreateFromCString("cpu");
-  options.prePasses = mlirStringRefCreateFromCString("lstm-combine-gate-gemms");
+  options.prePasses =
+      mlirStringRefCreateFromCString("canonicalize,lstm-combine-gate-gemms");
   if (!compile(path, options))
     return;
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -158,6 +159,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   lstmRegisterAllPasses();
+  lstmRegisterTransformsPasses();
   testCompileAndRun(argv[1]);
   testErrors(argv[1]);
   return 0;
