@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -15,6 +16,9 @@ using namespace mlir;
 void lstm::registerCompilerDependencies(DialectRegistry &registry) {
   // The NVVM target attribute's serialisation, the GPU-to-LLVM interfaces and
   // the like are extensions; without them lstm-to-nvvm fails to lower.
+  // The dialects too: an extension of a dialect that the registry lacks is
+  // not applied when the dialect is loaded later in the pipeline.
+  registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
 }

@@ -63,6 +63,7 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     cuda_lib_dir: as lstm-compile's options. Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
+    native = _native()
     verify(network.ir)
     tmp = None
     if path is None:
@@ -70,7 +71,6 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     os.makedirs(path, exist_ok=True)
     if runtime_lib_dir is None:
         runtime_lib_dir = _package_lib_dir()
-    native = _native()
     try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
                        chip=chip, features=features, cuda_path=cuda_path,

@@ -383,6 +383,9 @@ _TENSOR_LIBS = {"torch": _Torch, "cupy": _CuPy}
 
 def _as_cuda(v, name):
     """(library, object with __cuda_array_interface__) for a GPU tensor."""
+    if isinstance(v, np.ndarray):
+        raise CallError(f"{name}: a GPU network takes CUDA tensors (PyTorch or CuPy), "
+                        "got a numpy array")
     module = type(v).__module__.split(".")[0]
     if module == "torch":
         if not v.is_cuda:
@@ -404,9 +407,6 @@ def _as_cuda(v, name):
         if not t.is_cuda:
             raise CallError(f"{name}: a GPU network takes CUDA tensors (DLPack device {t.device})")
         return "torch", t
-    if isinstance(v, np.ndarray):
-        raise CallError(f"{name}: a GPU network takes CUDA tensors (PyTorch or CuPy), "
-                        "got a numpy array")
     raise CallError(f"{name}: a GPU network takes CUDA tensors, got {type(v).__name__}")
 
 
