@@ -35,5 +35,20 @@ fi
 start=$(date +%s)
 # LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
 # need besides the tools; test/Embed installs all of these.
-ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test
+ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test \
+  lstm-capi-compiler-test
 echo "== build finished in $(( $(date +%s) - start )) s"
+
+# The Python package (python/, docs/python.md) against this build, with what
+# its tests need. torch is optional: its interop tests skip without it.
+if ! "$PYTHON" -c 'import pytest, nanobind, scikit_build_core' 2>/dev/null; then
+  echo "== installing pytest, nanobind, scikit-build-core"
+  "$PYTHON" -m pip install -q pytest nanobind scikit-build-core
+fi
+if [ "${LSTM_SKIP_TORCH:-0}" != 1 ] && ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+  echo "== installing torch (for the interop tests; LSTM_SKIP_TORCH=1 skips)"
+  "$PYTHON" -m pip install -q torch ||
+    echo "== torch could not be installed: its tests will be skipped"
+fi
+echo "== pip install ./python"
+"$PYTHON" -m pip install -q --no-build-isolation ./python

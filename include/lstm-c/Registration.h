@@ -24,6 +24,12 @@ MLIR_CAPI_EXPORTED void lstmRegisterAllDialects(MlirDialectRegistry registry);
 /// Calls after the first do nothing.
 MLIR_CAPI_EXPORTED void lstmRegisterAllPasses(void);
 
+/// Registers upstream's generic transformation passes (canonicalize, cse,
+/// inline, ...) with the global pass registry, for pipelines given by name
+/// (upstream's C API has them as mlirRegisterTransformsPasses, which Debian's
+/// libMLIR.so does not export). Calls after the first do nothing.
+MLIR_CAPI_EXPORTED void lstmRegisterTransformsPasses(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 
 #include "lstm/Registration.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -18,6 +19,14 @@ void lstmRegisterAllPasses(void) {
   static const bool registered = [] {
     lstm::registerLSTMPasses();
     lstm::registerLSTMPipelines();
+    return true;
+  }();
+  (void)registered;
+}
+
+void lstmRegisterTransformsPasses(void) {
+  static const bool registered = [] {
+    registerTransformsPasses();
     return true;
   }();
   (void)registered;

@@ -10,38 +10,24 @@
 // project's CUDA runtime is linked in statically: the library needs only the
 // CUDA driver (libcuda.so.1) where it runs, not MLIR.
 //
+// The work is done by lib/Compiler (lstm/Compiler/Compiler.h), which the C
+// API and the Python package call in-process; this is its command line.
+//
 //===----------------------------------------------------------------------===//
 
-#include "lstm/Pipelines/Pipelines.h"
+#include "lstm/Compiler/Compiler.h"
 #include "lstm/Registration.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -89,7 +75,8 @@ static int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// The directory of this executable's libraries (../lib next to bin/).
+/// The directory of this executable's libraries (../lib next to bin/), where
+/// the CUDA runtime is, in the build tree and installed alike.
 static std::string libraryDir(const char *argv0) {
   std::string exe = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&libraryDir));
@@ -101,48 +88,30 @@ static std::string libraryDir(const char *argv0) {
   return std::string(dir);
 }
 
-static llvm::Error emitObject(llvm::Module &module, llvm::StringRef path) {
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  std::string error;
-  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!t)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      t->createTargetMachine(triple, "generic", "", options, llvm::Reloc::PIC_,
-                             std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(triple);
-  if (auto err = makeOptimizingTransformer(3, 0, machine.get())(&module))
-    return err;
-
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write " + path);
-  llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, out.os(), nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the target cannot emit object files");
-  pm.run(module);
-  out.keep();
-  return llvm::Error::success();
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "lstm-compile: compile an lstm module to a "
                               "shared library\n");
-  if (target != "cuda" && target != "cpu")
-    return fail("unknown target '" + target + "' (expected cuda or cpu)");
+  lstm::CompileOptions options;
+  options.target = target;
+  options.chip = chip;
+  options.features = features;
+  options.cudaPath = cudaPath;
+  options.cudaLibDir = cudaLibDir;
+  options.runtimeLibDir = libraryDir(argv[0]);
+  options.prePasses = prePasses;
+  options.computeType = computeType;
+  options.cublas = cublas;
+  options.cublasMinSize = cublasMinSize;
+  options.keepObject = keepObject;
+  if (auto err = lstm::verifyCompileOptions(options))
+    return fail(llvm::toString(std::move(err)));
 
   DialectRegistry registry;
   registerAllDialects(registry);
-  registerAllExtensions(registry);
   lstm::registerAllLSTM(registry);
-  registerAllToLLVMIRTranslations(registry);
+  lstm::registerCompilerDependencies(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
 
@@ -157,69 +126,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  // Every public function with a body gets the C interface.
-  for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    UnitAttr::get(&context));
-
-  PassManager pm(&context);
-  if (!prePasses.empty() &&
-      failed(parsePassPipeline(prePasses, pm, llvm::errs())))
-    return fail("malformed --pre-passes pipeline '" + prePasses + "'");
-  if (target == "cuda") {
-    lstm::LSTMToNVVMOptions options;
-    options.chip = chip;
-    options.features = features;
-    options.cudaPath = cudaPath;
-    options.computeType = computeType;
-    options.cublas = cublas;
-    options.cublasMinSize = cublasMinSize;
-    lstm::buildLSTMToNVVMPipeline(pm, options);
-  } else {
-    lstm::buildLSTMToCPUPipeline(pm);
-  }
-  if (failed(pm.run(*module)))
-    return fail("lowering failed");
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
-  if (!llvmModule)
-    return fail("translation to LLVM IR failed");
-
-  std::string object = outputFile + ".o";
-  if (auto err = emitObject(*llvmModule, object))
+  if (auto err = lstm::compileToSharedLibrary(*module, outputFile, options,
+                                              llvm::errs()))
     return fail(llvm::toString(std::move(err)));
-
-  // Link with the system compiler driver, which knows the C runtime.
-  auto cxx = llvm::sys::findProgramByName("c++");
-  if (!cxx)
-    return fail("no C++ compiler driver (c++) on PATH to link with");
-  std::string libDir = libraryDir(argv[0]);
-  std::vector<std::string> args = {*cxx, "-shared", "-o", outputFile, object};
-  if (target == "cuda") {
-    args.push_back("-Wl,--whole-archive");
-    args.push_back(libDir + "/liblstm_cuda_runtime_static.a");
-    args.push_back("-Wl,--no-whole-archive");
-    args.push_back("-L" + cudaLibDir);
-    args.push_back("-lcuda");
-  } else {
-    // memrefCopy and friends.
-    args.push_back(std::string("-L") + LSTM_MLIR_LIB_DIR);
-    args.push_back("-lmlir_c_runner_utils");
-    args.push_back(std::string("-Wl,-rpath,") + LSTM_MLIR_LIB_DIR);
-  }
-  args.push_back("-lm");
-  std::vector<llvm::StringRef> refs(args.begin(), args.end());
-  std::string linkError;
-  int rc =
-      llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &linkError);
-  if (!keepObject)
-    llvm::sys::fs::remove(object);
-  if (rc != 0)
-    return fail("linking " + outputFile + " failed" +
-                (linkError.empty() ? "" : ": " + linkError));
   return 0;
 }

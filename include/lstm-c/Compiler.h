@@ -1,0 +1,67 @@
+//===-- lstm-c/Compiler.h - Compile a module to a shared library --*- C -*-===//
+//
+// Ahead-of-time compilation from C: what lstm-compile does, in-process, on a
+// module that the caller parsed or built (lstm/Compiler/Compiler.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_C_COMPILER_H
+#define LSTM_C_COMPILER_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The options of lstmCompileToSharedLibrary. Strings are not owned; an
+/// empty string (length 0) means the default that lstmCompileOptionsDefault
+/// describes.
+typedef struct {
+  /// "cpu" or "cuda" (default).
+  MlirStringRef target;
+  /// GPU architecture and PTX features (cuda): default "sm_90", "+ptx80".
+  MlirStringRef chip;
+  MlirStringRef features;
+  /// The CUDA toolkit with ptxas and libdevice; default: the one found when
+  /// the project was configured.
+  MlirStringRef cudaPath;
+  /// The directory of libcuda.so to link against (the driver or its stub);
+  /// default: the configured toolkit's stubs.
+  MlirStringRef cudaLibDir;
+  /// The directory with liblstm_cuda_runtime_static.a; default: the build
+  /// tree's lib/.
+  MlirStringRef runtimeLibDir;
+  /// Passes on the lstm IR before the lowering, a textual pipeline such as
+  /// "lstm-combine-gate-gemms"; default: none.
+  MlirStringRef prePasses;
+  /// The GEMM arithmetic on the GPU: "fp32" (default, no TF32), "tf32" or
+  /// "bf16".
+  MlirStringRef computeType;
+  /// Whether GEMMs go to cuBLAS (default true), from this m*n*k*batch up.
+  bool cublas;
+  int64_t cublasMinSize;
+  /// Keep OUTPUT.o next to the library.
+  bool keepObject;
+} LstmCompileOptions;
+
+/// Options with every field at its default (target "cuda").
+MLIR_CAPI_EXPORTED LstmCompileOptions lstmCompileOptionsDefault(void);
+
+/// Lowers `module` in place (it ends in the LLVM dialect), translates it to
+/// LLVM IR, emits an object file and links the shared library `output`, which
+/// exports `_mlir_ciface_NAME` for every public function. On failure returns
+/// failure and reports why as error diagnostics on the module's context (an
+/// unknown target, a malformed pre-pass pipeline, a pass that fails, a failed
+/// link). Needs lstmRegisterAllPasses() first when prePasses names passes.
+MLIR_CAPI_EXPORTED MlirLogicalResult lstmCompileToSharedLibrary(
+    MlirModule module, MlirStringRef output, const LstmCompileOptions *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LSTM_C_COMPILER_H

@@ -1,0 +1,104 @@
+//===- Compiler.h - Compile lstm modules to shared libraries ----*- C++ -*-===//
+//
+// Ahead-of-time compilation of a module of lstm IR into a shared library that
+// exports the C interface of every public function (`_mlir_ciface_NAME`).
+// lstm-compile is a command line around compileToSharedLibrary(); the C API
+// (lstm-c/Compiler.h) and the Python package call it in-process. Each step
+// is a function of its own (one per file in lib/Compiler), so that callers
+// can stop after any of them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_COMPILER_COMPILER_H
+#define LSTM_COMPILER_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+
+namespace lstm {
+
+struct CompileOptions {
+  /// "cpu" or "cuda".
+  std::string target = "cuda";
+  /// The GPU architecture and PTX features of the kernels (cuda only).
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  /// The CUDA toolkit with ptxas and libdevice; empty: the one found when the
+  /// project was configured.
+  std::string cudaPath;
+  /// The directory with libcuda.so (the driver or its stub) to link against;
+  /// empty: the stubs of the toolkit found at configure time.
+  std::string cudaLibDir;
+  /// The directory with liblstm_cuda_runtime_static.a (cuda only); empty: the
+  /// build tree's lib/.
+  std::string runtimeLibDir;
+  /// Passes run on the lstm IR before the lowering, as a textual pipeline on
+  /// builtin.module (e.g. "lstm-combine-gate-gemms"); empty for none.
+  std::string prePasses;
+  /// The GEMMs on the GPU: through cuBLAS (from `cublasMinSize` m·n·k·batch
+  /// up) or generated kernels, in `computeType` arithmetic (fp32, tf32,
+  /// bf16); see LSTMToNVVMOptions.
+  bool cublas = true;
+  int64_t cublasMinSize = 0;
+  std::string computeType = "fp32";
+  /// Keep the intermediate object file (OUTPUT.o) next to the library.
+  bool keepObject = false;
+};
+
+/// Adds to `registry` what compiling needs beyond the lstm dialects: the
+/// upstream extensions of the GPU pipeline and the translations to LLVM IR.
+void registerCompilerDependencies(DialectRegistry &registry);
+
+/// Checks the target name of `options`.
+llvm::Error verifyCompileOptions(const CompileOptions &options);
+
+/// Marks every public function with a body to get the C interface
+/// (`llvm.emit_c_interface`). (Lower.cpp)
+void addCInterfaces(ModuleOp module);
+
+/// Adds to `pm` the pre-passes and the lowering of `options.target`
+/// (lstm-to-cpu or lstm-to-nvvm). Fails if `options.prePasses` does not
+/// parse; the parser's message goes to `errorStream`. (Lower.cpp)
+LogicalResult buildLoweringPipeline(OpPassManager &pm,
+                                    const CompileOptions &options,
+                                    raw_ostream &errorStream);
+
+/// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
+std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
+                                                llvm::LLVMContext &context);
+
+/// Optimises `module` at -O3 for the host and writes it as a relocatable
+/// object file. (EmitObject.cpp)
+llvm::Error emitObjectFile(llvm::Module &module, StringRef path);
+
+/// Links `object` into the shared library `output` with the system compiler
+/// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C
+/// runner utilities for cpu. (Link.cpp)
+llvm::Error linkSharedLibrary(StringRef object, StringRef output,
+                              const CompileOptions &options);
+
+/// All of the above on `module` (changed in place: it ends in the LLVM
+/// dialect). Diagnostics of the passes go to the module's context, the pass
+/// pipeline parser's messages to `pipelineErrors`; the returned error says
+/// which step failed. (Compile.cpp)
+llvm::Error compileToSharedLibrary(ModuleOp module, StringRef output,
+                                   const CompileOptions &options,
+                                   raw_ostream &pipelineErrors);
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_COMPILER_COMPILER_H

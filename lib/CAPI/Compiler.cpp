@@ -1,0 +1,65 @@
+//===- Compiler.cpp - Compile a module to a shared library from C ---------===//
+
+#include "lstm-c/Compiler.h"
+#include "lstm/Compiler/Compiler.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+LstmCompileOptions lstmCompileOptionsDefault(void) {
+  LstmCompileOptions options;
+  MlirStringRef empty = mlirStringRefCreate(nullptr, 0);
+  options.target = mlirStringRefCreateFromCString("cuda");
+  options.chip = mlirStringRefCreateFromCString("sm_90");
+  options.features = mlirStringRefCreateFromCString("+ptx80");
+  options.cudaPath = options.cudaLibDir = options.runtimeLibDir =
+      options.prePasses = empty;
+  options.computeType = mlirStringRefCreateFromCString("fp32");
+  options.cublas = true;
+  options.cublasMinSize = 0;
+  options.keepObject = false;
+  return options;
+}
+
+/// `value`, or `fallback` where the caller left it empty.
+static std::string orDefault(MlirStringRef value, StringRef fallback) {
+  return value.length ? unwrap(value).str() : fallback.str();
+}
+
+MlirLogicalResult
+lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
+                           const LstmCompileOptions *options) {
+  LstmCompileOptions given = options ? *options : lstmCompileOptionsDefault();
+  lstm::CompileOptions defaults;
+  lstm::CompileOptions o;
+  o.target = orDefault(given.target, defaults.target);
+  o.chip = orDefault(given.chip, defaults.chip);
+  o.features = orDefault(given.features, defaults.features);
+  o.cudaPath = orDefault(given.cudaPath, "");
+  o.cudaLibDir = orDefault(given.cudaLibDir, "");
+  o.runtimeLibDir = orDefault(given.runtimeLibDir, "");
+  o.prePasses = orDefault(given.prePasses, "");
+  o.computeType = orDefault(given.computeType, defaults.computeType);
+  o.cublas = given.cublas;
+  o.cublasMinSize = given.cublasMinSize;
+  o.keepObject = given.keepObject;
+
+  ModuleOp moduleOp = unwrap(module);
+  // C callers see diagnostics only: the pipeline parser's message becomes
+  // part of the error.
+  std::string parserOutput;
+  llvm::raw_string_ostream parserStream(parserOutput);
+  llvm::Error err =
+      lstm::compileToSharedLibrary(moduleOp, unwrap(output), o, parserStream);
+  if (!err)
+    return mlirLogicalResultSuccess();
+  InFlightDiagnostic diag = emitError(moduleOp.getLoc())
+                            << llvm::toString(std::move(err));
+  StringRef reason = StringRef(parserOutput).split('\n').first;
+  if (StringRef why = reason.split("error: ").second; !why.empty())
+    diag << ": " << why;
+  return mlirLogicalResultFailure();
+}

@@ -1,0 +1,50 @@
+//===- Link.cpp - An object file to a shared library ----------------------===//
+
+#include "lstm/Compiler/Compiler.h"
+
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+
+llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
+                                    const CompileOptions &options) {
+  // The system compiler driver knows the C runtime and the linker's flags.
+  auto cxx = llvm::sys::findProgramByName("c++");
+  if (!cxx)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no C++ compiler driver (c++) on PATH to link with");
+  std::vector<std::string> args = {*cxx, "-shared", "-o", output.str(),
+                                   object.str()};
+  if (options.target == "cuda") {
+    // The runtime goes in whole: the library then needs only libcuda.so.1
+    // where it runs, not MLIR.
+    std::string runtimeDir = options.runtimeLibDir.empty()
+                                 ? std::string(LSTM_BUILD_LIB_DIR)
+                                 : options.runtimeLibDir;
+    std::string cudaLibDir = options.cudaLibDir.empty()
+                                 ? std::string(LSTM_CUDA_STUBS_DIR)
+                                 : options.cudaLibDir;
+    args.push_back("-Wl,--whole-archive");
+    args.push_back(runtimeDir + "/liblstm_cuda_runtime_static.a");
+    args.push_back("-Wl,--no-whole-archive");
+    args.push_back("-L" + cudaLibDir);
+    args.push_back("-lcuda");
+  } else {
+    // memrefCopy and friends.
+    args.push_back(std::string("-L") + LSTM_MLIR_LIB_DIR);
+    args.push_back("-lmlir_c_runner_utils");
+    args.push_back(std::string("-Wl,-rpath,") + LSTM_MLIR_LIB_DIR);
+  }
+  args.push_back("-lm");
+  std::vector<StringRef> refs(args.begin(), args.end());
+  std::string linkError;
+  int rc =
+      llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &linkError);
+  if (rc != 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "linking " + output + " failed" +
+            (linkError.empty() ? "" : ": " + linkError));
+  return llvm::Error::success();
+}

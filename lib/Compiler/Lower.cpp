@@ -1,0 +1,60 @@
+//===- Lower.cpp - The lowering part of ahead-of-time compilation ---------===//
+
+#include "lstm/Compiler/Compiler.h"
+#include "lstm/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+using namespace mlir;
+
+void lstm::registerCompilerDependencies(DialectRegistry &registry) {
+  // The NVVM target attribute's serialisation, the GPU-to-LLVM interfaces and
+  // the like are extensions; without them lstm-to-nvvm fails to lower.
+  // The dialects too: an extension of a dialect that the registry lacks is
+  // not applied when the dialect is loaded later in the pipeline.
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
+  if (options.target != "cuda" && options.target != "cpu")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '" + options.target +
+                                       "' (expected cuda or cpu)");
+  return llvm::Error::success();
+}
+
+void lstm::addCInterfaces(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    UnitAttr::get(module.getContext()));
+}
+
+LogicalResult lstm::buildLoweringPipeline(OpPassManager &pm,
+                                          const CompileOptions &options,
+                                          raw_ostream &errorStream) {
+  if (!options.prePasses.empty() &&
+      failed(parsePassPipeline(options.prePasses, pm, errorStream)))
+    return failure();
+  if (options.target == "cuda") {
+    LSTMToNVVMOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.features = options.features;
+    nvvm.cudaPath = options.cudaPath;
+    nvvm.cublas = options.cublas;
+    nvvm.cublasMinSize = options.cublasMinSize;
+    nvvm.computeType = options.computeType;
+    buildLSTMToNVVMPipeline(pm, nvvm);
+  } else {
+    buildLSTMToCPUPipeline(pm);
+  }
+  return success();
+}

@@ -1,0 +1,13 @@
+//===- Translate.cpp - LLVM dialect to LLVM IR ----------------------------===//
+
+#include "lstm/Compiler/Compiler.h"
+
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+std::unique_ptr<llvm::Module>
+lstm::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context) {
+  return translateModuleToLLVMIR(module, context);
+}

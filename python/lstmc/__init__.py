@@ -1,0 +1,27 @@
+"""lstmc: define LSTM-family cells in Python, compile them with the lstm
+compiler, run them on numpy arrays (CPU) and PyTorch/CuPy tensors (GPU).
+
+    import lstmc as lc
+    net = lc.Network(lc.cells.lstm, input_size=64, hidden=128)
+    f = net.compile(target="cpu").bind(net.init_params())
+    y, hT, cT = f(x)                       # x: float32 [T, B, 64]
+
+See docs/python.md and docs/tutorial.md.
+"""
+from . import cells
+from .dsl import (CellBuilder, CellError, exp, gate, layer_norm, linear, one_minus, relu,
+                  sigmoid, tanh)
+from .network import Network
+from .interop import TorchLike, from_state_dict, from_torch
+from .runtime import CallError, CompiledNetwork, NoGPUError, gpu_available, load
+
+
+def compile(network, **options):
+    """Compiles a Network; see lstmc.compiler.compile."""
+    from . import compiler
+    return compiler.compile(network, **options)
+
+
+__all__ = ["CellBuilder", "CellError", "CallError", "CompiledNetwork", "Network",
+           "NoGPUError", "TorchLike", "cells", "compile", "from_state_dict", "from_torch", "exp", "gate", "gpu_available", "layer_norm",
+           "linear", "load", "one_minus", "relu", "sigmoid", "tanh"]

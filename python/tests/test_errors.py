@@ -1,0 +1,144 @@
+"""Errors a Python user understands: cells that do not type-check (the
+primitive and the shapes are named), calls with wrong shapes or dtypes, GPU
+tensors where there is no GPU; exceptions, never a crash."""
+import numpy as np
+import pytest
+
+import lstmc as lc
+import lstmc.compiler
+
+
+def test_matmul_shape():
+    def cell(c, x):
+        h = c.state("h", 8)
+        W = c.param("W", 8, x.size + 1)
+        return lc.tanh(x @ W), {"h": h}
+    with pytest.raises(lc.CellError, match=r"matmul: input \[B, 4\] @ weight \[8, 5\]\^T"):
+        lc.Network(cell, input_size=4)
+
+
+def test_add_sizes():
+    def cell(c, x):
+        h = c.state("h", 8)
+        W, R = c.param("W", 8, x.size), c.param("R", 6, 8)
+        return lc.tanh(x @ W + h @ R), {"h": h}
+    with pytest.raises(lc.CellError, match=r"add: terms of different sizes: .*\[8, 4\].*\[6, 8\]"):
+        lc.Network(cell, input_size=4)
+
+
+def test_mul_shapes():
+    def cell(c, x):
+        h = c.state("h", 8)
+        return h * x, {"h": h}
+    with pytest.raises(lc.CellError, match=r"mul: shapes differ: \[B, 8\] and \[B, 4\]"):
+        lc.Network(cell, input_size=4)
+
+
+def test_state_size():
+    def cell(c, x):
+        h = c.state("h", 8)
+        W = c.param("W", 6, x.size)
+        y = lc.tanh(x @ W)
+        return y, {"h": y}
+    with pytest.raises(lc.CellError, match=r"state 'h': declared \[B, 8\], the cell yields \[B, 6\]"):
+        lc.Network(cell, input_size=4)
+
+
+def test_bad_activation_and_peephole():
+    def cell(c, x):
+        h = c.state("h", 8)
+        p = c.param("p", 4)
+        return lc.sigmoid(x @ c.param("W", 8, 4) + p * h), {"h": h}
+    with pytest.raises(lc.CellError, match=r"peephole: p \[4\] \* s \[B, 8\]"):
+        lc.Network(cell, input_size=4)
+    with pytest.raises(lc.CellError, match="unknown activation 'gelu'"):
+        lc.gate("gelu", None)
+
+
+def test_compiler_diagnostics_name_the_op_and_line():
+    """IR the verifier rejects: the diagnostics of the compiler come back as a
+    CellError with the op and its location (the primitive and cell line)."""
+    bad = """func.func @f(%x: tensor<?x4xf32>, %W: tensor<8x5xf32>) -> tensor<?x8xf32> {
+  %g = lstm.gate tanh (%x : tensor<?x4xf32>) weights(%W : tensor<8x5xf32>) -> tensor<?x8xf32> loc("lstm.gate tanh at mycell.py:7")
+  return %g : tensor<?x8xf32>
+}"""
+    with pytest.raises(lc.CellError, match=r"(?s)mycell.py:7.*'lstm.gate' op"):
+        lstmc.compiler.verify(bad)
+    with pytest.raises(lc.CellError, match="does not parse"):
+        lstmc.compiler.verify("func.func @f( {")
+
+
+@pytest.fixture(scope="module")
+def rnn():
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    return net.compile().bind(net.init_params())
+
+
+def test_call_dtype(rnn):
+    with pytest.raises(lc.CallError, match="x: dtype float64, expected float32"):
+        rnn(np.zeros((3, 2, 4)))
+
+
+def test_call_shapes(rnn):
+    x = np.zeros((3, 2, 4), np.float32)
+    with pytest.raises(lc.CallError, match=r"x: shape \[3, 2, 5\], expected \['T', 'B', 4\]"):
+        rnn(np.zeros((3, 2, 5), np.float32))
+    with pytest.raises(lc.CallError, match=r"h0: shape \[3, 8\] does not match \['B', 8\] with B=2"):
+        rnn(x, h0=np.zeros((3, 8), np.float32))
+    with pytest.raises(lc.CallError, match="rank 2"):
+        rnn(np.zeros((3, 4), np.float32))
+    with pytest.raises(lc.CallError, match="must not be empty"):
+        rnn(np.zeros((0, 2, 4), np.float32))
+    with pytest.raises(lc.CallError, match="unknown argument 'c0'"):
+        rnn(x, c0=x)
+
+
+def test_missing_params():
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    f = net.compile()
+    with pytest.raises(lc.CallError, match="missing arguments: W, R, bW, bR"):
+        f(np.zeros((3, 2, 4), np.float32))
+    with pytest.raises(lc.CallError, match="unknown parameters"):
+        f.bind({"Q": np.zeros(3)})
+
+
+def test_lengths_range():
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8, lengths=True)
+    f = net.compile().bind(net.init_params())
+    x = np.zeros((3, 2, 4), np.float32)
+    with pytest.raises(lc.CallError, match=r"lengths must be in \[1, T=3\]"):
+        f(x, np.array([4, 1], np.int32))
+    with pytest.raises(lc.CallError, match="lengths: dtype int64, expected int32"):
+        f(x, np.array([3, 1]))
+
+
+def test_network_options():
+    with pytest.raises(ValueError, match="compute_type 'fp8'"):
+        lc.Network(lc.cells.rnn, input_size=4, compute_type="fp8")
+    with pytest.raises(ValueError, match="direction 'sideways'"):
+        lc.Network(lc.cells.rnn, input_size=4, direction="sideways")
+    with pytest.raises(ValueError, match="dtype 'float16'"):
+        lc.Network(lc.cells.rnn, input_size=4, dtype="float16")
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    with pytest.raises(RuntimeError, match="malformed --pre-passes pipeline 'bogus'"):
+        net.compile(pre_passes="bogus")
+
+
+def test_gpu_call_without_gpu():
+    """A GPU network is refused with NoGPUError where no GPU is; numpy arrays
+    are refused by a GPU network with a clear CallError."""
+    from lstmc import runtime
+    with pytest.raises(lc.CallError, match="x: a GPU network takes CUDA tensors .*numpy"):
+        runtime._as_cuda(np.zeros(3, np.float32), "x")
+    if lc.gpu_available():
+        pytest.skip("a GPU is present")
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    try:
+        f = net.compile(target="cuda")
+    except (RuntimeError, lc.NoGPUError) as e:
+        # No CUDA toolkit/runtime built here, or no driver to load it: both
+        # are Python exceptions with the reason.
+        assert "cuda" in str(e).lower() or "ptx" in str(e).lower() or "link" in str(e)
+        return
+    with pytest.raises(lc.NoGPUError, match="no CUDA GPU"):
+        f(np.zeros((3, 2, 4), np.float32))

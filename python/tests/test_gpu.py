@@ -1,0 +1,80 @@
+"""The GPU path: CUDA tensors of PyTorch (and CuPy if installed) in, without
+copies, on the caller's stream; checked against the float64 reference.
+Marked gpu: skipped without a GPU (conftest.py)."""
+import numpy as np
+import pytest
+
+import lstmc as lc
+import reference as ref
+from cases import network
+
+pytestmark = pytest.mark.gpu
+TOL = 1e-5
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch", reason="the GPU tests use PyTorch CUDA tensors")
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru", "cho_gru", "peephole", "varlen",
+                                  "bidirectional", "stack3", "lstmp", "greff_fgr"])
+@pytest.mark.parametrize("T,B", [(1, 1), (7, 5)])
+def test_reference_on_gpu(torch, name, T, B):
+    f = network(name).compile(target="cuda")
+    inputs = ref.make_inputs(name, T, B, np.random.default_rng(3))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        outs = f(*[torch.from_numpy(a).cuda() for a in inputs])
+    stream.synchronize()
+    for out, exp in zip(outs, ref.expected(name, inputs)):
+        assert out.is_cuda
+        o = out.cpu().numpy()
+        assert np.isfinite(o).all()
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
+def test_inputs_not_copied(torch):
+    """Non-contiguous inputs are refused (a copy would be hidden)."""
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    f = net.compile(target="cuda")
+    p = {k: torch.from_numpy(v).cuda() for k, v in net.init_params().items()}
+    x = torch.rand(3, 4, 2, device="cuda").transpose(1, 2)
+    with pytest.raises(lc.CallError, match="contiguous"):
+        f.bind(p)(x)
+    with pytest.raises(lc.CallError, match="numpy"):
+        f.bind(p)(np.zeros((3, 2, 4), np.float32))
+
+
+def test_save_load_gpu(torch, tmp_path):
+    net = lc.Network(lc.cells.gru, input_size=4, hidden=8)
+    params = net.init_params()
+    f = net.compile(target="cuda")
+    g = lc.load(f.save(str(tmp_path / "gru")))
+    p = {k: torch.from_numpy(v).cuda() for k, v in params.items()}
+    x = torch.rand(5, 2, 4, device="cuda")
+    for a, b in zip(f.bind(p)(x), g.bind(p)(x)):
+        assert torch.equal(a, b)
+
+
+def test_torch_module_on_gpu(torch):
+    m = torch.nn.LSTM(6, 12, num_layers=2).eval()
+    f = lc.TorchLike(m, target="cuda")
+    x = torch.rand(4, 3, 6)
+    with torch.no_grad():
+        ey, (eh, ec) = m(x)
+    y, (h, c) = f(x.cuda())
+    assert torch.allclose(y.cpu(), ey, atol=1e-5)
+    assert torch.allclose(c.cpu(), ec, atol=1e-5)
+
+
+def test_cupy(torch):
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    net = lc.Network(lc.cells.mgu, input_size=4, hidden=8)
+    params = net.init_params()
+    f = net.compile(target="cuda").bind({k: cupy.asarray(v) for k, v in params.items()})
+    x = np.random.default_rng(0).uniform(-1, 1, (5, 2, 4)).astype(np.float32)
+    y, hT = f(cupy.asarray(x))
+    cpu = net.compile(target="cpu").bind(params)
+    ey, eh = cpu(x)
+    assert np.allclose(cupy.asnumpy(y), ey, atol=1e-5)
