@@ -47,6 +47,38 @@ def median_ms(fn, warm=3, reps=20):
     return sorted(ts)[len(ts) // 2]
 
 
+def with_tf32(fn):
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    try:
+        return fn()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+
+
+def baselines(rows, cfg, cell, eager, a):
+    """Eager PyTorch, the same captured in a CUDA graph, and (for the
+    configurations asked for) torch.compile with CUDA graphs."""
+    with torch.no_grad():
+        rows.append(dict(cfg=cfg, cell=cell, impl='eager', ms=median_ms(eager, 1, 5)))
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            eager()
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            eager()
+        rows.append(dict(cfg=cfg, cell=cell, impl='cuda-graph eager', ms=median_ms(graph.replay)))
+        del graph
+        if cfg in a.compile_configs.split(','):
+            t0 = time.perf_counter()
+            compiled = torch.compile(eager, mode='reduce-overhead')
+            compiled()
+            compile_s = time.perf_counter() - t0
+            rows.append(dict(cfg=cfg, cell=cell, impl='torch.compile (reduce-overhead)',
+                             ms=median_ms(compiled), compile_s=round(compile_s, 1)))
+
+
 def lstm_flops(L, H, B, T, I, G=4):
     return sum(2 * B * ((I if l == 0 else H) + H) * G * H * T for l in range(L))
 
@@ -55,6 +87,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument('--configs', default=','.join(CONFIGS))
     p.add_argument('--json', default=None)
+    p.add_argument('--compile-configs', default='charrnn,deepbench',
+                   help='configurations on which torch.compile is timed (it takes ~30 s each)')
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -79,12 +113,16 @@ def main():
                     ms = median_ms(lambda: mod(x, (h0, c0)))
                     ref = mod(x, (h0, c0))
                 rows.append(dict(cfg=cfg, cell=cell, impl='cudnn', ms=ms))
+                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-tf32',
+                                 ms=with_tf32(lambda: median_ms(lambda: mod(x, (h0, c0))))))
                 args = [x, h0, c0] + params
             elif cell == 'cho_gru':
                 mod = torch.nn.GRU(I, H, L).cuda()
                 with torch.no_grad():
                     ms = median_ms(lambda: mod(x, h0))
                 rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn', ms=ms))
+                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn-tf32',
+                                 ms=with_tf32(lambda: median_ms(lambda: mod(x, h0)))))
                 k = 1 / math.sqrt(H)
                 params = []
                 for l in range(L):
@@ -94,6 +132,25 @@ def main():
                                (torch.rand(3 * H, device='cuda') * 2 - 1) * k,
                                (torch.rand(3 * H, device='cuda') * 2 - 1) * k]
                 args = [x, h0] + params
+                ws = [params[4 * l:4 * l + 4] for l in range(L)]
+
+                def eager():
+                    inp = x
+                    for l, (W, R, bW, bR) in enumerate(ws):
+                        xp = (inp.reshape(T * B, -1) @ W.t() + bW).reshape(T, B, -1)
+                        Rr, Rz, Rn = R.chunk(3, 0)
+                        br, bz, bn = bR.chunk(3)
+                        h, outs = h0[l], []
+                        for t in range(T):
+                            xr, xz, xn = xp[t].chunk(3, 1)
+                            r = torch.sigmoid(xr + h @ Rr.t() + br)
+                            z = torch.sigmoid(xz + h @ Rz.t() + bz)
+                            n = torch.tanh(xn + (r * h) @ Rn.t() + bn)
+                            h = (1 - z) * n + z * h
+                            outs.append(h)
+                        inp = torch.stack(outs)
+                    return inp
+                baselines(rows, cfg, cell, eager, a)
             else:
                 k = 1 / math.sqrt(H)
                 params, ws = [], []
@@ -123,8 +180,7 @@ def main():
                             outs.append(h)
                         inp = torch.stack(outs)
                     return inp
-                with torch.no_grad():
-                    rows.append(dict(cfg=cfg, cell=cell, impl='eager', ms=median_ms(eager, 1, 5)))
+                baselines(rows, cfg, cell, eager, a)
                 args = [x, h0, c0] + params
             ranks = [3, 3] + ([3] if cell != 'cho_gru' else [])
             for level in LEVELS:

@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 kernels 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 plain kernels 2>/dev/null)}
 status=0
 for variant in $variants; do
   tol=1e-5

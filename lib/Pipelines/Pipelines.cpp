@@ -3,6 +3,7 @@
 #include "lstm/Pipelines/Pipelines.h"
 
 #include "lstm/Conversion/Passes.h"
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -16,6 +17,25 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
+                                     const LSTMOptimizeOptions &options) {
+  // Combining first: the other passes see one GEMM per operand. The
+  // wavefront before hoisting: hoisting layer k's input projection would
+  // make it wait for all of layer k-1 and break the chain the wavefront
+  // needs (layer 0's, which reads x, is hoisted in the stacks it leaves
+  // alone). Fusion last, over the cells as the others left them.
+  if (options.combine)
+    pm.addPass(createLSTMCombineGateGemmsPass());
+  if (options.wavefront)
+    pm.addPass(createLSTMWavefrontPass());
+  if (options.hoist)
+    pm.addPass(createLSTMHoistInputProjectionPass());
+  if (options.fuse)
+    pm.addPass(createLSTMFuseElementwisePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
 
 /// The part both targets share: the dialect to linalg/scf at tensor level,
 /// then buffers.
@@ -116,6 +136,24 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
 }
 
 namespace {
+struct OptimizePipelineOptions
+    : PassPipelineOptions<OptimizePipelineOptions> {
+  Option<bool> combine{*this, "combine",
+                       llvm::cl::desc("Combine the gate GEMMs per operand"),
+                       llvm::cl::init(true)};
+  Option<bool> wavefront{
+      *this, "wavefront",
+      llvm::cl::desc("Run stacks as a wavefront over their diagonals"),
+      llvm::cl::init(true)};
+  Option<bool> hoist{*this, "hoist",
+                     llvm::cl::desc("Hoist the input projections out of the "
+                                    "time loop"),
+                     llvm::cl::init(true)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse each step's pointwise work"),
+                    llvm::cl::init(true)};
+};
+
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
                            llvm::cl::init("sm_90")};
@@ -146,6 +184,19 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
 } // namespace
 
 void lstm::registerLSTMPipelines() {
+  PassPipelineRegistration<OptimizePipelineOptions>(
+      "lstm-optimize",
+      "The four optimisations of lstm IR (gate-GEMM combining, layer-time "
+      "wavefront, input-projection hoisting, elementwise fusion), each "
+      "switchable",
+      [](OpPassManager &pm, const OptimizePipelineOptions &o) {
+        LSTMOptimizeOptions options;
+        options.combine = o.combine;
+        options.wavefront = o.wavefront;
+        options.hoist = o.hoist;
+        options.fuse = o.fuse;
+        buildLSTMOptimizePipeline(pm, options);
+      });
   PassPipelineRegistration<>(
       "lstm-to-cpu",
       "Lower the lstm dialect through linalg, bufferization and loops to the "

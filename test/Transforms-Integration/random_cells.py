@@ -35,6 +35,8 @@ PIPELINES = [
     ('hoist', ['--lstm-hoist-input-projection']),
     ('combine+hoist', ['--lstm-combine-gate-gemms', '--lstm-hoist-input-projection']),
     ('hoist+combine', ['--lstm-hoist-input-projection', '--lstm-combine-gate-gemms']),
+    ('fuse', ['--lstm-fuse-elementwise']),
+    ('optimize', ['--lstm-optimize']),
 ]
 
 DEFAULT_SEEDS = ','.join(str(s) for s in range(1, 21))

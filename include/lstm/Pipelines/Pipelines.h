@@ -16,6 +16,21 @@ namespace lstm {
 /// for translation to LLVM IR.
 void buildLSTMToCPUPipeline(OpPassManager &pm);
 
+/// Which of the four optimisations `--lstm-optimize` runs.
+struct LSTMOptimizeOptions {
+  bool combine = true;
+  bool wavefront = true;
+  bool hoist = true;
+  bool fuse = true;
+};
+
+/// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either
+/// lowering): lstm-combine-gate-gemms, lstm-wavefront,
+/// lstm-hoist-input-projection, lstm-fuse-elementwise, each when enabled, in
+/// that order, with canonicalisation and CSE after them.
+void buildLSTMOptimizePipeline(OpPassManager &pm,
+                               const LSTMOptimizeOptions &options);
+
 struct LSTMToNVVMOptions {
   /// The GPU architecture and PTX features of the kernels (sm_90 needs PTX
   /// 7.8 or later).
@@ -41,8 +56,8 @@ struct LSTMToNVVMOptions {
 void buildLSTMToNVVMPipeline(OpPassManager &pm,
                              const LSTMToNVVMOptions &options);
 
-/// Registers the named pipelines (`lstm-to-cpu`, `lstm-to-nvvm`) with the
-/// pass registry.
+/// Registers the named pipelines (`lstm-optimize`, `lstm-to-cpu`,
+/// `lstm-to-nvvm`) with the pass registry.
 void registerLSTMPipelines();
 
 } // namespace lstm

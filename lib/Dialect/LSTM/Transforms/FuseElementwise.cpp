@@ -155,6 +155,13 @@ void GroupFuser::run() {
             return !memberSet.contains(user);
           }))
         results.push_back(v);
+  // Work whose results nothing reads is dead (pointwise ops have no side
+  // effects): it goes away instead of becoming a region without results.
+  if (results.empty()) {
+    for (Operation *op : llvm::reverse(members))
+      op->erase();
+    return;
+  }
 
   SmallVector<Location> locs;
   for (Operation *op : members)

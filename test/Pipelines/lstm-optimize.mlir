@@ -1,0 +1,41 @@
+// --lstm-optimize runs the four passes, each switchable; its output is lstm
+// IR that both lowerings accept.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | FileCheck %s --check-prefix=ALL
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize=fuse=false | FileCheck %s --check-prefix=NOFUSE
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize="combine=false hoist=false fuse=false wavefront=false" | FileCheck %s --check-prefix=NONE
+// RUN: lstm-opt %examples/stack3.mlir --lstm-optimize | FileCheck %s --check-prefix=STACK
+// RUN: lstm-opt %examples/stack3.mlir --lstm-optimize=wavefront=false | FileCheck %s --check-prefix=NOWAVE
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize --lstm-to-cpu | FileCheck %s --check-prefix=LOWERED
+// RUN: lstm-opt %examples/stack3.mlir --lstm-optimize --lstm-to-nvvm | FileCheck %s --check-prefix=LOWERED
+
+// The LSTM: one hoisted GEMM over all T·B rows of x (combined and hoisted),
+// a layer reading its projection, one GEMM on h and one fused region per
+// step.
+// ALL: tensor.collapse_shape
+// ALL: lstm.gate identity({{.*}} : tensor<?x64xf32>) weights({{.*}} : tensor<512x64xf32>) {{.*}}-> tensor<?x512xf32>
+// ALL: tensor.expand_shape
+// ALL: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
+// ALL: lstm.gate identity({{.*}} : tensor<?x128xf32>) weights({{.*}} : tensor<512x128xf32>) -> tensor<?x512xf32>
+// ALL-COUNT-1: lstm.pointwise ins
+// ALL-NOT: lstm.pointwise ins
+// ALL-NOT: lstm.gate sigmoid
+// ALL: lstm.yield
+
+// NOFUSE: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
+// NOFUSE-NOT: lstm.pointwise
+// NOFUSE: lstm.gate sigmoid
+
+// NONE: lstm.layer forward ins(%{{.*}} : tensor<?x?x64xf32>)
+// NONE-COUNT-3: lstm.gate sigmoid
+// NONE-NOT: lstm.pointwise
+
+// The stack: no lstm.layer is left, one loop over the diagonals.
+// STACK-NOT: lstm.layer
+// STACK: scf.for
+// STACK-NOT: lstm.layer
+
+// Without the wavefront: three layers, each combined, hoisted and fused.
+// NOWAVE-COUNT-3: lstm.pointwise ins
+// NOWAVE-NOT: scf.for
+
+// LOWERED: llvm.func @forward
