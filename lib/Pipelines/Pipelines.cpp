@@ -136,8 +136,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
 }
 
 namespace {
-struct OptimizePipelineOptions
-    : PassPipelineOptions<OptimizePipelineOptions> {
+struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
   Option<bool> combine{*this, "combine",
                        llvm::cl::desc("Combine the gate GEMMs per operand"),
                        llvm::cl::init(true)};

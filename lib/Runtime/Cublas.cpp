@@ -30,8 +30,8 @@ namespace {
   X(cublasCreate_v2)                                                           \
   X(cublasSetStream_v2)                                                        \
   X(cublasSetMathMode)                                                         \
-  X(cublasGemmEx_64)                                                            \
-  X(cublasGemmStridedBatchedEx_64)                                              \
+  X(cublasGemmEx_64)                                                           \
+  X(cublasGemmStridedBatchedEx_64)                                             \
   X(cublasGetStatusName)                                                       \
   X(cublasGetStatusString)
 
@@ -88,8 +88,8 @@ bool checkCublas(const CublasLibrary *lib, cublasStatus_t status,
                  const char *call) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;
-  recordFailure(std::string(call) + " failed: " +
-                lib->cublasGetStatusName(status) + " (" +
+  recordFailure(std::string(call) +
+                " failed: " + lib->cublasGetStatusName(status) + " (" +
                 lib->cublasGetStatusString(status) + ")");
   return false;
 }
@@ -180,19 +180,18 @@ void lstmRuntimeGemmStridedBatched(int32_t computeType, int32_t transA,
   }
   // Column-major view: C^T[n×m] = op(B)^T[n×k] · op(A)^T[k×m].
   if (batch == 1) {
-    LSTM_CUBLAS_CHECK(lib, cublasGemmEx_64(handle, op(transB), op(transA), n, m,
-                                        k, &alpha, b, types.inputs, ldb, a,
-                                        types.inputs, lda, &beta, c, CUDA_R_32F,
-                                        ldc, types.compute,
-                                        CUBLAS_GEMM_DEFAULT));
+    LSTM_CUBLAS_CHECK(lib,
+                      cublasGemmEx_64(handle, op(transB), op(transA), n, m, k,
+                                      &alpha, b, types.inputs, ldb, a,
+                                      types.inputs, lda, &beta, c, CUDA_R_32F,
+                                      ldc, types.compute, CUBLAS_GEMM_DEFAULT));
     return;
   }
-  LSTM_CUBLAS_CHECK(
-      lib, cublasGemmStridedBatchedEx_64(
-               handle, op(transB), op(transA), n, m, k, &alpha, b, types.inputs,
-               ldb, strideB, a, types.inputs, lda, strideA, &beta, c,
-               CUDA_R_32F, ldc, strideC, batch, types.compute,
-               CUBLAS_GEMM_DEFAULT));
+  LSTM_CUBLAS_CHECK(lib, cublasGemmStridedBatchedEx_64(
+                             handle, op(transB), op(transA), n, m, k, &alpha, b,
+                             types.inputs, ldb, strideB, a, types.inputs, lda,
+                             strideA, &beta, c, CUDA_R_32F, ldc, strideC, batch,
+                             types.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 } // extern "C"

@@ -23,6 +23,10 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 using namespace lstm::runtime;
 
@@ -33,31 +37,51 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
-  CUmodule module = nullptr;
-  if (ensureContext())
-    LSTM_CUDA_CHECK(cuModuleLoadData(&module, data));
+  // The generated host code loads the kernels' module around every launch
+  // (and unloads it after): loaded once per embedded binary instead, which
+  // takes a module load off every kernel launch of every step.
+  static std::mutex mutex;
+  static std::unordered_map<void *, CUmodule> loaded;
+  if (!ensureContext())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  CUmodule &module = loaded[data];
+  if (!module && !LSTM_CUDA_CHECK(cuModuleLoadData(&module, data)))
+    module = nullptr;
   return module;
 }
 
 CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  CUmodule module = nullptr;
+  // PTX compiled by the driver; cached like mgpuModuleLoad.
+  static std::mutex mutex;
+  static std::unordered_map<void *, CUmodule> loaded;
   if (!ensureContext())
-    return module;
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  CUmodule &module = loaded[data];
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  LSTM_CUDA_CHECK(cuModuleLoadDataEx(&module, data, 1, options, values));
+  if (!module &&
+      !LSTM_CUDA_CHECK(cuModuleLoadDataEx(&module, data, 1, options, values)))
+    module = nullptr;
   return module;
 }
 
-void mgpuModuleUnload(CUmodule module) {
-  if (module)
-    LSTM_CUDA_CHECK(cuModuleUnload(module));
-}
+// Modules stay loaded for the process (see mgpuModuleLoad): the driver
+// frees them at exit.
+void mgpuModuleUnload(CUmodule) {}
 
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
-  CUfunction function = nullptr;
-  if (module && !hasFailed())
-    LSTM_CUDA_CHECK(cuModuleGetFunction(&function, module, name));
+  // Called before every launch: looked up once per (module, kernel).
+  static std::mutex mutex;
+  static std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
+  if (!module || hasFailed())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  CUfunction &function = functions[{module, name}];
+  if (!function &&
+      !LSTM_CUDA_CHECK(cuModuleGetFunction(&function, module, name)))
+    function = nullptr;
   return function;
 }
 

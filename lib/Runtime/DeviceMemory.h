@@ -1,4 +1,5 @@
-//===- DeviceMemory.h - Device buffers of a run, cached per size -*- C++ -*-===//
+//===- DeviceMemory.h - Device buffers of a run, cached per size -*- C++
+//-*-===//
 //
 // A compiled network allocates and frees the same scratch buffers every step
 // (a GEMM's result, a gate's activations). Those go through a per-thread

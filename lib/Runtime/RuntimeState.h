@@ -1,4 +1,5 @@
-//===- RuntimeState.h - Errors, context and stream of the runtime --*- C++ -*-===//
+//===- RuntimeState.h - Errors, context and stream of the runtime --*- C++
+//-*-===//
 //
 // State the runtime's entry points share, per host thread: the first failure
 // recorded since the last clear, the CUDA context, and the one stream every

@@ -99,7 +99,12 @@ class TorchLike:
         self.kind = type(module).__name__
         self.batch_first = module.batch_first
         self.stacked = module.num_layers * (2 if module.bidirectional else 1) > 1
-        self.fn = net.compile(target=target, **compile_options).bind(params)
+        compiled = net.compile(target=target, **compile_options)
+        if target == "cuda":
+            # A GPU network takes its parameters as CUDA tensors too.
+            import torch
+            params = {k: torch.from_numpy(v).cuda() for k, v in params.items()}
+        self.fn = compiled.bind(params)
         self.network = net
 
     def __call__(self, x, hx=None):

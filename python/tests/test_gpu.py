@@ -69,10 +69,11 @@ def test_torch_module_on_gpu(torch):
 
 
 def test_cupy(torch):
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
     net = lc.Network(lc.cells.mgu, input_size=4, hidden=8)
     params = net.init_params()
-    f = net.compile(target="cuda").bind({k: cupy.asarray(v) for k, v in params.items()})
+    compiled = net.compile(target="cuda")
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    f = compiled.bind({k: cupy.asarray(v) for k, v in params.items()})
     x = np.random.default_rng(0).uniform(-1, 1, (5, 2, 4)).astype(np.float32)
     y, hT = f(cupy.asarray(x))
     cpu = net.compile(target="cpu").bind(params)

@@ -175,17 +175,15 @@ public:
   Value pointer(Value memref) {
     auto type = cast<MemRefType>(memref.getType());
     memref::ExtractStridedMetadataOp meta = metadata(memref);
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     int64_t bytes = type.getElementTypeBitWidth() / 8;
-    Value offset = arith::MulIOp::create(
-        b, loc, meta.getOffset(),
-        arith::ConstantIndexOp::create(b, loc, bytes));
+    Value offset =
+        arith::MulIOp::create(b, loc, meta.getOffset(),
+                              arith::ConstantIndexOp::create(b, loc, bytes));
     Value address = arith::AddIOp::create(b, loc, base, offset);
     Value asInt = arith::IndexCastOp::create(b, loc, i64, address);
-    return LLVM::IntToPtrOp::create(b, loc,
-                                    LLVM::LLVMPointerType::get(b.getContext()),
-                                    asInt);
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
   }
 
   Value size(Value memref, int64_t dim) {
@@ -197,8 +195,8 @@ public:
   std::pair<Value, Value> strides(const MatrixOperand &operand) {
     memref::ExtractStridedMetadataOp meta = metadata(operand.memref);
     int64_t rowStridePos = operand.batchDim >= 0 ? 1 : 0;
-    Value lead = arith::IndexCastOp::create(
-        b, loc, i64, meta.getStrides()[rowStridePos]);
+    Value lead = arith::IndexCastOp::create(b, loc, i64,
+                                            meta.getStrides()[rowStridePos]);
     Value batch = operand.batchDim >= 0
                       ? arith::IndexCastOp::create(
                             b, loc, i64, meta.getStrides()[operand.batchDim])

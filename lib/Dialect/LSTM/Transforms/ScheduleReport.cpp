@@ -12,6 +12,7 @@
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -122,6 +123,20 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
   os << "\n";
 }
 
+/// One line for a wavefront loop (from `lstm-wavefront`) of `layers` layers:
+/// per diagonal, the batched GEMMs and pointwise kernels of its body (the
+/// masks and copies that keep inactive layers' state each count one), and
+/// the L + T - 1 sequential diagonals.
+static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
+                           int64_t layers) {
+  StepKernels step = countStepKernels(*loop.getBody());
+  auto direction = loop->getAttrOfType<StringAttr>(kWavefrontDirectionAttr);
+  os << "@" << function << " wavefront of " << layers << " layers ("
+     << (direction ? direction.getValue() : "forward")
+     << "): gemms/step=" << step.gemms << " pointwise/step=" << step.pointwise
+     << " hoisted-gemms=0 steps=T+" << layers - 1 << "\n";
+}
+
 namespace {
 struct LSTMScheduleReportPass
     : lstm::impl::LSTMScheduleReportPassBase<LSTMScheduleReportPass> {
@@ -140,12 +155,23 @@ struct LSTMScheduleReportPass
       os = &file->os();
     }
 
-    // A schedule that is not a chain of lstm.layer ops (a wavefront over a
-    // stack) will print its own line here, next to the layers it replaces.
+    // Layers and wavefront loops (which replace a stack of layers), in
+    // program order.
     getOperation().walk([&](FunctionOpInterface function) {
       unsigned index = 0;
-      function.walk([&](LayerOp layer) {
-        printLayer(*os, function.getName(), index++, layer);
+      function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (auto layer = dyn_cast<LayerOp>(op)) {
+          printLayer(*os, function.getName(), index++, layer);
+          return WalkResult::skip();
+        }
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          if (auto layers =
+                  loop->getAttrOfType<IntegerAttr>(kWavefrontLayersAttr)) {
+            printWavefront(*os, function.getName(), loop, layers.getInt());
+            index += layers.getInt();
+            return WalkResult::skip();
+          }
+        return WalkResult::advance();
       });
     });
     os->flush();

@@ -584,6 +584,10 @@ static void rewriteChain(const WavefrontPlan &plan) {
                                                      offsets, sizes, strides));
         scf::YieldOp::create(nb, l, next);
       });
+  // Tells the schedule report (and readers) what the loop is.
+  loop->setAttr(kWavefrontLayersAttr, b.getI64IntegerAttr(numLayers));
+  loop->setAttr(kWavefrontDirectionAttr,
+                b.getStringAttr(stringifyDirection(ref.getDirection())));
 
   // The last layer's outputs are the loop's sequence; each layer's finals
   // are its rows of the stacked states.

@@ -4,8 +4,17 @@
 #define LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir::lstm {
+
+/// Attributes `lstm-wavefront` puts on the loop over diagonals it emits: the
+/// number of layers it runs (i64) and their direction ("forward" or
+/// "reverse"). `lstm-schedule-report` reads them.
+inline constexpr llvm::StringLiteral kWavefrontLayersAttr =
+    "lstm.wavefront_layers";
+inline constexpr llvm::StringLiteral kWavefrontDirectionAttr =
+    "lstm.wavefront_direction";
 
 #define GEN_PASS_DECL
 #include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Turns the JSON of bench/run_gpu.py (one or more runs) into the markdown
+table of docs/benchmarks.md and a plot of the optimisation ladder.
+
+  report.py RUN.json [RUN.json ...] --markdown OUT.md [--plot OUT.png]
+"""
+import argparse
+import json
+
+
+def cudnn_base(rows, r):
+    gru = 'gru' in r['cell']
+    return next((q['ms'] for q in rows if q['cfg'] == r['cfg'] and q['impl'] == 'cudnn'
+                 and ('gru' in q['cell']) == gru), None)
+
+
+def markdown(rows):
+    out = ['| config | cell | implementation | ms | TFLOP/s | × cuDNN fp32 |',
+           '| --- | --- | --- | ---: | ---: | ---: |']
+    for r in rows:
+        base = cudnn_base(rows, r)
+        ratio = f'{r["ms"] / base:.2f}' if base else ''
+        extra = f' (compile {r["compile_s"]} s)' if 'compile_s' in r else ''
+        out.append(f'| {r["cfg"]} | {r["cell"]} | {r["impl"]}{extra} | {r["ms"]:.3f} | '
+                   f'{r.get("tflops", 0):.2f} | {ratio} |')
+    return '\n'.join(out) + '\n'
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    cfgs = list(dict.fromkeys(r['cfg'] for r in rows))
+    cells = ['lstm', 'peephole', 'cho_gru']
+    fig, axes = plt.subplots(1, len(cfgs), figsize=(4 * len(cfgs), 4), squeeze=False)
+    for ax, cfg in zip(axes[0], cfgs):
+        for cell in cells:
+            ours = [r for r in rows if r['cfg'] == cfg and r['cell'] == cell
+                    and r['impl'].startswith('lstm-compiler/')]
+            if not ours:
+                continue
+            ax.plot([r['impl'].split('/', 1)[1] for r in ours], [r['ms'] for r in ours],
+                    marker='o', label=cell)
+        for q in rows:
+            if q['cfg'] == cfg and q['impl'] == 'cudnn':
+                ax.axhline(q['ms'], linestyle='--', color='gray' if 'gru' in q['cell'] else 'black',
+                           label=f'cuDNN {"GRU" if "gru" in q["cell"] else "LSTM"} fp32')
+        ax.set_yscale('log')
+        ax.set_title(cfg)
+        ax.set_ylabel('ms (forward)')
+        ax.tick_params(axis='x', rotation=60)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('runs', nargs='+')
+    p.add_argument('--markdown', required=True)
+    p.add_argument('--plot')
+    a = p.parse_args()
+    rows = []
+    for path in a.runs:
+        with open(path) as f:
+            rows += json.load(f)
+    with open(a.markdown, 'w') as f:
+        f.write(markdown(rows))
+    if a.plot:
+        plot(rows, a.plot)
+
+
+if __name__ == '__main__':
+    main()
