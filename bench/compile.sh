@@ -16,7 +16,7 @@ latency 2 512 512
 deepbench 1 1024 1024
 large 2 2048 2048"
 only=" ${*:-charrnn appleyard latency deepbench large} "
-levels=$(grep -v '^#' bench/levels.txt)
+levels=$(grep -v '^#' bench/levels.txt | grep -E "^(${BENCH_LEVELS:-[^ ]+}) ")
 while read -r name L H I; do
   [[ "$only" == *" $name "* ]] || continue
   for cell in lstm peephole cho_gru; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns the JSON of bench/run_gpu.py (one or more runs) into the markdown
+"""Turns the JSON of bench/run_gpu.py (one or more runs, later ones replacing
+the rows they repeat) into the markdown
 table of docs/benchmarks.md and a plot of the optimisation ladder.
 
   report.py RUN.json [RUN.json ...] --markdown OUT.md [--plot OUT.png]
@@ -60,10 +61,15 @@ def main():
     p.add_argument('--markdown', required=True)
     p.add_argument('--plot')
     a = p.parse_args()
-    rows = []
+    # A later run's row replaces an earlier one of the same configuration,
+    # cell and implementation (a re-run of some levels).
+    rows = {}
     for path in a.runs:
         with open(path) as f:
-            rows += json.load(f)
+            for r in json.load(f):
+                rows[(r['cfg'], r['cell'], r['impl'])] = r
+    order = ['charrnn', 'appleyard', 'latency', 'deepbench', 'large']
+    rows = sorted(rows.values(), key=lambda r: order.index(r['cfg']) if r['cfg'] in order else 99)
     with open(a.markdown, 'w') as f:
         f.write(markdown(rows))
     if a.plot:

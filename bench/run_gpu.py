@@ -87,6 +87,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument('--configs', default=','.join(CONFIGS))
     p.add_argument('--json', default=None)
+    p.add_argument('--levels', default=None,
+                   help='comma-separated levels of bench/levels.txt to time (default: all)')
     p.add_argument('--compile-configs', default='charrnn,deepbench',
                    help='configurations on which torch.compile is timed (it takes ~30 s each)')
     a = p.parse_args()
@@ -183,7 +185,7 @@ def main():
                 baselines(rows, cfg, cell, eager, a)
                 args = [x, h0, c0] + params
             ranks = [3, 3] + ([3] if cell != 'cho_gru' else [])
-            for level in LEVELS:
+            for level in (a.levels.split(',') if a.levels else LEVELS):
                 path = f'gpu-build/bench/{cfg}_{cell}_{level}.so'
                 if not os.path.exists(path):
                     continue

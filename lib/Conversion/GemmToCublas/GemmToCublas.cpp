@@ -150,6 +150,65 @@ FailureOr<GemmMatch> matchGemm(linalg::LinalgOp op) {
   return match;
 }
 
+/// Reshape propagation at tensor level can turn the hoisted input projection
+/// `[T·B, K] x [K, N]` into a contraction over (t, b, n, k) on `[T, B, K]`
+/// and `[T, B, N]` buffers. When both are contiguous (identity layout) with
+/// the two row dimensions leading, this folds them back into one: the same
+/// contraction on `memref.collapse_shape`d views, which matchGemm takes.
+void collapseLeadingRowDims(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 2 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || !dims->batch.empty())
+    return;
+  unsigned m0 = dims->m[0], m1 = dims->m[1], n = dims->n[0], k = dims->k[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  auto dimsMap = [&](ArrayRef<unsigned> d) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned i : d)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+    return AffineMap::get(op.getNumLoops(), 0, exprs, ctx);
+  };
+  auto identity = [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type && type.getLayout().isIdentity();
+  };
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
+        c = op.getDpsInits()[0];
+  if (maps[0] != dimsMap({m0, m1, k}) || maps[2] != dimsMap({m0, m1, n}) ||
+      !identity(a) || !identity(c))
+    return;
+  // B reads only n and k: its map carries over with the new numbering.
+  SmallVector<AffineExpr> bExprs;
+  for (AffineExpr e : maps[1].getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || (d.getPosition() != n && d.getPosition() != k))
+      return;
+    bExprs.push_back(getAffineDimExpr(d.getPosition() == n ? 1 : 2, ctx));
+  }
+
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+  Value a2 = memref::CollapseShapeOp::create(builder, loc, a, rows);
+  Value c2 = memref::CollapseShapeOp::create(builder, loc, c, rows);
+  AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
+             dk = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> newMaps = {AffineMap::get(3, 0, {dm, dk}, ctx),
+                                    AffineMap::get(3, 0, bExprs, ctx),
+                                    AffineMap::get(3, 0, {dm, dn}, ctx)};
+  auto collapsed = linalg::GenericOp::create(
+      builder, loc, TypeRange{}, ValueRange{a2, b}, ValueRange{c2}, newMaps,
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction});
+  collapsed.getRegion().takeBody(op.getRegion());
+  op.erase();
+}
+
 /// The zero fill of `c` right before `op` (nothing in between touches
 /// memory), which beta = 0 makes unnecessary.
 linalg::FillOp zeroFillBefore(Operation *op, Value c) {
@@ -296,6 +355,11 @@ struct ConvertGemmToCublasPass
                          << computeType << "' (expected fp32, tf32 or bf16)";
       return signalPassFailure();
     }
+
+    SmallVector<linalg::GenericOp> generics;
+    module.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    for (linalg::GenericOp op : generics)
+      collapseLeadingRowDims(op);
 
     SmallVector<GemmMatch> gemms;
     module.walk([&](linalg::LinalgOp op) {

@@ -109,3 +109,28 @@ func.func @left_alone(%a: memref<8x16xf32, strided<[1, 8]>>, %b: memref<16x32xf3
   linalg.matmul ins(%ia, %ib : memref<8x16xi32>, memref<16x32xi32>) outs(%ic : memref<8x32xi32>)
   return
 }
+
+// -----
+
+// The hoisted input projection after reshape propagation: a contraction over
+// (t, b, n, k) on contiguous [T, B, K] and [T, B, N] buffers. Its two row
+// dimensions fold into one (collapse_shape views) and it becomes one call
+// with m = T·B.
+// CHECK-LABEL: func.func @hoisted_projection
+// CHECK-DAG: %[[XC:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<?x?x64xf32> into memref<?x64xf32>
+// CHECK-DAG: %[[PC:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<?x?x512xf32> into memref<?x512xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c0_i32, %c0_i32, %c1_i32, %{{.*}}, %c512_i64, %c64_i64,
+func.func @hoisted_projection(%x: memref<?x?x64xf32>, %w: memref<512x64xf32>, %p: memref<?x?x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(t, b, n, k) -> (t, b, k)>,
+                                   affine_map<(t, b, n, k) -> (n, k)>,
+                                   affine_map<(t, b, n, k) -> (t, b, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x64xf32>, memref<512x64xf32>) outs(%p : memref<?x?x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
