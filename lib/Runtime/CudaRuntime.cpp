@@ -30,6 +30,22 @@
 
 using namespace lstm::runtime;
 
+/// The module of the embedded binary `data`, loaded by `load` on first use.
+/// The generated host code loads the kernels' module around every launch
+/// (and unloads it after): loaded once per binary instead, which takes a
+/// module load off every kernel launch of every step.
+template <typename Load> static CUmodule loadOnce(void *data, Load load) {
+  static std::mutex mutex;
+  static std::unordered_map<void *, CUmodule> loaded;
+  if (!ensureContext())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  CUmodule &module = loaded[data];
+  if (!module && !load(module))
+    module = nullptr;
+  return module;
+}
+
 extern "C" {
 
 //===----------------------------------------------------------------------===//
@@ -37,34 +53,20 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
-  // The generated host code loads the kernels' module around every launch
-  // (and unloads it after): loaded once per embedded binary instead, which
-  // takes a module load off every kernel launch of every step.
-  static std::mutex mutex;
-  static std::unordered_map<void *, CUmodule> loaded;
-  if (!ensureContext())
-    return nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  CUmodule &module = loaded[data];
-  if (!module && !LSTM_CUDA_CHECK(cuModuleLoadData(&module, data)))
-    module = nullptr;
-  return module;
+  return loadOnce(data, [&](CUmodule &module) {
+    return LSTM_CUDA_CHECK(cuModuleLoadData(&module, data));
+  });
 }
 
+/// PTX, compiled by the driver.
 CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  // PTX compiled by the driver; cached like mgpuModuleLoad.
-  static std::mutex mutex;
-  static std::unordered_map<void *, CUmodule> loaded;
-  if (!ensureContext())
-    return nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  CUmodule &module = loaded[data];
-  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
-  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  if (!module &&
-      !LSTM_CUDA_CHECK(cuModuleLoadDataEx(&module, data, 1, options, values)))
-    module = nullptr;
-  return module;
+  return loadOnce(data, [&](CUmodule &module) {
+    CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+    void *values[] = {
+        reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+    return LSTM_CUDA_CHECK(
+        cuModuleLoadDataEx(&module, data, 1, options, values));
+  });
 }
 
 // Modules stay loaded for the process (see mgpuModuleLoad): the driver

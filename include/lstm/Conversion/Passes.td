@@ -100,7 +100,8 @@ def ConvertGemmToCublasPass
     `m·n·k·batch` below it is left alone; when a size is dynamic, both
     versions are emitted behind an `scf.if` on the run-time size.
     `compute-type` picks the GEMM arithmetic: `fp32` (no TF32), `tf32`, or
-    `bf16` (the product's operands must then be bf16, accumulating in fp32).
+    `bf16` (the product's operands must then be bf16, accumulating in fp32;
+    an fp32 product is an error, since converting it is not supported yet).
     Contractions it cannot express (non-unit inner strides, other element
     types, other bodies) stay linalg and become kernels.
   }];

@@ -383,9 +383,12 @@ struct ConvertGemmToCublasPass
                           "compute-type=bf16");
           return signalPassFailure();
         }
-        // fp32 operands under compute-type=bf16: the conversion to bf16
-        // happens at tensor level; what is still fp32 stays a kernel.
-        continue;
+        // Converting fp32 products to bf16 is not implemented: say so rather
+        // than run them in another precision than the one asked for.
+        g.op->emitError("lstm-gemm-to-cublas: compute-type=bf16 needs bf16 "
+                        "operands; converting fp32 products to bf16 is not "
+                        "supported yet (use fp32 or tf32)");
+        return signalPassFailure();
       }
       if (failed(rewrite(g, callee, compute)))
         return signalPassFailure();

@@ -324,3 +324,15 @@ CellDependence::getInputProjectionGroups() const {
       result.push_back(std::move(group));
   return result;
 }
+
+void mlir::lstm::eraseGateProducts(SmallVectorImpl<GateProduct> &products) {
+  // Highest index first, so that erasing one product does not shift the
+  // ones still to be erased.
+  llvm::stable_sort(products, [](const GateProduct &x, const GateProduct &y) {
+    return x.index > y.index;
+  });
+  for (GateProduct product : products) {
+    product.gate.getInputsMutable().erase(product.index);
+    product.gate.getWeightsMutable().erase(product.index);
+  }
+}

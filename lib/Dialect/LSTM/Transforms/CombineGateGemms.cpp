@@ -114,16 +114,7 @@ struct LSTMCombineGateGemmsPass
       SmallVector<GateProduct> removed;
       for (const SmallVector<GateProduct> &group : groups)
         combineGroup(layer, group, removed);
-      // Highest index first, so that erasing one product does not shift the
-      // ones still to be erased.
-      llvm::stable_sort(removed,
-                        [](const GateProduct &x, const GateProduct &y) {
-                          return x.index > y.index;
-                        });
-      for (GateProduct product : removed) {
-        product.gate.getInputsMutable().erase(product.index);
-        product.gate.getWeightsMutable().erase(product.index);
-      }
+      eraseGateProducts(removed);
     }
   }
 };

@@ -227,16 +227,7 @@ struct LSTMHoistInputProjectionPass
       llvm::SetVector<Operation *> touched;
       for (const SmallVector<GateProduct> &group : groups)
         hoistGroup(layer, deps, group, removed, touched);
-      // Highest index first, so that erasing one product does not shift the
-      // ones still to be erased.
-      llvm::stable_sort(removed,
-                        [](const GateProduct &x, const GateProduct &y) {
-                          return x.index > y.index;
-                        });
-      for (GateProduct product : removed) {
-        product.gate.getInputsMutable().erase(product.index);
-        product.gate.getWeightsMutable().erase(product.index);
-      }
+      eraseGateProducts(removed);
       for (Operation *gate : touched)
         forwardTrivialGate(cast<GateOp>(gate));
       dropUnusedInputs(layer);

@@ -30,6 +30,11 @@ struct GateProduct {
   Value getWeight() const { return GateOp(gate).getWeights()[index]; }
 };
 
+/// Removes `products` (input and weight) from their gates, for the passes
+/// that move products elsewhere; indices are handled so that removing one
+/// does not shift the others.
+void eraseGateProducts(SmallVectorImpl<GateProduct> &products);
+
 /// The gate dependences of one step of a layer's cell.
 ///
 /// A value depends on a gate when it is computed, within the same step, from
