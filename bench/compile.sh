@@ -4,6 +4,8 @@
 # bench/levels.txt, and records each compile time in
 # gpu-build/bench/compile_times.txt.
 #   bench/compile.sh [CONFIG...]
+# BENCH_LEVELS (a regex over the level names) and BENCH_CELLS (a list) narrow
+# what is compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=gpu-build/bench
@@ -19,7 +21,7 @@ only=" ${*:-charrnn appleyard latency deepbench large} "
 levels=$(grep -v '^#' bench/levels.txt | grep -E "^(${BENCH_LEVELS:-[^ ]+}) ")
 while read -r name L H I; do
   [[ "$only" == *" $name "* ]] || continue
-  for cell in lstm peephole cho_gru; do
+  for cell in ${BENCH_CELLS:-lstm peephole cho_gru}; do
     python3 bench/make_network.py --cell $cell --layers $L --hidden $H --input $I -o "$out/${name}_${cell}.mlir"
     while IFS='|' read -r level pre flags; do
       level=$(echo $level)

@@ -47,6 +47,10 @@ struct MatrixOperand {
   /// Positions in the memref of the batch, row and column dimensions; the
   /// batch is absent (-1) when the operand is shared by every product.
   int64_t batchDim = -1, rowDim = 0, colDim = 1;
+  /// Whether the layout leaves the column stride to run time (a buffer
+  /// carried through a loop gets a fully dynamic layout from
+  /// bufferization): the call then happens only when it is 1.
+  bool dynamicColumnStride = false;
 };
 
 /// A contraction that maps onto a (batched) GEMM.
@@ -66,9 +70,10 @@ std::optional<int64_t> positionOf(AffineMap map, unsigned dim) {
   return std::nullopt;
 }
 
-/// Whether `value` is a memref whose last dimension is contiguous (stride 1),
-/// the one requirement cuBLAS puts on a row-major view of it.
-bool hasContiguousRows(Value value, int64_t rank) {
+/// Whether `value` is a strided memref whose last dimension may be
+/// contiguous (stride 1), the one requirement cuBLAS puts on a row-major view
+/// of it; `dynamic` tells whether only run time can say.
+bool mayHaveContiguousRows(Value value, int64_t rank, bool &dynamic) {
   auto type = dyn_cast<MemRefType>(value.getType());
   if (!type || type.getRank() != rank)
     return false;
@@ -76,7 +81,8 @@ bool hasContiguousRows(Value value, int64_t rank) {
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
-  return strides.back() == 1;
+  dynamic = ShapedType::isDynamic(strides.back());
+  return dynamic || strides.back() == 1;
 }
 
 /// Recognises `op` as C[b?, m, n] += A · B with the operands laid out as
@@ -129,7 +135,8 @@ FailureOr<GemmMatch> matchGemm(linalg::LinalgOp op) {
     }
     operand.rowDim = operand.transposed ? *c : *r;
     operand.colDim = operand.transposed ? *r : *c;
-    return hasContiguousRows(operand.memref, rank);
+    return mayHaveContiguousRows(operand.memref, rank,
+                                 operand.dynamicColumnStride);
   };
   if (!layout(0, match.m, match.k, match.a) ||
       !layout(1, match.k, match.n, match.b) ||
@@ -337,6 +344,26 @@ Value loopExtent(OpBuilder &b, Location loc, const GemmMatch &g, unsigned dim) {
   llvm_unreachable("every loop dimension of a contraction is read");
 }
 
+/// For an operand whose column stride is dynamic: whether, at run time, its
+/// rows are contiguous and its leading dimension is one cuBLAS accepts
+/// (at least the row length, and at least 1). Null when the type settles it.
+Value runTimeLayoutCheck(OpBuilder &b, Location loc,
+                         const MatrixOperand &operand) {
+  if (!operand.dynamicColumnStride)
+    return Value();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand.memref);
+  int64_t rank = cast<MemRefType>(operand.memref.getType()).getRank();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rowStride = meta.getStrides()[rank - 2];
+  Value rowLength = meta.getSizes()[rank - 1];
+  Value contiguous = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           meta.getStrides()[rank - 1], one);
+  Value longEnough =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, rowStride,
+                            arith::MaxSIOp::create(b, loc, rowLength, one));
+  return arith::AndIOp::create(b, loc, contiguous, longEnough);
+}
+
 struct ConvertGemmToCublasPass
     : lstm::impl::ConvertGemmToCublasPassBase<ConvertGemmToCublasPass> {
   using Base::Base;
@@ -427,8 +454,13 @@ struct ConvertGemmToCublasPass
     Value batch = g.batch ? loopExtent(b, loc, g, *g.batch)
                           : arith::ConstantIndexOp::create(b, loc, 1);
 
-    // With a dynamic extent, the size decision is taken at run time.
+    // With a dynamic extent, the size decision is taken at run time, and so
+    // is the layout decision for operands whose strides only run time knows.
     Value useCublas;
+    for (const MatrixOperand *operand : {&g.a, &g.b, &g.c})
+      if (Value ok = runTimeLayoutCheck(b, loc, *operand))
+        useCublas =
+            useCublas ? arith::AndIOp::create(b, loc, useCublas, ok) : ok;
     if (minSize > 0) {
       SmallVector<Value> extents = {m, n, k, batch};
       bool allStatic = llvm::all_of(
@@ -437,9 +469,11 @@ struct ConvertGemmToCublasPass
         Value size = extents[0];
         for (Value e : ArrayRef(extents).drop_front())
           size = arith::MulIOp::create(b, loc, size, e);
-        useCublas = arith::CmpIOp::create(
+        Value large = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::sge, size,
             arith::ConstantIndexOp::create(b, loc, minSize));
+        useCublas =
+            useCublas ? arith::AndIOp::create(b, loc, useCublas, large) : large;
       }
     }
 

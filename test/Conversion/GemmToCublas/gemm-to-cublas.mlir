@@ -134,3 +134,34 @@ func.func @hoisted_projection(%x: memref<?x?x64xf32>, %w: memref<512x64xf32>, %p
   }
   return
 }
+
+// -----
+
+// The state carried through the time loop has a fully dynamic layout after
+// bufferization: the call is guarded by a run-time check that its rows are
+// contiguous and its leading dimension valid, with the kernel as fallback.
+// CHECK-LABEL: func.func @dynamic_layout
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %arg0
+// CHECK-DAG: %[[UNIT:.*]] = arith.cmpi eq, %[[STRIDES]]#1, %c1
+// CHECK-DAG: %[[LD:.*]] = arith.cmpi sge, %[[STRIDES]]#0, %c128
+// CHECK: %[[OK:.*]] = arith.andi %[[UNIT]], %[[LD]]
+// CHECK: scf.if %[[OK]] {
+// CHECK: call @lstmRuntimeGemmStridedBatched
+// CHECK: } else {
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: }
+// MIN-LABEL: func.func @dynamic_layout
+// MIN: arith.cmpi eq
+// MIN: arith.cmpi sge
+// MIN: %[[LAYOUT:.*]] = arith.andi
+// MIN: %[[LARGE:.*]] = arith.cmpi sge, %{{.*}}, %c100000
+// MIN: %[[BOTH:.*]] = arith.andi %[[LAYOUT]], %[[LARGE]]
+// MIN: scf.if %[[BOTH]]
+func.func @dynamic_layout(%h: memref<?x128xf32, strided<[?, ?], offset: ?>>, %r: memref<512x128xf32>, %c: memref<?x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%h, %r : memref<?x128xf32, strided<[?, ?], offset: ?>>, memref<512x128xf32>) outs(%c : memref<?x512xf32>)
+  return
+}

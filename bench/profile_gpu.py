@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Where the time of a compiled LSTM network goes, kernel by kernel (GPU machine).
+
+  profile_gpu.py gpu-build/bench/deepbench_lstm_all.so [...]
+
+Runs each library (bench/compile.sh names it CONFIG_lstm_LEVEL.so) on random
+inputs of its configuration under torch.profiler and prints, per kernel
+name, the launches per call and the GPU time per call, beside the wall time
+of one call. The kernels of the generated code, cuBLAS's and any copies all
+show, since the profiler sees every kernel of the process.
+"""
+import collections
+import os
+import sys
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test', 'GPU'))
+from compiled_net import CompiledNet  # noqa: E402
+from run_gpu import CONFIGS, median_ms  # noqa: E402
+
+
+def lstm_args(cfg):
+    L, H, B, T, I = CONFIGS[cfg]
+    k = 1 / H ** 0.5
+    args = [torch.rand(T, B, I, device='cuda') * 2 - 1,
+            torch.rand(L, B, H, device='cuda') * 2 - 1,
+            torch.rand(L, B, H, device='cuda') * 2 - 1]
+    for l in range(L):
+        il = I if l == 0 else H
+        args += [(torch.rand(*s, device='cuda') * 2 - 1) * k
+                 for s in ((4 * H, il), (4 * H, H), (4 * H,), (4 * H,))]
+    return args
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for path in sys.argv[1:]:
+        cfg, cell = os.path.basename(path).split('_')[:2]
+        if cell != 'lstm':
+            sys.exit(f'{path}: only the lstm cell is profiled')
+        net = CompiledNet(path)
+        args = lstm_args(cfg)
+        run = lambda: net(args, [3, 3, 3], check=False)  # noqa: E731
+        wall = median_ms(run)
+        calls = 5
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                run()
+            torch.cuda.synchronize()
+        stats = collections.defaultdict(lambda: [0, 0.0])
+        for e in prof.events():
+            if e.device_type == torch.autograd.DeviceType.CUDA:
+                s = stats[e.name[:60]]
+                s[0] += 1
+                s[1] += e.device_time_total
+        gpu = sum(s[1] for s in stats.values()) / calls / 1e3
+        print(f'== {os.path.basename(path)}: wall {wall:.3f} ms/call, '
+              f'GPU busy {gpu:.3f} ms/call')
+        for name, (n, us) in sorted(stats.items(), key=lambda kv: -kv[1][1])[:8]:
+            print(f'   {n // calls:6d} x  {us / calls / 1e3:8.3f} ms  {name}')
+
+
+if __name__ == '__main__':
+    main()
