@@ -29,10 +29,18 @@
 // NONE-COUNT-3: lstm.gate sigmoid
 // NONE-NOT: lstm.pointwise
 
-// The stack: no lstm.layer is left, one loop over the diagonals.
+// The stack: no lstm.layer is left, one loop over the diagonals whose
+// batched cell is fused into one lstm.pointwise over [L, B, N], with the
+// layers' biases as [L, N].
 // STACK-NOT: lstm.layer
 // STACK: scf.for
 // STACK-NOT: lstm.layer
+// STACK: lstm.gate identity({{.*}} : tensor<3x?x128xf32>) weights({{.*}} : tensor<3x512x128xf32>) -> tensor<3x?x512xf32>
+// STACK-NOT: lstm.gate sigmoid
+// STACK: lstm.pointwise ins({{.*}} : tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<3x128xf32>,
+// STACK-NOT: lstm.pointwise ins
+// STACK-NOT: arith.mulf {{.*}} : tensor
+// STACK: scf.yield
 
 // Without the wavefront: three layers, each combined, hoisted and fused.
 // NOWAVE-COUNT-3: lstm.pointwise ins

@@ -1,9 +1,10 @@
 //===- PointwiseToLinalg.cpp - lstm.pointwise to one linalg.generic -------===//
 //
 // An `lstm.pointwise` is the fused pointwise work of a step: it becomes one
-// `linalg.generic` over [B, N] whose body is the op's region, so that
-// bufferization and the GPU lowering see a single loop nest (one kernel).
-// Rank-2 operands are read at (b, n), rank-1 operands at (n).
+// `linalg.generic` over [B, N] (or [L, B, N] for the batched cell of a
+// wavefront) whose body is the op's region, so that bufferization and the
+// GPU lowering see a single loop nest (one kernel). Operands of the results'
+// rank are read at (l, b, n), the others, without the batch, at (l, n).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,51 +28,57 @@ struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
 
-    // The verifier guarantees a [B, N] operand: it gives both extents.
-    Value rows;
+    // The verifier guarantees an operand of the results' rank: it gives
+    // every extent. Operands one rank lower lack the batch extent.
+    int64_t rank = cast<RankedTensorType>(op.getResult(0).getType()).getRank();
+    int64_t batchDim = rank - 2;
+    Value full;
     for (Value v : op.getInputs())
-      if (cast<RankedTensorType>(v.getType()).getRank() == 2) {
-        rows = v;
+      if (cast<RankedTensorType>(v.getType()).getRank() == rank) {
+        full = v;
         break;
       }
-    if (!rows)
-      return rewriter.notifyMatchFailure(op, "no [B, N] operand");
+    if (!full)
+      return rewriter.notifyMatchFailure(op, "no operand of the results' rank");
 
-    AffineExpr bd, nd;
-    bindDims(ctx, bd, nd);
-    auto rowMap = AffineMap::get(2, 0, {bd, nd}, ctx);
-    auto vecMap = AffineMap::get(2, 0, {nd}, ctx);
+    auto fullMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto broadcastMap = fullMap.dropResult(batchDim);
+    static const char *dimNames[2][3] = {{"batch size", "number of columns"},
+                                         {"number of layers", "batch size",
+                                          "number of columns"}};
     SmallVector<AffineMap> maps;
     for (auto [i, v] : llvm::enumerate(op.getInputs())) {
-      if (cast<RankedTensorType>(v.getType()).getRank() == 2) {
-        assertSameExtent(rewriter, loc, v, 0, rows, 0,
-                         "lstm.pointwise: operand #" + Twine(i) +
-                             " has a different batch size than the others");
-        assertSameExtent(rewriter, loc, v, 1, rows, 1,
-                         "lstm.pointwise: operand #" + Twine(i) +
-                             " has a different number of columns than the "
-                             "others");
-        maps.push_back(rowMap);
-      } else {
-        assertSameExtent(rewriter, loc, v, 0, rows, 1,
-                         "lstm.pointwise: operand #" + Twine(i) +
-                             " does not have one element per column");
-        maps.push_back(vecMap);
+      bool isFull = cast<RankedTensorType>(v.getType()).getRank() == rank;
+      int64_t dim = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!isFull && d == batchDim)
+          continue;
+        std::string what = isFull ? "has a different " +
+                                        std::string(dimNames[rank - 2][d]) +
+                                        " than the others"
+                                  : "does not have the others' " +
+                                        std::string(dimNames[rank - 2][d]);
+        assertSameExtent(rewriter, loc, v, dim++, full, d,
+                         "lstm.pointwise: operand #" + Twine(i) + " " + what);
       }
+      maps.push_back(isFull ? fullMap : broadcastMap);
     }
 
+    SmallVector<std::pair<Value, int64_t>> extents;
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back({full, d});
     SmallVector<Value> outs;
     for (Type type : op.getResultTypes()) {
       auto t = cast<RankedTensorType>(type);
       outs.push_back(tensor::EmptyOp::create(
           rewriter, loc, t.getShape(), t.getElementType(),
-          dynamicSizes(rewriter, loc, t, {{rows, 0}, {rows, 1}})));
-      maps.push_back(rowMap);
+          dynamicSizes(rewriter, loc, t, extents)));
+      maps.push_back(fullMap);
     }
 
     auto generic = linalg::GenericOp::create(
         rewriter, loc, op.getResultTypes(), op.getInputs(), outs, maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel});
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
     // The region is already the scalar body: move it, give it the (unused)
     // arguments of the outputs and swap the terminator.
     Region &body = generic.getRegion();

@@ -50,7 +50,7 @@ func.func @static(%p: tensor<8xf64>, %a: tensor<2x8xf64>) -> tensor<2x8xf64> {
 
 // A dynamic bias is checked against the columns at run time.
 // CHECK-LABEL: func.func @dynamic_bias
-// CHECK: cf.assert %{{.*}}, "lstm.pointwise: operand #1 does not have one element per column
+// CHECK: cf.assert %{{.*}}, "lstm.pointwise: operand #1 does not have the others' number of columns
 func.func @dynamic_bias(%a: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
   %r = lstm.pointwise ins(%a, %b : tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32> {
   ^bb0(%x: f32, %y: f32):
@@ -58,4 +58,23 @@ func.func @dynamic_bias(%a: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf3
     lstm.pointwise_yield %s : f32
   }
   return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// The batched cell of a wavefront: one generic over [L, B, N], the per-layer
+// biases read at (l, n), the layer extent checked at run time.
+// CHECK-DAG: #[[FULL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @layers
+// CHECK: cf.assert %{{.*}}, "lstm.pointwise: operand #1 does not have the others' number of layers
+// CHECK: linalg.generic {indexing_maps = [#[[FULL]], #[[BCAST]], #[[FULL]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?x?x8xf32>, tensor<?x8xf32>)
+func.func @layers(%a: tensor<?x?x8xf32>, %b: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %r = lstm.pointwise ins(%a, %b : tensor<?x?x8xf32>, tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    lstm.pointwise_yield %s : f32
+  }
+  return %r : tensor<?x?x8xf32>
 }

@@ -341,7 +341,7 @@ func.func @pointwise_result_mismatch(%a: tensor<?x8xf32>) -> tensor<?x4xf32> {
 // -----
 
 func.func @pointwise_bias_mismatch(%a: tensor<?x8xf32>, %b: tensor<4xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{'lstm.pointwise' op operand #1 of type 'tensor<4xf32>' must have 8 elements (the feature extent N of [B, N])}}
+  // expected-error @+1 {{'lstm.pointwise' op operand #1 of type 'tensor<4xf32>' must have the common shape [?, 8] without its batch extent}}
   %r = lstm.pointwise ins(%a, %b : tensor<?x8xf32>, tensor<4xf32>) -> tensor<?x8xf32> {
   ^bb0(%x: f32, %y: f32):
     lstm.pointwise_yield %x : f32
@@ -352,7 +352,7 @@ func.func @pointwise_bias_mismatch(%a: tensor<?x8xf32>, %b: tensor<4xf32>) -> te
 // -----
 
 func.func @pointwise_only_vectors(%b: tensor<8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'lstm.pointwise' op needs at least one [B, N] operand (the batch extent comes from it)}}
+  // expected-error @+1 {{'lstm.pointwise' op needs at least one operand of the results' rank (the batch extent comes from it)}}
   %r = lstm.pointwise ins(%b : tensor<8xf32>) -> tensor<2x8xf32> {
   ^bb0(%x: f32):
     lstm.pointwise_yield %x : f32
@@ -362,13 +362,48 @@ func.func @pointwise_only_vectors(%b: tensor<8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-func.func @pointwise_rank3(%a: tensor<2x2x8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{operand #0 must be variadic of 1D/2D tensor of any type values, but got 'tensor<2x2x8xf32>'}}
+func.func @pointwise_rank3_into_rank2(%a: tensor<2x2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op operand #0 of type 'tensor<2x2x8xf32>' must have rank 2 or 1 (the results' rank 2, without the batch extent)}}
   %r = lstm.pointwise ins(%a : tensor<2x2x8xf32>) -> tensor<2x8xf32> {
   ^bb0(%x: f32):
     lstm.pointwise_yield %x : f32
   }
   return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @pointwise_rank4(%a: tensor<2x2x2x8xf32>) -> tensor<2x2x2x8xf32> {
+  // expected-error @+1 {{operand #0 must be variadic of 1D/2D/3D tensor of any type values, but got 'tensor<2x2x2x8xf32>'}}
+  %r = lstm.pointwise ins(%a : tensor<2x2x2x8xf32>) -> tensor<2x2x2x8xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<2x2x2x8xf32>
+}
+
+// -----
+
+// The batched cell of a wavefront: [L, B, N] with per-layer [L, N] biases.
+func.func @pointwise_layers_mismatch(%a: tensor<3x?x8xf32>, %b: tensor<2x8xf32>) -> tensor<3x?x8xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op operand #1 of type 'tensor<2x8xf32>' must have the common shape [3, ?, 8] without its batch extent}}
+  %r = lstm.pointwise ins(%a, %b : tensor<3x?x8xf32>, tensor<2x8xf32>) -> tensor<3x?x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    lstm.pointwise_yield %s : f32
+  }
+  return %r : tensor<3x?x8xf32>
+}
+
+// -----
+
+func.func @pointwise_rank3_result_mismatch(%a: tensor<3x?x8xf32>) -> tensor<3x?x4xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op result #0 of type 'tensor<3x?x4xf32>' does not match the common shape [3, ?, 8]}}
+  %r = lstm.pointwise ins(%a : tensor<3x?x8xf32>) -> tensor<3x?x4xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<3x?x4xf32>
 }
 
 // -----

@@ -94,6 +94,18 @@ func.func @pointwise(%a: tensor<?x8xf32>, %b: tensor<?x8xf32>, %bias: tensor<8xf
   return %r#0, %r#1 : tensor<?x8xf32>, tensor<?x8xi1>
 }
 
+// The batched cell of a wavefront: [L, B, N] operands, [L, N] biases.
+// CHECK-LABEL: func.func @pointwise_layers
+// CHECK: lstm.pointwise ins(%{{.*}}, %{{.*}} : tensor<3x?x8xf32>, tensor<3x8xf32>) -> tensor<3x?x8xf32>
+func.func @pointwise_layers(%a: tensor<3x?x8xf32>, %bias: tensor<3x8xf32>) -> tensor<3x?x8xf32> {
+  %r = lstm.pointwise ins(%a, %bias : tensor<3x?x8xf32>, tensor<3x8xf32>) -> tensor<3x?x8xf32> {
+  ^bb0(%x: f32, %z: f32):
+    %t = arith.addf %x, %z : f32
+    lstm.pointwise_yield %t : f32
+  }
+  return %r : tensor<3x?x8xf32>
+}
+
 // Static and dynamic extents mix; constants live inside the region.
 // CHECK-LABEL: func.func @pointwise_static
 // CHECK: lstm.pointwise ins(%{{.*}}, %{{.*}} : tensor<2x8xf64>, tensor<?x8xf64>) -> tensor<2x8xf64> {

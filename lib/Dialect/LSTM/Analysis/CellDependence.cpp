@@ -149,7 +149,7 @@ bool PointwiseGroups::isPointwise(Operation *op) {
                                 op->hasTrait<OpTrait::Scalarizable>()))
     return false;
   auto first = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!first || first.getRank() != 2)
+  if (!first || (first.getRank() != 2 && first.getRank() != 3))
     return false;
   for (Type type :
        llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
@@ -161,9 +161,8 @@ bool PointwiseGroups::isPointwise(Operation *op) {
   return true;
 }
 
-PointwiseGroups::PointwiseGroups(LayerOp layer) {
-  Block &cell = layer.getBody().front();
-  MLIRContext *ctx = layer.getContext();
+PointwiseGroups::PointwiseGroups(Block &cell) {
+  MLIRContext *ctx = cell.getParentOp()->getContext();
 
   // The stage at which each value computed in the cell is available, and,
   // for results of pointwise work, the shape of the group that makes them

@@ -269,44 +269,63 @@ static bool isScalar(Type type) {
   return isa<IntegerType, FloatType, IndexType>(type);
 }
 
+/// Prints a shape as "[2, ?, 8]".
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + extent(d);
+  return s + "]";
+}
+
 LogicalResult PointwiseOp::verify() {
   if (getResults().empty())
     return emitOpError("needs at least one result");
-  // The common [B, N], refined by every static extent seen so far.
-  int64_t batch = ShapedType::kDynamic, width = ShapedType::kDynamic;
-  bool hasRow = false;
-  auto merge = [](int64_t &into, int64_t d) {
-    if (ShapedType::isDynamic(into))
-      into = d;
-  };
+  // The iteration space is [B, N], or [L, B, N] for the batched cell of a
+  // wavefront; operands without the batch extent are broadcast along it.
+  int64_t rank = cast<RankedTensorType>(getResult(0).getType()).getRank();
+  int64_t batchDim = rank - 2;
+  // The common shape, refined by every static extent seen so far.
+  SmallVector<int64_t> common(rank, ShapedType::kDynamic);
+  bool hasFull = false;
   auto check = [&](RankedTensorType type, StringRef what,
                    unsigned index) -> LogicalResult {
     if (!isScalar(type.getElementType()))
       return emitOpError() << what << " #" << index << " of type " << type
                            << " must have an integer, index or float element "
                               "type";
-    if (type.getRank() == 1) {
-      if (!compatible(type.getDimSize(0), width))
-        return emitOpError()
-               << what << " #" << index << " of type " << type << " must have "
-               << extent(width) << " elements (the feature extent N of [B, N])";
-      merge(width, type.getDimSize(0));
-      return success();
-    }
-    if (!compatible(type.getDimSize(0), batch) ||
-        !compatible(type.getDimSize(1), width))
+    // The positions in the common shape of the type's dimensions.
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getRank() == rank || d != batchDim)
+        dims.push_back(d);
+    if (type.getRank() != static_cast<int64_t>(dims.size()))
       return emitOpError() << what << " #" << index << " of type " << type
-                           << " does not match the common shape ["
-                           << extent(batch) << ", " << extent(width) << "]";
-    merge(batch, type.getDimSize(0));
-    merge(width, type.getDimSize(1));
+                           << " must have rank " << rank << " or "
+                           << rank - 1 << " (the results' rank " << rank
+                           << ", without the batch extent)";
+    for (auto [i, d] : llvm::enumerate(dims)) {
+      if (compatible(type.getDimSize(i), common[d]))
+        continue;
+      if (type.getRank() == rank)
+        return emitOpError() << what << " #" << index << " of type " << type
+                             << " does not match the common shape "
+                             << shapeString(common);
+      return emitOpError() << what << " #" << index << " of type " << type
+                           << " must have the common shape "
+                           << shapeString(common)
+                           << " without its batch extent";
+    }
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (ShapedType::isDynamic(common[d]))
+        common[d] = type.getDimSize(i);
     return success();
   };
-  // Rank-2 values first, so that a bias is compared with the established N.
+  // Full-rank values first, so that a broadcast operand is compared with
+  // the established extents.
   for (auto [i, v] : llvm::enumerate(getInputs())) {
     auto type = cast<RankedTensorType>(v.getType());
-    if (type.getRank() == 2) {
-      hasRow = true;
+    if (type.getRank() == rank) {
+      hasFull = true;
       if (failed(check(type, "operand", i)))
         return failure();
     }
@@ -316,12 +335,12 @@ LogicalResult PointwiseOp::verify() {
       return failure();
   for (auto [i, v] : llvm::enumerate(getInputs())) {
     auto type = cast<RankedTensorType>(v.getType());
-    if (type.getRank() == 1 && failed(check(type, "operand", i)))
+    if (type.getRank() != rank && failed(check(type, "operand", i)))
       return failure();
   }
-  if (!hasRow)
-    return emitOpError("needs at least one [B, N] operand (the batch extent "
-                       "comes from it)");
+  if (!hasFull)
+    return emitOpError("needs at least one operand of the results' rank (the "
+                       "batch extent comes from it)");
   return success();
 }
 

@@ -15,6 +15,7 @@
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -207,10 +208,19 @@ namespace {
 struct LSTMFuseElementwisePass
     : lstm::impl::LSTMFuseElementwisePassBase<LSTMFuseElementwisePass> {
   void runOnOperation() override {
-    SmallVector<LayerOp> layers;
-    getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
-    for (LayerOp layer : layers) {
-      PointwiseGroups analysis(layer);
+    // The cells: the bodies of layers and of the wavefront loops that
+    // lstm-wavefront made of chains of layers (whose batched cell has the
+    // same structure on [L, B, N]).
+    SmallVector<Block *> cells;
+    getOperation()->walk([&](Operation *op) {
+      if (auto layer = dyn_cast<LayerOp>(op))
+        cells.push_back(&layer.getBody().front());
+      else if (auto loop = dyn_cast<scf::ForOp>(op);
+               loop && loop->hasAttr(kWavefrontLayersAttr))
+        cells.push_back(loop.getBody());
+    });
+    for (Block *cell : cells) {
+      PointwiseGroups analysis(*cell);
       bool changed = false;
       for (ArrayRef<Operation *> group : analysis.getGroups()) {
         // A lone op already lowers to one linalg.generic: fusing it would
@@ -226,8 +236,9 @@ struct LSTMFuseElementwisePass
       // of the cell behind the values they read puts GEMMs that read a
       // group after it and GEMMs that feed a group before it. The grouping
       // keeps the cell acyclic, so this cannot fail on a verified cell.
-      if (!sortTopologically(&layer.getBody().front())) {
-        layer.emitError("lstm-fuse-elementwise: the fused cell has a cycle");
+      if (!sortTopologically(cell)) {
+        cell->getParentOp()->emitError(
+            "lstm-fuse-elementwise: the fused cell has a cycle");
         return signalPassFailure();
       }
     }

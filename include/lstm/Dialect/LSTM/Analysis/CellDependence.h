@@ -121,8 +121,9 @@ private:
 /// `[B, N]` result from the same element of its operands: `lstm.gate`
 /// without matrix products, the epilogue (addends, biases, peephole,
 /// activation) of a gate with products, `lstm.one_minus`, and elementwise
-/// `arith`/`math` ops on rank-2 tensors. Everything else (the GEMMs of
-/// gates, slices, ops on other ranks) is a barrier.
+/// `arith`/`math` ops on rank-2 tensors (rank 3, `[L, B, N]`, in the batched
+/// cell of a wavefront). Everything else (the GEMMs of gates, slices, ops on
+/// other ranks) is a barrier.
 ///
 /// Each piece of work gets a stage: the number of barriers that must run
 /// after some pointwise work and before it, on the longest path through the
@@ -134,7 +135,9 @@ private:
 /// CellDependence.
 class PointwiseGroups {
 public:
-  explicit PointwiseGroups(LayerOp layer);
+  /// Groups the work of `cell`: the body of an `lstm.layer`, or of the loop
+  /// that `lstm-wavefront` makes of a chain of layers.
+  explicit PointwiseGroups(Block &cell);
 
   /// Whether `op` has pointwise work: see the class comment. For a gate with
   /// matrix products, that is whether it has an epilogue; its products stay a

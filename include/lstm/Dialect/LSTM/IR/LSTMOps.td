@@ -234,11 +234,11 @@ def LSTM_OneMinusOp : LSTM_Op<"one_minus", [
 // PointwiseOp
 //===----------------------------------------------------------------------===//
 
-def LSTM_PointwiseInput : TensorRankOf<[AnyType], [1, 2]>;
+def LSTM_PointwiseInput : TensorRankOf<[AnyType], [1, 2, 3]>;
 
 def LSTM_PointwiseOp : LSTM_Op<"pointwise", [
     Pure, IsolatedFromAbove, SingleBlock]> {
-  let summary = "a fused region of scalar work applied to every element of [B, N]";
+  let summary = "a fused region of scalar work applied to every element of [B, N] or [L, B, N]";
   let description = [{
     Applies the scalar computation held in the region to every element
     `(b, n)` of a `[B, N]` iteration space, in one pass over the data: the
@@ -261,9 +261,15 @@ def LSTM_PointwiseOp : LSTM_Op<"pointwise", [
     `[b, n]` of the corresponding `[B, N]` result. The region is isolated
     from above: constants it needs are defined inside it.
 
-    All rank-2 operands and results agree on `[B, N]`, rank-1 operands on
-    `N` (dynamic extents are compared at run time by the lowering). At least
-    one operand has rank 2, so that the batch extent is known.
+    The batched cell of a wavefront (`lstm-wavefront`) runs the same region
+    over `[L, B, N]`, one `[B, N]` slice per layer: results and full
+    operands are then `[L, B, N]` and broadcast operands `[L, N]` (each
+    layer's own bias), read at `[l, b, n]` and `[l, n]`.
+
+    All full operands and results agree on their shape, broadcast operands on
+    it without the batch extent (dynamic extents are compared at run time by
+    the lowering). At least one operand has the results' rank, so that the
+    batch extent is known.
 
     ```mlir
     %c, %h = lstm.pointwise ins(%i, %g, %f, %cp, %o : tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>)
@@ -280,7 +286,7 @@ def LSTM_PointwiseOp : LSTM_Op<"pointwise", [
   }];
 
   let arguments = (ins Variadic<LSTM_PointwiseInput>:$inputs);
-  let results = (outs Variadic<2DTensorOf<[AnyType]>>:$results);
+  let results = (outs Variadic<TensorRankOf<[AnyType], [2, 3]>>:$results);
   let regions = (region SizedRegion<1>:$body);
 
   let assemblyFormat = [{

@@ -58,7 +58,10 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
     peephole and activation; `lstm.one_minus`; elementwise `arith`/`math` on
     `[B, N]` tensors: the cell update, the output) becomes as few
     `lstm.pointwise` ops as the GEMMs between them allow, each lowered to one
-    `linalg.generic` and, on the GPU, one kernel per step.
+    `linalg.generic` and, on the GPU, one kernel per step. The batched cell
+    of a wavefront loop (`lstm-wavefront`, which runs first in
+    `lstm-optimize`) is fused the same way, on `[L, B, N]`: one kernel per
+    diagonal for all of its layers.
 
     The groups come from `PointwiseGroups` (in the cell dependence analysis,
     `lstm/Dialect/LSTM/Analysis/CellDependence.h`): work joins the earliest
