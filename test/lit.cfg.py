@@ -72,3 +72,10 @@ if shutil.which("compute-sanitizer"):
 
 if has_cuda_gpu():
     config.available_features.add("cuda-gpu")
+
+# The toolkit's libcuda.so stub loads without a GPU (each call fails): tests
+# of lstm-run --device=cuda up to the device check (test/Runner).
+if config.cuda_stubs_dir and os.path.exists(
+        os.path.join(config.cuda_stubs_dir, "libcuda.so")):
+    config.available_features.add("cuda-driver-stub")
+    config.substitutions.insert(0, ("%cuda_stubs_dir", config.cuda_stubs_dir))

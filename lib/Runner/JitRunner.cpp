@@ -1,21 +1,25 @@
-//===- JitRunner.cpp - Compile a module for the CPU and call it -----------===//
+//===- JitRunner.cpp - JIT-compile a module and call it -------------------===//
 
 #include "lstm/Runner/JitRunner.h"
 
+#include "lstm/Compiler/Compiler.h"
 #include "lstm/Pipelines/Pipelines.h"
+#include "lstm/Runtime/CudaRuntime.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/TargetSelect.h"
-
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -125,10 +129,11 @@ llvm::Error mlir::lstm::checkInputs(const Signature &sig,
 // such descriptor per argument and, when there are results, a pointer to the
 // struct of result descriptors first.
 
-static std::vector<int64_t> makeDescriptor(const Array &a) {
+/// The descriptor of `a` with its data at `data` (a.data, or a device copy).
+static std::vector<int64_t> makeDescriptor(const Array &a, const void *data) {
   int64_t rank = a.shape.size();
   std::vector<int64_t> desc(3 + 2 * rank);
-  auto ptr = reinterpret_cast<int64_t>(a.data.data());
+  auto ptr = reinterpret_cast<int64_t>(data);
   desc[0] = ptr;
   desc[1] = ptr;
   desc[2] = 0;
@@ -167,13 +172,146 @@ static Array readDescriptor(const int64_t *desc, const TensorSpec &spec) {
 }
 
 //===----------------------------------------------------------------------===//
+// The CUDA driver and runtime, loaded at run time
+//===----------------------------------------------------------------------===//
+//
+// The runner links neither: the CPU path runs where there is no GPU and no
+// CUDA toolkit was found at build time. For CUDA both are opened with
+// RTLD_GLOBAL, since ExecutionEngine resolves the external symbols of the
+// JIT-compiled code (mgpuModuleLoad, lstmRuntimeGemm, ...) in the process's
+// global scope. The functions the runner calls itself are looked up here.
+
+namespace {
+/// CUresult; cuda.h is not needed to build the runner.
+using CudaResult = int;
+
+struct CudaApi {
+  // The driver.
+  CudaResult (*cuInit)(unsigned) = nullptr;
+  CudaResult (*cuDeviceGetCount)(int *) = nullptr;
+  CudaResult (*cuGetErrorName)(CudaResult, const char **) = nullptr;
+  CudaResult (*cuGetErrorString)(CudaResult, const char **) = nullptr;
+  // The runtime: the mgpu* ABI of gpu-to-llvm (CUstream is a pointer) and
+  // CudaRuntime.h.
+  void *(*mgpuStreamCreate)() = nullptr;
+  void *(*mgpuMemAlloc)(uint64_t, void *, bool) = nullptr;
+  void (*mgpuMemcpy)(void *, void *, size_t, void *) = nullptr;
+  decltype(&::lstmRuntimeSynchronize) lstmRuntimeSynchronize = nullptr;
+  decltype(&::lstmRuntimeLastError) lstmRuntimeLastError = nullptr;
+  decltype(&::lstmRuntimeClearError) lstmRuntimeClearError = nullptr;
+  decltype(&::lstmRuntimeFree) lstmRuntimeFree = nullptr;
+};
+} // namespace
+
+/// Filled by loadCudaRuntime; `loaded` once every entry is resolved.
+static CudaApi cudaApi;
+static bool cudaApiLoaded = false;
+
+template <typename Fn>
+static llvm::Error resolve(void *library, StringRef libraryName,
+                           const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(library, name));
+  if (!fn)
+    return makeError(libraryName + " lacks " + name +
+                     " (is it the project's CUDA runtime of this build?)");
+  return llvm::Error::success();
+}
+
+/// The driver's handle once loaded.
+static void *cudaDriver = nullptr;
+
+llvm::Error mlir::lstm::loadCudaDriver() {
+  if (cudaDriver)
+    return llvm::Error::success();
+  cudaDriver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!cudaDriver)
+    return makeError("--device=cuda needs an NVIDIA GPU and its driver: the "
+                     "CUDA driver library libcuda.so.1 cannot be loaded (" +
+                     llvm::Twine(dlerror()) + ")");
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::lstm::loadCudaRuntime(StringRef runtimePath) {
+  if (cudaApiLoaded)
+    return llvm::Error::success();
+  // The driver first: without it the runtime (which needs it) cannot load
+  // either, and "no driver" is the message that helps.
+  if (llvm::Error err = loadCudaDriver())
+    return err;
+  void *driver = cudaDriver;
+  void *runtime = dlopen(runtimePath.str().c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!runtime)
+    return makeError("cannot load the CUDA runtime library " + runtimePath +
+                     ": " + dlerror());
+  CudaApi api;
+  StringRef driverName = "libcuda.so.1";
+  if (llvm::Error err = llvm::joinErrors(
+          llvm::joinErrors(resolve(driver, driverName, "cuInit", api.cuInit),
+                           resolve(driver, driverName, "cuDeviceGetCount",
+                                   api.cuDeviceGetCount)),
+          llvm::joinErrors(
+              resolve(driver, driverName, "cuGetErrorName", api.cuGetErrorName),
+              resolve(driver, driverName, "cuGetErrorString",
+                      api.cuGetErrorString))))
+    return err;
+#define LSTM_RESOLVE_RUNTIME(name)                                             \
+  if (llvm::Error err = resolve(runtime, runtimePath, #name, api.name))        \
+    return err;
+  LSTM_RESOLVE_RUNTIME(mgpuStreamCreate)
+  LSTM_RESOLVE_RUNTIME(mgpuMemAlloc)
+  LSTM_RESOLVE_RUNTIME(mgpuMemcpy)
+  LSTM_RESOLVE_RUNTIME(lstmRuntimeSynchronize)
+  LSTM_RESOLVE_RUNTIME(lstmRuntimeLastError)
+  LSTM_RESOLVE_RUNTIME(lstmRuntimeClearError)
+  LSTM_RESOLVE_RUNTIME(lstmRuntimeFree)
+#undef LSTM_RESOLVE_RUNTIME
+  cudaApi = api;
+  cudaApiLoaded = true;
+  return llvm::Error::success();
+}
+
+/// "call failed: CUDA_ERROR_NAME (text)" for a driver call the runner made.
+static std::string cudaFailure(const char *call, CudaResult status) {
+  const char *name = nullptr, *text = nullptr;
+  cudaApi.cuGetErrorName(status, &name);
+  cudaApi.cuGetErrorString(status, &text);
+  // A driver that fails everything (the toolkit's stub) names nothing.
+  std::string message = std::string(call) + " failed: " +
+                        (name ? name : "CUDA error " + std::to_string(status));
+  return text ? message + " (" + text + ")" : message;
+}
+
+/// The failure the runtime recorded, as an error of `what`, or success. The
+/// record is cleared, so that the next call starts clean.
+static llvm::Error takeRuntimeFailure(const llvm::Twine &what) {
+  const char *failure = cudaApi.lstmRuntimeLastError();
+  if (!failure)
+    return llvm::Error::success();
+  std::string message = (what + ": " + failure).str();
+  cudaApi.lstmRuntimeClearError();
+  // The fatbin holds code for --chip only; the driver then finds nothing to
+  // run on another architecture.
+  if (StringRef(message).contains("CUDA_ERROR_NO_BINARY_FOR_GPU") ||
+      StringRef(message).contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION"))
+    message += " (does --chip match this GPU?)";
+  return makeError(message);
+}
+
+//===----------------------------------------------------------------------===//
 // CompiledFunction
 //===----------------------------------------------------------------------===//
 
 CompiledFunction::~CompiledFunction() = default;
 
 llvm::Expected<std::unique_ptr<CompiledFunction>>
-CompiledFunction::compile(ModuleOp module, StringRef entry) {
+CompiledFunction::compile(ModuleOp module, StringRef entry,
+                          const JitOptions &options) {
+  bool cuda = options.device == Device::CUDA;
+  // Before the lowering: a machine without the driver fails at once.
+  if (cuda)
+    if (llvm::Error err = loadCudaRuntime(options.cudaRuntimePath))
+      return std::move(err);
+
   FailureOr<Signature> sig = lstm::getSignature(module, entry);
   if (failed(sig))
     return makeError("invalid entry function '" + entry + "'");
@@ -181,28 +319,45 @@ CompiledFunction::compile(ModuleOp module, StringRef entry) {
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
 
+  // The GPU lowering needs upstream extensions (the NVVM target's
+  // serialisation) and the translations to LLVM IR, the JIT the latter.
+  DialectRegistry registry;
+  registerCompilerDependencies(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
   PassManager pm(module.getContext());
-  buildLSTMToCPUPipeline(pm);
+  if (!options.prePasses.empty()) {
+    std::string parseError;
+    llvm::raw_string_ostream os(parseError);
+    if (failed(parsePassPipeline(options.prePasses, pm, os)))
+      return makeError("malformed --pre-passes pipeline '" + options.prePasses +
+                       "': " + StringRef(parseError).trim());
+  }
+  if (cuda)
+    buildLSTMToNVVMPipeline(pm, options.nvvm);
+  else
+    buildLSTMToCPUPipeline(pm);
   if (failed(pm.run(module)))
-    return makeError("lowering to the LLVM dialect failed");
+    return makeError(cuda ? "lowering for CUDA failed"
+                          : "lowering to the LLVM dialect failed");
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  DialectRegistry registry;
-  registerAllToLLVMIRTranslations(registry);
-  module.getContext()->appendDialectRegistry(registry);
 
-  ExecutionEngineOptions options;
+  ExecutionEngineOptions engineOptions;
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(module, options);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // Neither creating the engine nor looking a function up runs the module's
+  // global constructors (initialize() does): compiling touches no GPU.
+  auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return engine.takeError();
 
   std::unique_ptr<CompiledFunction> fn(new CompiledFunction());
   fn->sig = *sig;
+  fn->device = options.device;
   fn->engine = std::move(*engine);
   auto packed = fn->engine->lookupPacked(("_mlir_ciface_" + entry).str());
   if (!packed)
@@ -211,10 +366,43 @@ CompiledFunction::compile(ModuleOp module, StringRef entry) {
   return fn;
 }
 
+llvm::Error CompiledFunction::initialize() {
+  if (initialized)
+    return llvm::Error::success();
+  if (device == Device::CUDA) {
+    CudaResult status = cudaApi.cuInit(0);
+    if (status != 0)
+      return makeError("--device=cuda needs an NVIDIA GPU: " +
+                       cudaFailure("cuInit(0)", status));
+    int count = 0;
+    status = cudaApi.cuDeviceGetCount(&count);
+    if (status != 0)
+      return makeError("--device=cuda needs an NVIDIA GPU: " +
+                       cudaFailure("cuDeviceGetCount", status));
+    if (count == 0)
+      return makeError("--device=cuda needs an NVIDIA GPU: the CUDA driver "
+                       "finds no device");
+    // The lowering of gpu.binary loads the kernels in a global constructor
+    // (mgpuModuleLoad); a failure there is recorded by the runtime.
+    cudaApi.lstmRuntimeClearError();
+    engine->initialize();
+    if (llvm::Error err = takeRuntimeFailure("loading the GPU kernels failed"))
+      return err;
+  }
+  // The CPU code has no constructors to run; its behaviour stays as it was
+  // before CUDA was supported.
+  initialized = true;
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<Array>>
 CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   if (llvm::Error err = checkInputs(sig, inputs))
     return std::move(err);
+  if (llvm::Error err = initialize())
+    return std::move(err);
+  if (device == Device::CUDA)
+    return callOnCuda(inputs);
 
   size_t resultWords = 0;
   for (const TensorSpec &r : sig.results)
@@ -225,7 +413,7 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(inputs.size());
   for (const Array &a : inputs)
-    descriptors.push_back(makeDescriptor(a));
+    descriptors.push_back(makeDescriptor(a, a.data.data()));
   std::vector<void *> descriptorPtrs;
   for (auto &d : descriptors)
     descriptorPtrs.push_back(d.data());
@@ -259,5 +447,123 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
       free(allocated);
     at += 3 + 2 * r.shape.size();
   }
+  return results;
+}
+
+/// Sizes in 64-bit words of the result descriptors, in order.
+static std::vector<size_t> resultWordCounts(const Signature &sig) {
+  std::vector<size_t> words;
+  for (const TensorSpec &r : sig.results)
+    words.push_back(3 + 2 * r.shape.size());
+  return words;
+}
+
+llvm::Expected<std::vector<Array>>
+CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
+  const CudaApi &api = cudaApi;
+  api.lstmRuntimeClearError();
+  // The runtime's stream: the compiled code orders its work on it, so the
+  // copies go there too.
+  void *stream = api.mgpuStreamCreate();
+
+  // The compiled code reads its arguments from device memory: a copy of
+  // each input, freed when the call is done (after the work queued on the
+  // stream, which the runtime orders the free after).
+  std::vector<void *> deviceInputs;
+  auto freeInputs = llvm::make_scope_exit([&] {
+    for (void *p : deviceInputs)
+      api.lstmRuntimeFree(p);
+  });
+  for (const Array &a : inputs) {
+    void *p = a.data.empty() ? nullptr
+                             : api.mgpuMemAlloc(a.data.size(), stream,
+                                                /*isHostShared=*/false);
+    deviceInputs.push_back(p);
+    if (p)
+      api.mgpuMemcpy(p, const_cast<char *>(a.data.data()), a.data.size(),
+                     stream);
+  }
+  if (llvm::Error err =
+          takeRuntimeFailure("copying the inputs to the GPU failed"))
+    return std::move(err);
+
+  std::vector<size_t> words = resultWordCounts(sig);
+  std::vector<int64_t> resultStruct(
+      std::accumulate(words.begin(), words.end(), size_t(0)), 0);
+  void *resultPtr = resultStruct.data();
+  std::vector<std::vector<int64_t>> descriptors;
+  for (auto [a, p] : llvm::zip(inputs, deviceInputs))
+    descriptors.push_back(makeDescriptor(a, p));
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> args;
+  if (!sig.results.empty())
+    args.push_back(&resultPtr);
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+
+  // The call returns once its work is queued; a failing CUDA call inside it
+  // is recorded, not fatal.
+  packed(args.data());
+  api.lstmRuntimeSynchronize();
+
+  // Results own their device buffers unless they alias an input or a
+  // constant global (the 0xdeadbeef sentinel); each distinct one is freed
+  // once, also when the run failed.
+  llvm::SmallPtrSet<void *, 8> owned;
+  for (void *p : deviceInputs)
+    owned.insert(p);
+  auto freeResults = llvm::make_scope_exit([&] {
+    size_t at = 0;
+    for (size_t w : words) {
+      auto *allocated = reinterpret_cast<void *>(resultStruct[at]);
+      if (allocated && reinterpret_cast<intptr_t>(allocated) != 0xdeadbeef &&
+          owned.insert(allocated).second)
+        api.lstmRuntimeFree(allocated);
+      at += w;
+    }
+  });
+  if (llvm::Error err = takeRuntimeFailure("the CUDA run failed"))
+    return std::move(err);
+
+  // A result may be a strided view: copy the span its elements cover, then
+  // gather them on the host as for the CPU.
+  std::vector<std::vector<char>> spans;
+  std::vector<std::vector<int64_t>> hostDescriptors;
+  size_t at = 0;
+  for (auto [r, w] : llvm::zip(sig.results, words)) {
+    const int64_t *desc = resultStruct.data() + at;
+    at += w;
+    int64_t rank = r.shape.size();
+    int64_t lo = desc[2], hi = desc[2];
+    bool empty = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = desc[3 + d], stride = desc[3 + rank + d];
+      if (size == 0)
+        empty = true;
+      else if (stride >= 0)
+        hi += (size - 1) * stride;
+      else
+        lo += (size - 1) * stride;
+    }
+    size_t elt = dtypeSize(r.dtype);
+    std::vector<char> &span =
+        spans.emplace_back(empty ? 0 : (hi - lo + 1) * elt);
+    if (!span.empty())
+      api.mgpuMemcpy(span.data(), reinterpret_cast<char *>(desc[1]) + lo * elt,
+                     span.size(), stream);
+    std::vector<int64_t> &host = hostDescriptors.emplace_back(desc, desc + w);
+    host[0] = host[1] = reinterpret_cast<int64_t>(span.data());
+    host[2] = desc[2] - lo;
+  }
+  api.lstmRuntimeSynchronize();
+  if (llvm::Error err =
+          takeRuntimeFailure("copying the results from the GPU failed"))
+    return std::move(err);
+
+  std::vector<Array> results;
+  for (auto [r, host] : llvm::zip(sig.results, hostDescriptors))
+    results.push_back(readDescriptor(host.data(), r));
   return results;
 }

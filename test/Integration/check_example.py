@@ -3,14 +3,16 @@
 
   check_example.py --lstm-run PATH EXAMPLE.mlir --cell NAME
                    [--sizes T:B,...] [--seed N] [--tol 1e-5] [--device cpu]
+                   [--lstm-run-args='--pre-passes=lstm-optimize ...']
 
 For each (T, B): draws fresh random inputs (reference.make_inputs), writes them as
-.npy files, runs `lstm-run EXAMPLE.mlir --entry=forward --device=DEV --inputs=...
+.npy files, runs `lstm-run EXAMPLE.mlir --entry=forward --device=DEV ARGS --inputs=...
 --outputs=DIR`, and checks every result DIR/<k>.npy for shape, finiteness and
 relative error ||out - ref|| / ||ref|| <= tol. Exits non-zero on any failure.
 """
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,7 @@ def check_size(args, T, B, rng):
         outdir = os.path.join(tmp, 'out')
         os.mkdir(outdir)
         cmd = [args.lstm_run, args.example, '--entry=forward', f'--device={args.device}',
+               *shlex.split(args.lstm_run_args),
                '--inputs=' + ','.join(paths), f'--outputs={outdir}']
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -82,13 +85,18 @@ def main():
     p.add_argument('--seed', type=int, default=None, help='default: a fresh random seed')
     p.add_argument('--tol', type=float, default=1e-5)
     p.add_argument('--device', default='cpu')
+    # One string (shlex-split), given as --lstm-run-args='...': argparse takes a
+    # separate value that starts with '-' for an option.
+    p.add_argument('--lstm-run-args', default='',
+                   help="more lstm-run options, e.g. '--pre-passes=lstm-optimize --compute-type=tf32'")
     args = p.parse_args()
 
     if not os.access(args.lstm_run, os.X_OK):
         print(f'error: lstm-run not found or not executable: {args.lstm_run}')
         return 1
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), 'little')
-    print(f'{args.cell}: {args.example} (seed {seed}, tol {args.tol:g}, device {args.device})')
+    extra = f' {args.lstm_run_args}' if args.lstm_run_args else ''
+    print(f'{args.cell}: {args.example} (seed {seed}, tol {args.tol:g}, device {args.device}{extra})')
     rng = np.random.default_rng(seed)
     failed = False
     for size in args.sizes.split(','):

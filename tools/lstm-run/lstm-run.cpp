@@ -1,12 +1,14 @@
 //===- lstm-run.cpp - Compile an lstm module and run it -------------------===//
 //
-//   lstm-run FILE.mlir --entry=NAME --device=cpu --inputs=A.npy,B.npy,...
+//   lstm-run FILE.mlir --entry=NAME --device=cpu|cuda --inputs=A.npy,B.npy,...
 //            --outputs=DIR
 //   lstm-run FILE.mlir --entry=NAME --random-inputs --seed=N [--shapes=...]
 //
 // Reads one .npy per argument of the entry function (or draws random ones),
-// lowers the module, JIT-compiles it, calls the function and writes one .npy
-// per result as DIR/0.npy, DIR/1.npy, ... It prints the time of the call.
+// lowers the module (lstm-to-cpu or lstm-to-nvvm), JIT-compiles it, calls
+// the function and writes one .npy per result as DIR/0.npy, DIR/1.npy, ...
+// It prints the time of the call. For CUDA the arguments are copied to the
+// GPU and the results back.
 //
 // The compiled code runs in a child process: a failed run-time check (say, a
 // batch size that differs between two arguments) or any other fault there is
@@ -29,6 +31,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,8 +54,11 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::Required);
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init("forward"));
-static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
-                                   cl::init("cpu"));
+static cl::opt<std::string>
+    device("device",
+           cl::desc("cpu or cuda (an NVIDIA GPU, with the project's CUDA "
+                    "runtime from ../lib or $LSTM_CUDA_RUNTIME)"),
+           cl::init("cpu"));
 static cl::list<std::string> inputs("inputs",
                                     cl::desc("One .npy file per argument"),
                                     cl::CommaSeparated);
@@ -71,9 +77,41 @@ static cl::list<std::string>
            cl::desc("Shapes of the random arguments, e.g. 50x32x64,32x128,... "
                     "(an empty entry keeps the default)"),
            cl::CommaSeparated);
-static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Calls to time (the median is shown)"),
-                                cl::init(1));
+static cl::opt<unsigned>
+    repeat("repeat",
+           cl::desc("Calls to time (the median is shown); for cuda a call "
+                    "includes copying the arguments to the GPU and the "
+                    "results back"),
+           cl::init(1));
+static cl::opt<std::string> prePasses(
+    "pre-passes",
+    cl::desc("Passes to run on the lstm IR before lowering, as a textual "
+             "pipeline (e.g. lstm-optimize)"),
+    cl::init(""));
+
+// The GPU lowering, as lstm-compile's options of the same names.
+static cl::OptionCategory gpuCategory("Options of --device=cuda");
+static cl::opt<std::string>
+    computeType("compute-type",
+                cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
+                         "or bf16"),
+                cl::init("fp32"), cl::cat(gpuCategory));
+static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
+                            cl::init(true), cl::cat(gpuCategory));
+static cl::opt<int64_t> cublasMinSize(
+    "cublas-min-size",
+    cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs become "
+             "generated kernels"),
+    cl::init(0), cl::cat(gpuCategory));
+static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
+                                 cl::init("sm_90"), cl::cat(gpuCategory));
+static cl::opt<std::string> features("features", cl::desc("PTX features"),
+                                     cl::init("+ptx80"), cl::cat(gpuCategory));
+static cl::opt<std::string>
+    cudaPath("cuda-path",
+             cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
+                      "one found when the project was configured)"),
+             cl::cat(gpuCategory));
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "lstm-run: error: " << msg << "\n";
@@ -178,6 +216,17 @@ static int callAndWrite(CompiledFunction &fn, const std::vector<Array> &args) {
 
 /// Runs `callAndWrite` in a child process and turns a fatal signal there into
 /// an error message.
+///
+/// For CUDA, CUDA is initialised in the child only: a CUDA context does not
+/// survive fork(), and the parent never needs one. The parent has lowered
+/// and JIT-compiled the module (ptxas runs as a program, nothing calls the
+/// driver) and loaded libcuda.so.1 and the runtime (loading initialises
+/// nothing); ExecutionEngine runs no global constructors until
+/// CompiledFunction::initialize, and the constructors the GPU lowering emits
+/// (loading the kernels with mgpuModuleLoad) are the first CUDA work. So the
+/// child initialises, calls and exits, and the fork keeps what it gives the
+/// CPU path: a failed run-time check in the host code (an abort) or a fault
+/// in the runtime is reported, not a crash of the tool.
 static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
   llvm::outs().flush();
   llvm::errs().flush();
@@ -190,7 +239,13 @@ static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
     // unbuffered stdout keeps it when the check aborts.
     llvm::sys::unregisterHandlers();
     std::setvbuf(stdout, nullptr, _IONBF, 0);
-    int rc = callAndWrite(fn, args);
+    // Outside the timed calls: for CUDA the device check and the kernels'
+    // loading.
+    int rc = 0;
+    if (llvm::Error err = fn.initialize())
+      rc = fail(llvm::toString(std::move(err)));
+    else
+      rc = callAndWrite(fn, args);
     llvm::outs().flush();
     llvm::errs().flush();
     _exit(rc);
@@ -208,6 +263,33 @@ static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
               llvm::Twine(sig) + " (" + strsignal(sig) + ")");
 }
 
+/// The CUDA runtime: $LSTM_CUDA_RUNTIME, else liblstm_cuda_runtime.so in
+/// ../lib next to this executable's bin/ (the build tree and the install
+/// tree alike). Fails, saying where it looked, when the file is not there.
+static llvm::Expected<std::string> findCudaRuntime(const char *argv0) {
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("LSTM_CUDA_RUNTIME")) {
+    if (!llvm::sys::fs::exists(*env))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the CUDA runtime library is not found: LSTM_CUDA_RUNTIME names " +
+              *env + ", which does not exist");
+    return *env;
+  }
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&findCudaRuntime));
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(path, "..", "lib", "liblstm_cuda_runtime.so");
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the CUDA runtime library is not found: looked for " + path +
+            " (built where the CUDA toolkit is found); set LSTM_CUDA_RUNTIME "
+            "to its path");
+  return std::string(path);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
@@ -215,9 +297,20 @@ int main(int argc, char **argv) {
 
   if (device != "cpu" && device != "cuda")
     return fail("unknown device '" + device + "' (expected cpu or cuda)");
-  if (device == "cuda")
-    return fail("--device=cuda is not available in this build: the GPU path "
-                "is not implemented yet; use --device=cpu");
+  if (computeType != "fp32" && computeType != "tf32" && computeType != "bf16")
+    return fail("unknown --compute-type '" + computeType +
+                "' (expected fp32, tf32 or bf16)");
+  // The GPU options mean nothing to the CPU lowering: given with it, they
+  // are a mistake worth reporting rather than ignoring.
+  if (device == "cpu")
+    for (const cl::Option *opt : {static_cast<cl::Option *>(&computeType),
+                                  static_cast<cl::Option *>(&cublas),
+                                  static_cast<cl::Option *>(&cublasMinSize),
+                                  static_cast<cl::Option *>(&chip),
+                                  static_cast<cl::Option *>(&features),
+                                  static_cast<cl::Option *>(&cudaPath)})
+      if (opt->getNumOccurrences())
+        return fail("--" + opt->ArgStr + " applies to --device=cuda only");
   if (randomInputs == !inputs.empty())
     return fail("give either --inputs=A.npy,... or --random-inputs");
 
@@ -261,7 +354,26 @@ int main(int argc, char **argv) {
   if (llvm::Error err = checkInputs(*sig, args, names))
     return fail(llvm::toString(std::move(err)));
 
-  auto fn = CompiledFunction::compile(*module, entry);
+  JitOptions options;
+  options.prePasses = prePasses;
+  if (device == "cuda") {
+    options.device = Device::CUDA;
+    options.nvvm.computeType = computeType;
+    options.nvvm.cublas = cublas;
+    options.nvvm.cublasMinSize = cublasMinSize;
+    options.nvvm.chip = chip;
+    options.nvvm.features = features;
+    options.nvvm.cudaPath = cudaPath;
+    // The driver before the runtime: on a machine without a GPU, that is the
+    // message to give, whether the runtime was built or not.
+    if (llvm::Error err = loadCudaDriver())
+      return fail(llvm::toString(std::move(err)));
+    auto runtime = findCudaRuntime(argv[0]);
+    if (!runtime)
+      return fail(llvm::toString(runtime.takeError()));
+    options.cudaRuntimePath = *runtime;
+  }
+  auto fn = CompiledFunction::compile(*module, entry, options);
   if (!fn)
     return fail(llvm::toString(fn.takeError()));
   return runIsolated(**fn, args);

@@ -1,14 +1,16 @@
-//===- JitRunner.h - Compile a module for the CPU and call it ---*- C++ -*-===//
+//===- JitRunner.h - JIT-compile a module and call it -----------*- C++ -*-===//
 //
-// Lowers a tensor-level module with the `lstm-to-cpu` pipeline, JIT-compiles
-// it with mlir::ExecutionEngine and calls one of its functions on host arrays.
-// Shared by `lstm-run` and the language bindings.
+// Lowers a tensor-level module with the `lstm-to-cpu` or `lstm-to-nvvm`
+// pipeline, JIT-compiles it with mlir::ExecutionEngine and calls one of its
+// functions on host arrays (copied to the GPU and back for CUDA). Behind
+// `lstm-run`.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LSTM_RUNNER_JITRUNNER_H
 #define LSTM_RUNNER_JITRUNNER_H
 
+#include "lstm/Pipelines/Pipelines.h"
 #include "lstm/Runner/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -46,23 +48,65 @@ FailureOr<Signature> getSignature(ModuleOp module, StringRef entry);
 llvm::Error checkInputs(const Signature &sig, llvm::ArrayRef<Array> inputs,
                         llvm::ArrayRef<std::string> names = {});
 
-/// A module compiled for the host CPU.
+/// Where a compiled function runs.
+enum class Device { CPU, CUDA };
+
+/// How CompiledFunction::compile lowers a module.
+struct JitOptions {
+  Device device = Device::CPU;
+  /// Passes run on the lstm IR before the lowering, as a textual pipeline on
+  /// builtin.module (e.g. "lstm-optimize"); empty for none.
+  std::string prePasses;
+  /// The GPU lowering (Device::CUDA only).
+  LSTMToNVVMOptions nvvm;
+  /// The project's CUDA runtime, liblstm_cuda_runtime.so (Device::CUDA
+  /// only): the JIT-compiled code calls its `mgpu*` entry points.
+  std::string cudaRuntimePath;
+};
+
+/// Loads the CUDA driver (libcuda.so.1) into the process; the error says that
+/// CUDA needs an NVIDIA GPU and its driver. Does not initialise CUDA.
+llvm::Error loadCudaDriver();
+
+/// Loads the CUDA driver (loadCudaDriver) and the project's CUDA runtime at
+/// `runtimePath` into the process, with their symbols global so that the JIT
+/// resolves the runtime's entry points. Does not initialise CUDA: a process
+/// may fork after it. Loads each library once per process; the error says
+/// which library is missing and where it was looked for.
+llvm::Error loadCudaRuntime(StringRef runtimePath);
+
+/// A module compiled for the host CPU or for CUDA.
 class CompiledFunction {
 public:
   /// Lowers `module` in place and JIT-compiles it. Diagnostics of a failing
-  /// pass go to the context's handler.
+  /// pass go to the context's handler. For CUDA, loads the runtime first
+  /// (loadCudaRuntime); compiling does not initialise CUDA (see initialize).
   static llvm::Expected<std::unique_ptr<CompiledFunction>>
-  compile(ModuleOp module, StringRef entry);
+  compile(ModuleOp module, StringRef entry, const JitOptions &options = {});
   ~CompiledFunction();
 
   const Signature &getSignature() const { return sig; }
+  Device getDevice() const { return device; }
 
-  /// Calls the function. `inputs` must have passed checkInputs.
+  /// Readies the compiled code to run: for CUDA, checks that there is a
+  /// device and runs the module's global constructors (which load the
+  /// kernels onto it), initialising CUDA in this process. The first call()
+  /// does it when it has not been done; calling it first keeps that one-time
+  /// work out of the call's time.
+  llvm::Error initialize();
+
+  /// Calls the function. `inputs` must have passed checkInputs. For CUDA the
+  /// inputs are copied to the device and the results back, and the call
+  /// waits for the GPU; a CUDA failure is an error naming the failed call.
   llvm::Expected<std::vector<Array>> call(llvm::ArrayRef<Array> inputs);
 
 private:
   CompiledFunction() = default;
+  llvm::Expected<std::vector<Array>> callOnCuda(llvm::ArrayRef<Array> inputs);
+
   Signature sig;
+  Device device = Device::CPU;
+  bool initialized = false;
   std::unique_ptr<ExecutionEngine> engine;
   void (*packed)(void **) = nullptr;
 };
