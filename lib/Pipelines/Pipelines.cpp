@@ -110,6 +110,8 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   launch.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
   pm.addPass(createGpuKernelOutliningPass());
+  // One module for all kernels: one code generation and ptxas run.
+  pm.addPass(lstm::createMergeGPUModulesPass());
   // Launches, allocations and frees become asynchronous on one stream.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 

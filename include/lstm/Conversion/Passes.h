@@ -7,6 +7,7 @@
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
 #include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
+#include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 
 namespace mlir::lstm {

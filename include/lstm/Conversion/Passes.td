@@ -83,6 +83,23 @@ def ConvertParallelLoopsToGPUPass
   ];
 }
 
+def MergeGPUModulesPass
+    : Pass<"lstm-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts each kernel in a `gpu.module` of its own,
+    and `gpu-module-to-binary` compiles each module separately (one NVPTX
+    code generation and one `ptxas` run per kernel): tens of seconds of
+    compile time for a network with many kernels on a small machine. This
+    pass moves the contents of every `gpu.module` of the module into the
+    first one (renaming a symbol only if its name is taken there) and points
+    each `gpu.launch_func` at its kernel's new place, so that the kernels
+    compile, and load at run time, as one module. It runs before targets
+    are attached.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def ConvertGemmToCublasPass
     : Pass<"lstm-gemm-to-cublas", "::mlir::ModuleOp"> {
   let summary = "Turn buffer-level GEMMs into cuBLAS calls through the runtime";
