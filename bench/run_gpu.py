@@ -79,6 +79,37 @@ def baselines(rows, cfg, cell, eager, a):
                              ms=median_ms(compiled), compile_s=round(compile_s, 1)))
 
 
+def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
+    """The compiled network captured in a CUDA graph and replayed: the host
+    cost of its launches goes away, as for 'cuda-graph eager'. The run is
+    capturable because it only queues work on the caller's stream and its
+    buffers come from the runtime's cache, filled by the warm-up runs."""
+    cur = torch.cuda.current_stream()
+    s = torch.cuda.Stream()
+    s.wait_stream(cur)
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            net(args, ranks, check=False)
+    cur.wait_stream(s)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            outs = net(args, ranks, check=False)
+    except RuntimeError as e:
+        print(f'{cfg} {cell} {level}: CUDA graph capture failed: {e}', flush=True)
+        return
+    row = dict(cfg=cfg, cell=cell, impl=f'lstm-compiler/{level} (CUDA graph)',
+               ms=median_ms(graph.replay))
+    if ref is not None:
+        graph.replay()
+        torch.cuda.synchronize()
+        r = ref[0]
+        row['rel_err_vs_cudnn'] = float((outs[0] - r).norm() / r.norm())
+    rows.append(row)
+    del graph, outs
+
+
 def lstm_flops(L, H, B, T, I, G=4):
     return sum(2 * B * ((I if l == 0 else H) + H) * G * H * T for l in range(L))
 
@@ -91,6 +122,8 @@ def main():
                    help='comma-separated levels of bench/levels.txt to time (default: all)')
     p.add_argument('--compile-configs', default='charrnn,deepbench',
                    help='configurations on which torch.compile is timed (it takes ~30 s each)')
+    p.add_argument('--graph-levels', default='all,all-tf32,all-bf16',
+                   help='levels also timed as a captured CUDA graph')
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -198,6 +231,8 @@ def main():
                     r = ref[0]
                     row['rel_err_vs_cudnn'] = float((out[0] - r).norm() / r.norm())
                 rows.append(row)
+                if level in a.graph_levels.split(','):
+                    graph_row(rows, cfg, cell, level, net, args, ranks, ref)
         for r in rows:
             if r['cfg'] == cfg and 'tflops' not in r:
                 G = 3 if 'gru' in r['cell'] else 4
