@@ -43,9 +43,9 @@ struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
 
     auto fullMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto broadcastMap = fullMap.dropResult(batchDim);
-    static const char *dimNames[2][3] = {{"batch size", "number of columns"},
-                                         {"number of layers", "batch size",
-                                          "number of columns"}};
+    static const char *dimNames[2][3] = {
+        {"batch size", "number of columns"},
+        {"number of layers", "batch size", "number of columns"}};
     SmallVector<AffineMap> maps;
     for (auto [i, v] : llvm::enumerate(op.getInputs())) {
       bool isFull = cast<RankedTensorType>(v.getType()).getRank() == rank;

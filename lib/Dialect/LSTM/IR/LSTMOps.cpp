@@ -300,16 +300,16 @@ LogicalResult PointwiseOp::verify() {
         dims.push_back(d);
     if (type.getRank() != static_cast<int64_t>(dims.size()))
       return emitOpError() << what << " #" << index << " of type " << type
-                           << " must have rank " << rank << " or "
-                           << rank - 1 << " (the results' rank " << rank
+                           << " must have rank " << rank << " or " << rank - 1
+                           << " (the results' rank " << rank
                            << ", without the batch extent)";
     for (auto [i, d] : llvm::enumerate(dims)) {
       if (compatible(type.getDimSize(i), common[d]))
         continue;
       if (type.getRank() == rank)
-        return emitOpError() << what << " #" << index << " of type " << type
-                             << " does not match the common shape "
-                             << shapeString(common);
+        return emitOpError()
+               << what << " #" << index << " of type " << type
+               << " does not match the common shape " << shapeString(common);
       return emitOpError() << what << " #" << index << " of type " << type
                            << " must have the common shape "
                            << shapeString(common)

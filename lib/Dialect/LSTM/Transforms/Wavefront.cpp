@@ -303,37 +303,54 @@ static Value prependRow(OpBuilder &b, Location loc, Value head, Value tail) {
 }
 
 /// Keeps the state of the layers that are inactive at diagonal `d`:
-/// `result[l] = 0 <= d - l < T ? next[l] : previous[l]`.
+/// `result[l] = 0 <= d - l < T ? next[l] : previous[l]`. Only the first and
+/// last L - 1 diagonals have inactive layers: on the others (all of them but
+/// 2(L-1)), `next` is the result as it is, without a kernel to copy it.
 static Value keepInactive(OpBuilder &b, Location loc, Value d, Value seqLen,
-                          Value next, Value previous) {
+                          int64_t numLayers, Value next, Value previous) {
   auto type = cast<RankedTensorType>(next.getType());
+  Value allStarted = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, d,
+      arith::ConstantIndexOp::create(b, loc, numLayers - 1));
+  Value noneDone =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, d, seqLen);
+  Value allActive = arith::AndIOp::create(b, loc, allStarted, noneDone);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, allActive,
+                                /*withElseRegion=*/true);
+  OpBuilder thenBuilder = OpBuilder::atBlockEnd(ifOp.thenBlock());
+  scf::YieldOp::create(thenBuilder, loc, next);
+
+  OpBuilder eb = OpBuilder::atBlockEnd(ifOp.elseBlock());
   int64_t rank = type.getRank();
   SmallVector<Value> dynamic;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
-      dynamic.push_back(tensor::DimOp::create(b, loc, next, i));
-  Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
+      dynamic.push_back(tensor::DimOp::create(eb, loc, next, i));
+  Value out = tensor::EmptyOp::create(eb, loc, type.getShape(),
                                       type.getElementType(), dynamic);
-  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap id = eb.getMultiDimIdentityMap(rank);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, type, ValueRange{next, previous}, ValueRange{out},
-             ArrayRef<AffineMap>{id, id, id}, iters,
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               Value layer = linalg::IndexOp::create(nb, l, 0);
-               Value step = arith::SubIOp::create(nb, l, d, layer);
-               Value zero = arith::ConstantIndexOp::create(nb, l, 0);
-               Value started = arith::CmpIOp::create(
-                   nb, l, arith::CmpIPredicate::sge, step, zero);
-               Value notDone = arith::CmpIOp::create(
-                   nb, l, arith::CmpIPredicate::slt, step, seqLen);
-               Value active = arith::AndIOp::create(nb, l, started, notDone);
-               linalg::YieldOp::create(
-                   nb, l,
-                   arith::SelectOp::create(nb, l, active, args[0], args[1])
-                       .getResult());
-             })
-      .getResult(0);
+  Value kept =
+      linalg::GenericOp::create(
+          eb, loc, type, ValueRange{next, previous}, ValueRange{out},
+          ArrayRef<AffineMap>{id, id, id}, iters,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value layer = linalg::IndexOp::create(nb, l, 0);
+            Value step = arith::SubIOp::create(nb, l, d, layer);
+            Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+            Value started = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::sge, step, zero);
+            Value notDone = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::slt, step, seqLen);
+            Value active = arith::AndIOp::create(nb, l, started, notDone);
+            linalg::YieldOp::create(
+                nb, l,
+                arith::SelectOp::create(nb, l, active, args[0], args[1])
+                    .getResult());
+          })
+          .getResult(0);
+  scf::YieldOp::create(eb, loc, kept);
+  return ifOp.getResult(0);
 }
 
 /// Rewrites a planned chain into the diagonal loop.
@@ -557,8 +574,8 @@ static void rewriteChain(const WavefrontPlan &plan) {
         SmallVector<Value> next;
         for (unsigned k = 0; k < numStates; ++k)
           next.push_back(keepInactive(
-              nb, l, d, seqLen, operandOf(refYield, yieldPos, stateBegin + k),
-              states[k]));
+              nb, l, d, seqLen, numLayers,
+              operandOf(refYield, yieldPos, stateBegin + k), states[k]));
         unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
         Value outs = operandOf(refYield, yieldPos, outBegin);
         next.push_back(outs);

@@ -39,15 +39,23 @@
 // STACK3: lstm.gate sigmoid(%[[H]] : tensor<3x?x128xf32>)
 // STACK3: %[[TC:.*]] = math.tanh %[[CN]] : tensor<3x?x128xf32>
 // STACK3: %[[HN:.*]] = arith.mulf %{{.*}}, %[[TC]] : tensor<3x?x128xf32>
-// Inactive layers (d - l outside [0, T)) keep their state.
-// STACK3: %[[HK:.*]] = linalg.generic {{.*}} ins(%[[HN]], %[[H]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// Inactive layers (d - l outside [0, T)) keep their state; there are none
+// from diagonal L - 1 = 2 until T, where the new state is taken as it is.
+// STACK3: %[[FROM:.*]] = arith.cmpi sge, %[[D]], %c2 : index
+// STACK3: %[[UNTIL:.*]] = arith.cmpi slt, %[[D]], %[[T]] : index
+// STACK3: %[[ALL:.*]] = arith.andi %[[FROM]], %[[UNTIL]] : i1
+// STACK3: %[[HK:.*]] = scf.if %[[ALL]] -> (tensor<3x?x128xf32>) {
+// STACK3-NEXT: scf.yield %[[HN]] : tensor<3x?x128xf32>
+// STACK3-NEXT: } else {
+// STACK3: linalg.generic {{.*}} ins(%[[HN]], %[[H]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
 // STACK3: %[[L:.*]] = linalg.index 0 : index
 // STACK3: %[[STEP:.*]] = arith.subi %[[D]], %[[L]] : index
 // STACK3: %[[STARTED:.*]] = arith.cmpi sge, %[[STEP]], %c0 : index
 // STACK3: %[[NOTDONE:.*]] = arith.cmpi slt, %[[STEP]], %[[T]] : index
 // STACK3: %[[ACTIVE:.*]] = arith.andi %[[STARTED]], %[[NOTDONE]] : i1
 // STACK3: arith.select %[[ACTIVE]]
-// STACK3: %[[CK:.*]] = linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// STACK3: %[[CK:.*]] = scf.if
+// STACK3: linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
 // The last layer writes step d - 2 (clamped at 0, overwritten there later).
 // STACK3: %[[DL:.*]] = arith.subi %[[D]], %c2 : index
 // STACK3: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
