@@ -7,15 +7,20 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 plain kernels 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels 2>/dev/null)}
 log=$(mktemp -d)
 status=0
+tolerance() {
+  case $1 in
+    tf32) echo 2e-3 ;;
+    bf16) echo 2e-2 ;;
+    *) echo 1e-5 ;;
+  esac
+}
 # The variants run at once (one process each, all on the one GPU); their
 # reports are printed in order.
 for variant in $variants; do
-  tol=1e-5
-  [ "$variant" = tf32 ] && tol=2e-3
-  [ "$variant" = bf16 ] && tol=2e-2
+  tol=$(tolerance "$variant")
   ( echo "== $variant (tolerance $tol)"
     rc=0
     for lib in gpu-build/$variant/*.so; do
@@ -33,12 +38,10 @@ done
 rm -rf "$log"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for variant in $variants; do
-    tol=2e-3
-    [ "$variant" = bf16 ] && tol=2e-2
     echo "== compute-sanitizer (memcheck) over gpu-build/$variant/lstm.so"
     compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/lstm.so --cell lstm \
-      --sizes 3:5 --tol $tol 2>&1 | tail -n 3 || status=1
+      --sizes 3:5 --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
   done
 fi
 exit $status

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Compiles every example for CUDA into gpu-build/VARIANT/NAME.so
 # (lstm-compile), to be run where the GPU is (scripts/gpu-check.sh). The
-# variants: fp32 and tf32 (--lstm-optimize, GEMMs in cuBLAS), plain (no
-# optimisation, cuBLAS) and kernels (no optimisation, every GEMM a generated
-# kernel).
+# variants: fp32, tf32 and bf16 (--lstm-optimize, GEMMs in cuBLAS; bf16 GEMM
+# operands with fp32 accumulation), plain (no optimisation, cuBLAS) and
+# kernels (no optimisation, every GEMM a generated kernel).
 #   scripts/gpu-compile.sh [VARIANT...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants=${*:-fp32 tf32 plain kernels}
+variants=${*:-fp32 tf32 bf16 plain kernels}
 for variant in $variants; do
   case $variant in
     fp32) flags="--pre-passes=lstm-optimize --compute-type=fp32" ;;
     tf32) flags="--pre-passes=lstm-optimize --compute-type=tf32" ;;
+    bf16) flags="--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) flags="" ;;
     kernels) flags="--cublas=false" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;

@@ -39,7 +39,8 @@ typedef struct {
   /// "lstm-combine-gate-gemms"; default: none.
   MlirStringRef prePasses;
   /// The GEMM arithmetic on the GPU: "fp32" (default, no TF32), "tf32" or
-  /// "bf16".
+  /// "bf16" (GEMM operands rounded to bf16, fp32 accumulation); another name
+  /// is an error.
   MlirStringRef computeType;
   /// Whether GEMMs go to cuBLAS (default true), from this m*n*k*batch up.
   bool cublas;

@@ -37,17 +37,19 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-/// The part both targets share: the dialect to linalg/scf at tensor level,
-/// then buffers.
-static void buildTensorToBufferPipeline(OpPassManager &pm) {
-  // Tensor level: the dialect to linalg/scf, pointwise arith/math to linalg,
-  // then fuse the pointwise generics of each step.
+/// The tensor level both targets share: the dialect to linalg/scf,
+/// pointwise arith/math to linalg, then fuse the pointwise generics of each
+/// step.
+static void buildTensorPipeline(OpPassManager &pm) {
   pm.addPass(lstm::createConvertLSTMToLinalgPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
 
+/// The tensor level to buffers, for both targets.
+static void buildBufferizationPipeline(OpPassManager &pm) {
   // Buffers: whole-module one-shot bufferization with identity layouts at
   // function boundaries (callers pass plain strided descriptors), then
   // ownership-based deallocation.
@@ -84,7 +86,8 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
 }
 
 void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
-  buildTensorToBufferPipeline(pm);
+  buildTensorPipeline(pm);
+  buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -93,7 +96,13 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
 
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
-  buildTensorToBufferPipeline(pm);
+  buildTensorPipeline(pm);
+  // bf16 GEMM operands are rounded copies made at tensor level, after the
+  // pointwise fusion: earlier, the fusion would fold the rounding into the
+  // contraction's body, which would then read fp32 memory again.
+  if (options.computeType == "bf16")
+    pm.addPass(lstm::createGemmOperandsToBF16Pass());
+  buildBufferizationPipeline(pm);
 
   // Every buffer lives on the device; GEMMs go to cuBLAS, every other linalg
   // op becomes one kernel.
@@ -179,7 +188,8 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::init(0)};
   Option<std::string> computeType{
       *this, "compute-type",
-      llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16"),
+      llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 "
+                     "operands, fp32 accumulation)"),
       llvm::cl::init("fp32")};
 };
 } // namespace

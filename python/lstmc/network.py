@@ -47,8 +47,9 @@ class Network:
     direction: 'forward', 'reverse' or 'bidirectional'. lengths: take
     per-sequence lengths (packed-sequence semantics). dtype: 'float32' or
     'float64', the type of every tensor. compute_type: the GEMM arithmetic
-    on the GPU, 'fp32' (no TF32) or 'tf32' (the CPU computes in `dtype`
-    whatever it says). entry: the function's name.
+    on the GPU, 'fp32' (no TF32), 'tf32' or 'bf16' (GEMM operands rounded to
+    bf16, fp32 accumulation; float32 networks only); the CPU computes in
+    `dtype` whatever it says. entry: the function's name.
     """
 
     def __init__(self, cell, input_size, num_layers=1, direction="forward", lengths=False,
@@ -60,10 +61,14 @@ class Network:
             raise ValueError(f"num_layers {num_layers!r} must be a positive int")
         if not isinstance(input_size, int) or input_size < 1:
             raise ValueError(f"input_size {input_size!r} must be a positive int")
-        if compute_type not in ("fp32", "tf32"):
-            raise ValueError(f"compute_type {compute_type!r}: expected 'fp32' or 'tf32'")
+        if compute_type not in ("fp32", "tf32", "bf16"):
+            raise ValueError(f"compute_type {compute_type!r}: expected 'fp32', 'tf32' or 'bf16'")
         if dtype not in dsl.DTYPES:
             raise ValueError(f"dtype {dtype!r}: expected one of {sorted(dsl.DTYPES)}")
+        if compute_type == "bf16" and dtype != "float32":
+            # bf16 rounds fp32 GEMM operands (lstm-gemm-operands-to-bf16); a
+            # float64 network would silently keep its float64 products.
+            raise ValueError(f"compute_type 'bf16' needs dtype 'float32', not {dtype!r}")
         self.cell, self.cell_args = cell, cell_args
         self.input_size, self.num_layers = input_size, num_layers
         self.direction, self.lengths = direction, lengths

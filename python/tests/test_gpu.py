@@ -34,6 +34,20 @@ def test_reference_on_gpu(torch, name, T, B):
         assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
 
 
+@pytest.mark.parametrize("name", ["lstm", "gru", "cho_gru", "stack3", "lstmp"])
+def test_bf16_on_gpu(torch, name):
+    """compute_type='bf16': GEMM operands rounded to bf16, fp32 accumulation,
+    within VARIANTS.md's bf16 tolerance of the float64 reference."""
+    f = network(name, compute_type="bf16").compile(target="cuda", pre_passes="lstm-optimize")
+    inputs = ref.make_inputs(name, 9, 33, np.random.default_rng(5))
+    outs = f(*[torch.from_numpy(a).cuda() for a in inputs])
+    torch.cuda.synchronize()
+    for out, exp in zip(outs, ref.expected(name, inputs)):
+        o = out.cpu().numpy()
+        assert np.isfinite(o).all()
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < 2e-2
+
+
 def test_inputs_not_copied(torch):
     """Non-contiguous inputs are refused (a copy would be hidden)."""
     net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)

@@ -58,7 +58,7 @@ static cl::opt<std::string> prePasses(
 static cl::opt<std::string>
     computeType("compute-type",
                 cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
-                         "or bf16"),
+                         "or bf16 (bf16 operands, fp32 accumulation)"),
                 cl::init("fp32"));
 static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
                             cl::init(true));

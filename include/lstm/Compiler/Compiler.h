@@ -49,8 +49,9 @@ struct CompileOptions {
   /// builtin.module (e.g. "lstm-combine-gate-gemms"); empty for none.
   std::string prePasses;
   /// The GEMMs on the GPU: through cuBLAS (from `cublasMinSize` m·n·k·batch
-  /// up) or generated kernels, in `computeType` arithmetic (fp32, tf32,
-  /// bf16); see LSTMToNVVMOptions.
+  /// up) or generated kernels, in `computeType` arithmetic (fp32, tf32, or
+  /// bf16: bf16 operands with fp32 accumulation); see LSTMToNVVMOptions. The
+  /// CPU computes in the module's types whatever it says.
   bool cublas = true;
   int64_t cublasMinSize = 0;
   std::string computeType = "fp32";
@@ -62,7 +63,7 @@ struct CompileOptions {
 /// upstream extensions of the GPU pipeline and the translations to LLVM IR.
 void registerCompilerDependencies(DialectRegistry &registry);
 
-/// Checks the target name of `options`.
+/// Checks the target and compute type names of `options`.
 llvm::Error verifyCompileOptions(const CompileOptions &options);
 
 /// Marks every public function with a body to get the C interface

@@ -117,8 +117,11 @@ def ConvertGemmToCublasPass
     `m·n·k·batch` below it is left alone; when a size is dynamic, both
     versions are emitted behind an `scf.if` on the run-time size.
     `compute-type` picks the GEMM arithmetic: `fp32` (no TF32), `tf32`, or
-    `bf16` (the product's operands must then be bf16, accumulating in fp32;
-    an fp32 product is an error, since converting it is not supported yet).
+    `bf16` (the product's operands must then be bf16, accumulating in fp32:
+    `lstm-gemm-operands-to-bf16` rounds them at tensor level; an fp32
+    product left here is an error rather than a silent fp32 GEMM).
+    Products below `min-size` stay generated kernels; on bf16 operands,
+    those read bf16 and compute in fp32.
     Contractions it cannot express (non-unit inner strides, other element
     types, other bodies) stay linalg and become kernels.
   }];
@@ -134,6 +137,38 @@ def ConvertGemmToCublasPass
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
+  let summary = "Give fp32 contractions bf16 operands, keeping the fp32 accumulator";
+  let description = [{
+    The bf16 compute type of the GPU path (`--lstm-to-nvvm=compute-type=bf16`):
+    bf16 storage for the GEMM operands (weights and activations) and fp32
+    accumulation. Runs on tensors, after `convert-lstm-to-linalg` and before
+    bufferization.
+
+    Every linalg contraction (`linalg.matmul`, `linalg.batch_matmul`, or a
+    `linalg.generic` that `linalg::isaContractionOpInterface` recognises)
+    whose result is f32 and whose inputs are f32 (or already bf16) gets its
+    f32 inputs rounded to bf16 (a `linalg.generic` of `arith.truncf`, to
+    nearest even) and reads those instead. Named ops multiply mixed operands
+    with their cast semantics; a generic contraction's body extends its bf16
+    block arguments back to f32 (`arith.extf`), so products and sums stay
+    f32. `lstm-gemm-to-cublas` sends the result to cuBLAS with bf16 inputs
+    and fp32 accumulation; a product it leaves as a generated kernel reads
+    bf16 and computes in f32 alike.
+
+    Each value is converted once, right after its definition (at the top of
+    its block for a block argument), whatever the number of contractions
+    reading it: weights defined outside the time loop are converted once
+    before it, the recurrent state once per step. Contractions with other
+    element types (f64, or a bf16 or f16 result) are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

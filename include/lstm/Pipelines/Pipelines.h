@@ -45,7 +45,8 @@ struct LSTMToNVVMOptions {
   /// m·n·k·batch that does; smaller ones are generated kernels.
   bool cublas = true;
   int64_t cublasMinSize = 0;
-  /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16.
+  /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 operands,
+  /// rounded from fp32 by lstm-gemm-operands-to-bf16, fp32 accumulation).
   std::string computeType = "fp32";
 };
 

@@ -410,11 +410,14 @@ struct ConvertGemmToCublasPass
                           "compute-type=bf16");
           return signalPassFailure();
         }
-        // Converting fp32 products to bf16 is not implemented: say so rather
-        // than run them in another precision than the one asked for.
+        // The rounding to bf16 happens at tensor level, before this pass
+        // (--lstm-to-nvvm=compute-type=bf16 runs lstm-gemm-operands-to-bf16);
+        // an fp32 product here was not rounded, and running it in fp32
+        // would silently give another precision than the one asked for.
         g.op->emitError("lstm-gemm-to-cublas: compute-type=bf16 needs bf16 "
-                        "operands; converting fp32 products to bf16 is not "
-                        "supported yet (use fp32 or tf32)");
+                        "operands, and this product's are fp32 (run "
+                        "lstm-gemm-operands-to-bf16 before bufferization, as "
+                        "--lstm-to-nvvm=compute-type=bf16 does)");
         return signalPassFailure();
       }
       if (failed(rewrite(g, callee, compute)))

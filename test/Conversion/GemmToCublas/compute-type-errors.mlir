@@ -3,7 +3,7 @@
 // RUN: not lstm-opt %s --lstm-gemm-to-cublas=compute-type=bf16 -split-input-file 2>&1 | FileCheck %s --check-prefix=FP32-AS-BF16
 // RUN: not lstm-opt %s --lstm-gemm-to-cublas -split-input-file 2>&1 | FileCheck %s --check-prefix=BF16-AS-FP32
 
-// FP32-AS-BF16: error: lstm-gemm-to-cublas: compute-type=bf16 needs bf16 operands; converting fp32 products to bf16 is not supported yet (use fp32 or tf32)
+// FP32-AS-BF16: error: lstm-gemm-to-cublas: compute-type=bf16 needs bf16 operands, and this product's are fp32 (run lstm-gemm-operands-to-bf16 before bufferization, as --lstm-to-nvvm=compute-type=bf16 does)
 func.func @fp32_product(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
   return

@@ -1,0 +1,49 @@
+// compute-type=bf16 on an fp32 network: lstm-gemm-operands-to-bf16 runs at
+// tensor level, after the pointwise fusion and before bufferization; the
+// GEMMs then go to cuBLAS with the bf16 compute type (no GPU needed: the
+// kernels are compiled, not run).
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" | FileCheck %s
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" -mlir-print-ir-after=lstm-gemm-operands-to-bf16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=TENSOR
+// RUN: lstm-opt --lstm-to-nvvm=compute-type=bf16 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// fp32 (the default) and tf32 do not run the pass: no bf16 anywhere.
+// RUN: lstm-opt --lstm-to-nvvm --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
+// RUN: lstm-opt --lstm-to-nvvm=compute-type=tf32 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm=compute-type=tf32 | FileCheck %s --check-prefix=FP32
+
+// The optimised LSTM has two GEMMs, the hoisted input projection and the
+// step's recurrent product; both are calls with LSTM_RUNTIME_COMPUTE_BF16 (2).
+// CHECK-LABEL: llvm.func @forward
+// CHECK: %[[BF16:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: llvm.call @lstmRuntimeGemmStridedBatched(%[[BF16]],
+// CHECK: llvm.call @lstmRuntimeGemmStridedBatched(%[[BF16]],
+// CHECK-NOT: llvm.call @lstmRuntimeGemmStridedBatched
+// CHECK: gpu.binary
+
+// At tensor level: the stacked weights (W for the hoisted projection, R for
+// the recurrent product) and the input sequence are rounded before the time
+// loop, the state h once per step, first thing in the loop; the contractions
+// read them and the fused pointwise work of the step stays f32.
+// TENSOR-LABEL: IR Dump After GemmOperandsToBF16Pass
+// TENSOR: func.func @forward
+// TENSOR: %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x64xf32>) outs(%{{.*}} : tensor<512x64xbf16>)
+// TENSOR: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x128xf32>) outs(%{{.*}} : tensor<512x128xbf16>)
+// TENSOR: %[[X:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x?x64xf32>) outs(%{{.*}} : tensor<?x?x64xbf16>)
+// TENSOR: linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<?x?x64xbf16>, tensor<512x64xbf16>) outs(%{{.*}} : tensor<?x?x512xf32>)
+// TENSOR: scf.for %{{.*}} iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x?x128xf32>) {
+// TENSOR-NOT: scf.yield
+// TENSOR: %[[H16:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<?x128xf32>) outs(%{{.*}} : tensor<?x128xbf16>)
+// TENSOR-NOT: scf.yield
+// TENSOR: linalg.generic {{.*}} ins(%[[H16]], %[[R]] : tensor<?x128xbf16>, tensor<512x128xbf16>) outs(%{{.*}} : tensor<?x512xf32>)
+// TENSOR-NEXT: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: f32):
+// TENSOR-NOT: arith.truncf
+// TENSOR: scf.yield
+
+// Where it runs: after the tensor level's fusion and clean-up, right before
+// bufferization.
+// PIPELINE: linalg-fuse-elementwise-ops,
+// PIPELINE: cse,
+// PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
+// PIPELINE-NEXT: one-shot-bufferize
+
+// FP32-NOT: lstm-gemm-operands-to-bf16
+// FP32-NOT: bf16
