@@ -2,7 +2,7 @@
 # On a machine with an NVIDIA GPU, without lit or MLIR's tools: what
 # test/Runner/cuda-examples-*.test check, every example JIT-compiled and run
 # by `lstm-run --device=cuda` against the float64 reference, for each
-# variant (fp32, optimize-fp32, optimize-tf32, kernels). Needs Python with
+# variant (fp32, optimize-fp32, optimize-tf32, optimize-bf16, kernels). Needs Python with
 # numpy, lstm-run with its shared libraries (LD_LIBRARY_PATH) and the CUDA
 # runtime in ../lib next to it (or LSTM_CUDA_RUNTIME), and a CUDA toolkit
 # with ptxas, fatbinary and libdevice: CUDA_PATH, else the one lstm-run was
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 LSTM_RUN=${LSTM_RUN:-build/bin/lstm-run}
 SIZES=${SIZES:-1:1,1:4,5:1,7:3,12:5,9:300}
-variants=${*:-fp32 optimize-fp32 optimize-tf32 kernels}
+variants=${*:-fp32 optimize-fp32 optimize-tf32 optimize-bf16 kernels}
 cuda_path=""
 [ -n "${CUDA_PATH:-}" ] && cuda_path="--cuda-path=$CUDA_PATH"
 JOBS=${JOBS:-$(nproc)}
