@@ -3,7 +3,7 @@
 the rows they repeat) into the markdown
 table of docs/benchmarks.md and a plot of the optimisation ladder.
 
-  report.py RUN.json [RUN.json ...] --markdown OUT.md [--plot OUT.png]
+  report.py RUN.json [RUN.json ...] --markdown OUT.md [--summary OUT.md] [--plot OUT.png]
 """
 import argparse
 import json
@@ -24,6 +24,39 @@ def markdown(rows):
         extra = f' (compile {r["compile_s"]} s)' if 'compile_s' in r else ''
         out.append(f'| {r["cfg"]} | {r["cell"]} | {r["impl"]}{extra} | {r["ms"]:.3f} | '
                    f'{r.get("tflops", 0):.2f} | {ratio} |')
+    return '\n'.join(out) + '\n'
+
+
+def summary(rows):
+    """One line per configuration and cell: this project's fastest fp32
+    level (and its fastest at any precision) against the baselines."""
+    out = ['| config | cell | fastest fp32 level | ms | × cuDNN fp32 | fastest level (any precision) | ms | '
+           '× cuDNN at that precision | CUDA-graph eager ms | torch.compile ms |',
+           '| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |']
+    keys = list(dict.fromkeys((r['cfg'], r['cell']) for r in rows
+                              if r['impl'].startswith('lstm-compiler/')))
+    for cfg, cell in keys:
+        ours = [r for r in rows if (r['cfg'], r['cell']) == (cfg, cell)
+                and r['impl'].startswith('lstm-compiler/')]
+        fp32 = [r for r in ours if 'tf32' not in r['impl'] and 'bf16' not in r['impl']]
+        best32, best = min(fp32, key=lambda r: r['ms']), min(ours, key=lambda r: r['ms'])
+
+        def other(impl):
+            q = next((q for q in rows if (q['cfg'], q['cell'], q['impl'].split(' (')[0])
+                      == (cfg, cell, impl)), None)
+            return f'{q["ms"]:.3f}' if q else ''
+
+        def ratio(r):
+            # cuDNN in the precision of the level (tf32, bf16 or fp32).
+            precision = next((p for p in ('tf32', 'bf16') if p in r['impl']), None)
+            impl = f'cudnn-{precision}' if precision else 'cudnn'
+            gru = 'gru' in cell
+            ref = next((q['ms'] for q in rows if q['cfg'] == cfg and q['impl'] == impl
+                        and ('gru' in q['cell']) == gru), None)
+            return f'{r["ms"] / ref:.2f}' if ref else ''
+        out.append(f'| {cfg} | {cell} | {best32["impl"].split("/", 1)[1]} | {best32["ms"]:.3f} | '
+                   f'{ratio(best32)} | {best["impl"].split("/", 1)[1]} | {best["ms"]:.3f} | '
+                   f'{ratio(best)} | {other("cuda-graph eager")} | {other("torch.compile")} |')
     return '\n'.join(out) + '\n'
 
 
@@ -60,6 +93,7 @@ def main():
     p.add_argument('runs', nargs='+')
     p.add_argument('--markdown', required=True)
     p.add_argument('--plot')
+    p.add_argument('--summary', help='also write the one-line-per-network summary table here')
     a = p.parse_args()
     # A later run's row replaces an earlier one of the same configuration,
     # cell and implementation (a re-run of some levels).
@@ -72,6 +106,9 @@ def main():
     rows = sorted(rows.values(), key=lambda r: order.index(r['cfg']) if r['cfg'] in order else 99)
     with open(a.markdown, 'w') as f:
         f.write(markdown(rows))
+    if a.summary:
+        with open(a.summary, 'w') as f:
+            f.write(summary(rows))
     if a.plot:
         plot(rows, a.plot)
 

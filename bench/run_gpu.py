@@ -55,6 +55,17 @@ def with_tf32(fn):
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
+def bf16_ms(mod, x, state):
+    """cuDNN with bf16 weights, inputs and states (a copy of `mod`)."""
+    import copy
+    m = copy.deepcopy(mod).to(torch.bfloat16)
+    xb = x.to(torch.bfloat16)
+    sb = tuple(t.to(torch.bfloat16) for t in state) if isinstance(state, tuple) \
+        else state.to(torch.bfloat16)
+    with torch.no_grad():
+        return median_ms(lambda: m(xb, sb))
+
+
 def baselines(rows, cfg, cell, eager, a):
     """Eager PyTorch, the same captured in a CUDA graph, and (for the
     configurations asked for) torch.compile with CUDA graphs."""
@@ -84,6 +95,8 @@ def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
     cost of its launches goes away, as for 'cuda-graph eager'. The run is
     capturable because it only queues work on the caller's stream and its
     buffers come from the runtime's cache, filled by the warm-up runs."""
+    # Warm-up and capture on one stream: the runtime caches its buffers per
+    # stream, so the captured run allocates nothing.
     cur = torch.cuda.current_stream()
     s = torch.cuda.Stream()
     s.wait_stream(cur)
@@ -94,7 +107,7 @@ def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     try:
-        with torch.cuda.graph(graph):
+        with torch.cuda.graph(graph, stream=s):
             outs = net(args, ranks, check=False)
     except RuntimeError as e:
         print(f'{cfg} {cell} {level}: CUDA graph capture failed: {e}', flush=True)
@@ -128,7 +141,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(0)
-    rows = []
+    rows, graph_jobs = [], []
     for cfg in a.configs.split(','):
         L, H, B, T, I = CONFIGS[cfg]
         x = torch.rand(T, B, I, device='cuda') * 2 - 1
@@ -150,6 +163,8 @@ def main():
                 rows.append(dict(cfg=cfg, cell=cell, impl='cudnn', ms=ms))
                 rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-tf32',
                                  ms=with_tf32(lambda: median_ms(lambda: mod(x, (h0, c0))))))
+                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-bf16',
+                                 ms=bf16_ms(mod, x, (h0, c0))))
                 args = [x, h0, c0] + params
             elif cell == 'cho_gru':
                 mod = torch.nn.GRU(I, H, L).cuda()
@@ -158,6 +173,8 @@ def main():
                 rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn', ms=ms))
                 rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn-tf32',
                                  ms=with_tf32(lambda: median_ms(lambda: mod(x, h0)))))
+                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn-bf16',
+                                 ms=bf16_ms(mod, x, h0)))
                 k = 1 / math.sqrt(H)
                 params = []
                 for l in range(L):
@@ -232,7 +249,13 @@ def main():
                     row['rel_err_vs_cudnn'] = float((out[0] - r).norm() / r.norm())
                 rows.append(row)
                 if level in a.graph_levels.split(','):
-                    graph_row(rows, cfg, cell, level, net, args, ranks, ref)
+                    graph_jobs.append((cfg, cell, level, net, args, ranks, ref))
+    # Captures last: a failed capture leaves PyTorch's random generator
+    # unusable for the rest of the process.
+    for job in graph_jobs:
+        graph_row(rows, *job)
+    for cfg in a.configs.split(','):
+        L, H, B, T, I = CONFIGS[cfg]
         for r in rows:
             if r['cfg'] == cfg and 'tflops' not in r:
                 G = 3 if 'gru' in r['cell'] else 4

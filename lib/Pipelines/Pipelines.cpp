@@ -140,6 +140,8 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
   GpuModuleToBinaryPassOptions binary;
+  // ptxas compiles the kernels of the (one) module on every core.
+  binary.cmdOptions = "--split-compile=0";
   binary.toolkitPath =
       options.cudaPath.empty() ? LSTM_CUDA_TOOLKIT_DIR : options.cudaPath;
   pm.addPass(createGpuModuleToBinaryPass(binary));
