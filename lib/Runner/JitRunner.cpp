@@ -395,6 +395,36 @@ llvm::Error CompiledFunction::initialize() {
   return llvm::Error::success();
 }
 
+/// Sizes in 64-bit words of the result descriptors, in order.
+static std::vector<size_t> resultWordCounts(const Signature &sig) {
+  std::vector<size_t> words;
+  for (const TensorSpec &r : sig.results)
+    words.push_back(3 + 2 * r.shape.size());
+  return words;
+}
+
+/// Calls the packed C interface with one descriptor per argument; the
+/// result descriptors land in the returned words, in order.
+static std::vector<int64_t>
+callPacked(void (*packed)(void **), const Signature &sig,
+           std::vector<std::vector<int64_t>> &argDescriptors) {
+  std::vector<size_t> words = resultWordCounts(sig);
+  std::vector<int64_t> resultStruct(
+      std::accumulate(words.begin(), words.end(), size_t(0)), 0);
+  void *resultPtr = resultStruct.data();
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : argDescriptors)
+    descriptorPtrs.push_back(d.data());
+  // The packed wrapper takes pointers to each argument of the C interface.
+  std::vector<void *> args;
+  if (!sig.results.empty())
+    args.push_back(&resultPtr);
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+  packed(args.data());
+  return resultStruct;
+}
+
 llvm::Expected<std::vector<Array>>
 CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   if (llvm::Error err = checkInputs(sig, inputs))
@@ -404,27 +434,11 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   if (device == Device::CUDA)
     return callOnCuda(inputs);
 
-  size_t resultWords = 0;
-  for (const TensorSpec &r : sig.results)
-    resultWords += 3 + 2 * r.shape.size();
-  std::vector<int64_t> resultStruct(resultWords, 0);
-  void *resultPtr = resultStruct.data();
-
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(inputs.size());
   for (const Array &a : inputs)
     descriptors.push_back(makeDescriptor(a, a.data.data()));
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-
-  // The packed wrapper takes pointers to each argument of the C interface.
-  std::vector<void *> args;
-  if (!sig.results.empty())
-    args.push_back(&resultPtr);
-  for (void *&p : descriptorPtrs)
-    args.push_back(&p);
-  packed(args.data());
+  std::vector<int64_t> resultStruct = callPacked(packed, sig, descriptors);
 
   std::vector<Array> results;
   size_t at = 0;
@@ -448,14 +462,6 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
     at += 3 + 2 * r.shape.size();
   }
   return results;
-}
-
-/// Sizes in 64-bit words of the result descriptors, in order.
-static std::vector<size_t> resultWordCounts(const Signature &sig) {
-  std::vector<size_t> words;
-  for (const TensorSpec &r : sig.results)
-    words.push_back(3 + 2 * r.shape.size());
-  return words;
 }
 
 llvm::Expected<std::vector<Array>>
@@ -488,24 +494,13 @@ CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
     return std::move(err);
 
   std::vector<size_t> words = resultWordCounts(sig);
-  std::vector<int64_t> resultStruct(
-      std::accumulate(words.begin(), words.end(), size_t(0)), 0);
-  void *resultPtr = resultStruct.data();
   std::vector<std::vector<int64_t>> descriptors;
   for (auto [a, p] : llvm::zip(inputs, deviceInputs))
     descriptors.push_back(makeDescriptor(a, p));
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-  std::vector<void *> args;
-  if (!sig.results.empty())
-    args.push_back(&resultPtr);
-  for (void *&p : descriptorPtrs)
-    args.push_back(&p);
 
   // The call returns once its work is queued; a failing CUDA call inside it
   // is recorded, not fatal.
-  packed(args.data());
+  std::vector<int64_t> resultStruct = callPacked(packed, sig, descriptors);
   api.lstmRuntimeSynchronize();
 
   // Results own their device buffers unless they alias an input or a
