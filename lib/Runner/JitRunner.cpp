@@ -244,27 +244,21 @@ llvm::Error mlir::lstm::loadCudaRuntime(StringRef runtimePath) {
     return makeError("cannot load the CUDA runtime library " + runtimePath +
                      ": " + dlerror());
   CudaApi api;
-  StringRef driverName = "libcuda.so.1";
-  if (llvm::Error err = llvm::joinErrors(
-          llvm::joinErrors(resolve(driver, driverName, "cuInit", api.cuInit),
-                           resolve(driver, driverName, "cuDeviceGetCount",
-                                   api.cuDeviceGetCount)),
-          llvm::joinErrors(
-              resolve(driver, driverName, "cuGetErrorName", api.cuGetErrorName),
-              resolve(driver, driverName, "cuGetErrorString",
-                      api.cuGetErrorString))))
+#define LSTM_RESOLVE(library, libraryName, name)                               \
+  if (llvm::Error err = resolve(library, libraryName, #name, api.name))        \
     return err;
-#define LSTM_RESOLVE_RUNTIME(name)                                             \
-  if (llvm::Error err = resolve(runtime, runtimePath, #name, api.name))        \
-    return err;
-  LSTM_RESOLVE_RUNTIME(mgpuStreamCreate)
-  LSTM_RESOLVE_RUNTIME(mgpuMemAlloc)
-  LSTM_RESOLVE_RUNTIME(mgpuMemcpy)
-  LSTM_RESOLVE_RUNTIME(lstmRuntimeSynchronize)
-  LSTM_RESOLVE_RUNTIME(lstmRuntimeLastError)
-  LSTM_RESOLVE_RUNTIME(lstmRuntimeClearError)
-  LSTM_RESOLVE_RUNTIME(lstmRuntimeFree)
-#undef LSTM_RESOLVE_RUNTIME
+  LSTM_RESOLVE(driver, "libcuda.so.1", cuInit)
+  LSTM_RESOLVE(driver, "libcuda.so.1", cuDeviceGetCount)
+  LSTM_RESOLVE(driver, "libcuda.so.1", cuGetErrorName)
+  LSTM_RESOLVE(driver, "libcuda.so.1", cuGetErrorString)
+  LSTM_RESOLVE(runtime, runtimePath, mgpuStreamCreate)
+  LSTM_RESOLVE(runtime, runtimePath, mgpuMemAlloc)
+  LSTM_RESOLVE(runtime, runtimePath, mgpuMemcpy)
+  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeSynchronize)
+  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeLastError)
+  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeClearError)
+  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeFree)
+#undef LSTM_RESOLVE
   cudaApi = api;
   cudaApiLoaded = true;
   return llvm::Error::success();
@@ -440,11 +434,12 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
     descriptors.push_back(makeDescriptor(a, a.data.data()));
   std::vector<int64_t> resultStruct = callPacked(packed, sig, descriptors);
 
+  std::vector<size_t> words = resultWordCounts(sig);
   std::vector<Array> results;
   size_t at = 0;
-  for (const TensorSpec &r : sig.results) {
+  for (auto [r, w] : llvm::zip(sig.results, words)) {
     results.push_back(readDescriptor(resultStruct.data() + at, r));
-    at += 3 + 2 * r.shape.size();
+    at += w;
   }
 
   // Results own their buffers unless they alias an input or a constant
@@ -454,12 +449,12 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   for (const Array &a : inputs)
     seen.insert(const_cast<char *>(a.data.data()));
   at = 0;
-  for (const TensorSpec &r : sig.results) {
+  for (size_t w : words) {
     auto *allocated = reinterpret_cast<void *>(resultStruct[at]);
     if (allocated && reinterpret_cast<intptr_t>(allocated) != 0xdeadbeef &&
         seen.insert(allocated).second)
       free(allocated);
-    at += 3 + 2 * r.shape.size();
+    at += w;
   }
   return results;
 }
