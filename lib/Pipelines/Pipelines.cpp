@@ -53,6 +53,8 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   // Buffers: whole-module one-shot bufferization with identity layouts at
   // function boundaries (callers pass plain strided descriptors), then
   // ownership-based deallocation.
+  // The caller owns the arguments: bufferization must not write them.
+  pm.addNestedPass<func::FuncOp>(lstm::createReadOnlyArgumentsPass());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   // The recurrent state is a fresh tensor each step.

@@ -3,6 +3,7 @@
 #include "lstm/Registration.h"
 
 #include "lstm/Conversion/Passes.h"
+#include "lstm/Dialect/LSTM/Differentiation/AdjointOpInterface.h"
 #include "lstm/Dialect/LSTM/IR/LSTMDialect.h"
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,6 +48,8 @@ void lstm::registerLSTMExtensions(DialectRegistry &registry) {
   cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   memref::registerAllocationOpInterfaceExternalModels(registry);
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  // The derivatives of the ops lstm-differentiate takes.
+  registerAdjointOpInterfaceExternalModels(registry);
 }
 
 void lstm::registerLSTMPasses() {

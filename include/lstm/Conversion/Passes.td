@@ -41,6 +41,21 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
   ];
 }
 
+def ReadOnlyArgumentsPass
+    : Pass<"lstm-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Mark the tensor arguments of public functions read-only for bufferization";
+  let description = [{
+    Sets `bufferization.writable = false` on every tensor argument of a
+    public function. One-shot bufferization otherwise takes function
+    arguments as writable and may update them in place: a gradient function
+    that clears part of a cotangent it was passed (the adjoint of
+    `tensor.insert_slice`) would then overwrite the caller's array. The
+    caller owns what it passes; with this, bufferization copies instead.
+    Both lowerings run it before bufferizing.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertHostMemoryToGPUPass
     : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Move the host code's buffers to the GPU";

@@ -52,12 +52,13 @@ struct GateOpLowering : OpRewritePattern<GateOp> {
     int64_t rank = resultType.getRank();
 
     // The batch and hidden extents come from the first product, or from the
-    // first addend when the gate has no products.
+    // first addend when the gate has no products, or from the peephole
+    // state when it has neither.
     bool hasProducts = !op.getInputs().empty();
-    Value batchSource =
-        hasProducts ? op.getInputs().front() : op.getAddends().front();
-    Value hiddenSource =
-        hasProducts ? op.getWeights().front() : op.getAddends().front();
+    Value rows = !op.getAddends().empty() ? op.getAddends().front()
+                                          : op.getPeepholeState();
+    Value batchSource = hasProducts ? op.getInputs().front() : rows;
+    Value hiddenSource = hasProducts ? op.getWeights().front() : rows;
     int64_t hiddenDim = (hasProducts ? 0 : 1) + lead;
     int64_t b0 = lead, k1 = lead + 1;
     for (auto [k, pair] :

@@ -196,7 +196,7 @@ func.func @yield_outside(%h: tensor<2x8xf32>) {
 // -----
 
 func.func @gate_no_products(%b: tensor<8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'lstm.gate' op needs at least one (input, weight) pair or addend}}
+  // expected-error @+1 {{'lstm.gate' op needs at least one (input, weight) pair, addend or peephole}}
   %g = "lstm.gate"(%b) <{activation = 0 : i32, operandSegmentSizes = array<i32: 0, 0, 0, 1, 0, 0>}> : (tensor<8xf32>) -> tensor<2x8xf32>
   return %g : tensor<2x8xf32>
 }

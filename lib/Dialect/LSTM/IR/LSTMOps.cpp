@@ -178,8 +178,9 @@ LogicalResult GateOp::verify() {
   int64_t groups = lead ? result.getDimSize(0) : 1;
   int64_t batch = result.getDimSize(lead), hidden = result.getDimSize(lead + 1);
 
-  if (getInputs().empty() && getAddends().empty())
-    return emitOpError("needs at least one (input, weight) pair or addend");
+  if (getInputs().empty() && getAddends().empty() && !getPeephole())
+    return emitOpError(
+        "needs at least one (input, weight) pair, addend or peephole");
   if (getInputs().size() != getWeights().size())
     return emitOpError("has ") << getInputs().size() << " inputs but "
                                << getWeights().size() << " weights";

@@ -140,8 +140,10 @@ def LSTM_GateOp : LSTM_Op<"gate", [Pure, AttrSizedOperandSegments]> {
     precomputed `[B, H]` term, each bias is `[H]`, and the optional peephole
     is a weight `[H]` applied elementwise to a `[B, H]` state (typically the
     cell state). The result is `[B, H]`. A gate needs at least one matrix
-    product or one addend; with no products, the `(inputs) weights(...)`
-    part is left out.
+    product, addend or peephole term; with no products, the
+    `(inputs) weights(...)` part is left out. (`lstm.gate identity
+    peephole(%p, %x : ...)` is `p ⊙ x`, a vector broadcast along the
+    batch: the backward pass scales cotangents by peephole weights so.)
 
     Addends are how `lstm-combine-gate-gemms` hands each gate its columns of
     a combined GEMM: the products move out of the gate, their sum comes back

@@ -243,6 +243,59 @@ def LSTMHoistInputProjectionPass : Pass<"lstm-hoist-input-projection"> {
   ];
 }
 
+def LSTMDifferentiatePass : Pass<"lstm-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Add the gradient functions of every public function with lstm.layer ops";
+  let description = [{
+    Reverse-mode differentiation at the level of the `lstm` dialect. For each
+    public `func.func @f` of the module that holds `lstm.layer` ops, adds:
+
+    - `@f_grad(args..., cotangents...) -> (gradients...)`: one cotangent per
+      result of `@f`, in order; one gradient per float argument of `@f`, in
+      order. Integer arguments (sequence lengths) get no gradient. An
+      argument that no result depends on gets zeros.
+    - `@f_train(args...) -> (results..., saved...)`: the forward in training
+      mode: `@f`'s results, then the saved activations the backward needs
+      (cuDNN's "reserve space").
+    - `@f_backward(args..., results..., saved..., cotangents...) ->
+      (gradients...)`: the backward from what `@f_train` returned; a
+      training step runs the recurrence forward once.
+
+    Derivatives come from the IR, op by op, through `AdjointOpInterface`:
+    `lstm.gate` (activation, products, addends, biases, peephole),
+    `lstm.one_minus`, `lstm.pointwise` (its adjoint is another fused
+    region), the elementwise `arith` and `math` ops, and the `tensor` ops
+    that slice, stack and reshape (`extract_slice`, `insert_slice`,
+    `concat`, `collapse_shape`, `expand_shape`, `cast`). An op on the path
+    from the arguments to the results without a derivative is an error
+    naming it.
+
+    Each `lstm.layer` gets a backward `lstm.layer` walking the other way in
+    time, whose state is the cotangent of the forward state and whose cell
+    is the adjoint of the forward cell; it has the forward's `lengths`, so
+    no gradient flows through padded steps. The forward layer returns what
+    the backward cell reads as extra output sequences: the state each step
+    started from and the result of each gate (the pointwise values in
+    between are recomputed in the backward step). Only the recurrent chain
+    stays in the backward loop: per step, the gradient towards the previous
+    state is a gate product against the transposed weight (one GEMM per
+    step when the forward's products were combined by
+    `lstm-combine-gate-gemms` first); the gradients of the weights
+    (`dW = dZ^T X`, one GEMM over all T·B rows), of the inputs through the
+    input weights (`dX = dZ W`), and of biases and peepholes (sums over all
+    rows) are computed after the loop.
+
+    The gradient functions are lstm IR: `lstm-optimize` and both lowerings
+    apply to them as to the forward. Run `lstm-combine-gate-gemms` before
+    this pass for one recurrent GEMM per backward step (`lstm-optimize`
+    with `differentiate=true` does). The pass runs before `lstm-wavefront`:
+    the batched gates of a wavefront loop are not differentiated.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
   let summary = "Print the per-step schedule of every layer (analysis only)";
   let description = [{

@@ -1,0 +1,17 @@
+//===- ReadOnlyArguments.h - Callers own the arguments ----------*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_READONLYARGUMENTS_READONLYARGUMENTS_H
+#define LSTM_CONVERSION_READONLYARGUMENTS_READONLYARGUMENTS_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace lstm {
+
+#define GEN_PASS_DECL_READONLYARGUMENTSPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_READONLYARGUMENTS_READONLYARGUMENTS_H

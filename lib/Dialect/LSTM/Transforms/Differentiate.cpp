@@ -1,0 +1,50 @@
+//===- Differentiate.cpp - The lstm-differentiate pass --------------------===//
+//
+// A thin pass around lstm::differentiateFunction
+// (lib/Dialect/LSTM/Differentiation): every public function with layers gets
+// its gradient functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
+
+#include "lstm/Dialect/LSTM/Differentiation/AdjointOpInterface.h"
+#include "lstm/Dialect/LSTM/Differentiation/Differentiate.h"
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_LSTMDIFFERENTIATEPASS
+#include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+namespace {
+struct LSTMDifferentiatePass
+    : lstm::impl::LSTMDifferentiatePassBase<LSTMDifferentiatePass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // The derivatives of the upstream ops are external models: a tool that
+    // did not register them still differentiates.
+    registerAdjointOpInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> functions;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal() &&
+          !func.getBody().getOps<LayerOp>().empty())
+        functions.push_back(func);
+    IRRewriter rewriter(&getContext());
+    for (func::FuncOp func : functions)
+      if (failed(differentiateFunction(rewriter, func)))
+        return signalPassFailure();
+  }
+};
+} // namespace
