@@ -27,6 +27,10 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   // alone). Fusion last, over the cells as the others left them.
   if (options.combine)
     pm.addPass(createLSTMCombineGateGemmsPass());
+  // The gradient functions are made from the combined cells (one GEMM per
+  // backward step on the recurrent state) and optimised with the rest.
+  if (options.differentiate)
+    pm.addPass(createLSTMDifferentiatePass());
   if (options.wavefront)
     pm.addPass(createLSTMWavefrontPass());
   if (options.hoist)
@@ -166,6 +170,11 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse each step's pointwise work"),
                     llvm::cl::init(true)};
+  Option<bool> differentiate{
+      *this, "differentiate",
+      llvm::cl::desc("Add the gradient functions (lstm-differentiate, after "
+                     "combining)"),
+      llvm::cl::init(false)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -210,6 +219,7 @@ void lstm::registerLSTMPipelines() {
         options.wavefront = o.wavefront;
         options.hoist = o.hoist;
         options.fuse = o.fuse;
+        options.differentiate = o.differentiate;
         buildLSTMOptimizePipeline(pm, options);
       });
   PassPipelineRegistration<>(

@@ -43,6 +43,9 @@
 // PIPELINE: linalg-fuse-elementwise-ops,
 // PIPELINE: cse,
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
+// PIPELINE-NEXT: func.func(
+// PIPELINE-NEXT: lstm-read-only-arguments
+// PIPELINE-NEXT: ),
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16

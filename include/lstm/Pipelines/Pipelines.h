@@ -16,18 +16,23 @@ namespace lstm {
 /// for translation to LLVM IR.
 void buildLSTMToCPUPipeline(OpPassManager &pm);
 
-/// Which of the four optimisations `--lstm-optimize` runs.
+/// Which of the four optimisations `--lstm-optimize` runs, and whether it
+/// adds the gradient functions.
 struct LSTMOptimizeOptions {
   bool combine = true;
   bool wavefront = true;
   bool hoist = true;
   bool fuse = true;
+  /// Run lstm-differentiate after combining (so that the backward step has
+  /// one recurrent GEMM); the other passes then optimise the gradient
+  /// functions too.
+  bool differentiate = false;
 };
 
 /// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either
-/// lowering): lstm-combine-gate-gemms, lstm-wavefront,
-/// lstm-hoist-input-projection, lstm-fuse-elementwise, each when enabled, in
-/// that order, with canonicalisation and CSE after them.
+/// lowering): lstm-combine-gate-gemms, (lstm-differentiate,)
+/// lstm-wavefront, lstm-hoist-input-projection, lstm-fuse-elementwise, each
+/// when enabled, in that order, with canonicalisation and CSE after them.
 void buildLSTMOptimizePipeline(OpPassManager &pm,
                                const LSTMOptimizeOptions &options);
 

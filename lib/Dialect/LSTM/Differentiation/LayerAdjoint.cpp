@@ -569,33 +569,51 @@ LogicalResult CellAdjointContext::build(ArrayRef<Value> outputCotangents) {
 // FunctionAdjointContext::differentiateLayer
 //===----------------------------------------------------------------------===//
 
-/// Rebuilds `fwd` with `tape` (values of its cell) as extra output sequences
-/// after its outputs; returns the new layer.
-static LayerOp addTapeOutputs(LayerOp fwd, ArrayRef<Value> tape) {
-  if (tape.empty())
-    return fwd;
-  auto first = cast<RankedTensorType>(fwd.getInputs().front().getType());
-  SmallVector<Type> outputTypes(fwd.getOutputs().getTypes());
+/// Rebuilds `fwd` so that it also returns the sequence of every value of
+/// `tape` (values of its cell); `tapeSequences` receives them. A value the
+/// cell already yields as an output (the hidden state of most cells) is that
+/// output: saved once.
+static LayerOp addTapeOutputs(LayerOp fwd, ArrayRef<Value> tape,
+                              SmallVectorImpl<Value> &tapeSequences) {
+  YieldOp yield = fwd.getYield();
+  SmallVector<int64_t> outputOf;
+  SmallVector<Value> extra;
   for (Value v : tape) {
-    auto step = cast<RankedTensorType>(v.getType());
-    outputTypes.push_back(RankedTensorType::get(
-        {first.getDimSize(0), step.getDimSize(0), step.getDimSize(1)},
-        step.getElementType()));
+    auto it = llvm::find(yield.getOutputs(), v);
+    if (it != yield.getOutputs().end()) {
+      outputOf.push_back(std::distance(yield.getOutputs().begin(), it));
+      continue;
+    }
+    outputOf.push_back(fwd.getOutputs().size() + extra.size());
+    extra.push_back(v);
   }
-  OpBuilder b(fwd);
-  auto layer = LayerOp::create(
-      b, fwd.getLoc(), outputTypes, fwd.getFinals().getTypes(),
-      fwd.getDirection(), fwd.getInputs(), fwd.getInits(), fwd.getLengths());
-  layer->setDiscardableAttrs(fwd->getDiscardableAttrDictionary());
-  layer.getBody().takeBody(fwd.getBody());
-  layer.getYield().getOutputsMutable().append(tape);
-  unsigned numOutputs = fwd.getOutputs().size();
-  for (auto [old, now] :
-       llvm::zip(fwd.getOutputs(), layer.getOutputs().take_front(numOutputs)))
-    old.replaceAllUsesWith(now);
-  for (auto [old, now] : llvm::zip(fwd.getFinals(), layer.getFinals()))
-    old.replaceAllUsesWith(now);
-  fwd.erase();
+  LayerOp layer = fwd;
+  if (!extra.empty()) {
+    auto first = cast<RankedTensorType>(fwd.getInputs().front().getType());
+    SmallVector<Type> outputTypes(fwd.getOutputs().getTypes());
+    for (Value v : extra) {
+      auto step = cast<RankedTensorType>(v.getType());
+      outputTypes.push_back(RankedTensorType::get(
+          {first.getDimSize(0), step.getDimSize(0), step.getDimSize(1)},
+          step.getElementType()));
+    }
+    OpBuilder b(fwd);
+    layer = LayerOp::create(b, fwd.getLoc(), outputTypes,
+                            fwd.getFinals().getTypes(), fwd.getDirection(),
+                            fwd.getInputs(), fwd.getInits(), fwd.getLengths());
+    layer->setDiscardableAttrs(fwd->getDiscardableAttrDictionary());
+    layer.getBody().takeBody(fwd.getBody());
+    layer.getYield().getOutputsMutable().append(extra);
+    unsigned numOutputs = fwd.getOutputs().size();
+    for (auto [old, now] :
+         llvm::zip(fwd.getOutputs(), layer.getOutputs().take_front(numOutputs)))
+      old.replaceAllUsesWith(now);
+    for (auto [old, now] : llvm::zip(fwd.getFinals(), layer.getFinals()))
+      old.replaceAllUsesWith(now);
+    fwd.erase();
+  }
+  for (int64_t index : outputOf)
+    tapeSequences.push_back(layer.getOutputs()[index]);
   return layer;
 }
 
@@ -633,14 +651,14 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
   if (failed(ctx.build(outputCotangents)))
     return failure();
 
-  LayerOp forward = addTapeOutputs(fwd, ctx.tape);
-  unsigned numOutputs = forward.getOutputs().size() - ctx.tape.size();
+  SmallVector<Value> tapeSequences;
+  LayerOp forward = addTapeOutputs(fwd, ctx.tape, tapeSequences);
   auto resolve = [&](SequenceRef ref, LayerOp backward) -> Value {
     switch (ref.kind) {
     case SequenceRef::ForwardInput:
       return forward.getInputs()[ref.index];
     case SequenceRef::Tape:
-      return forward.getOutputs()[numOutputs + ref.index];
+      return tapeSequences[ref.index];
     case SequenceRef::BackwardOutput:
       return backward.getOutputs()[ref.index];
     }
@@ -654,7 +672,7 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
       sequences.push_back(forward.getInputs()[input.index]);
       break;
     case CellAdjointContext::Input::Tape:
-      sequences.push_back(forward.getOutputs()[numOutputs + input.index]);
+      sequences.push_back(tapeSequences[input.index]);
       break;
     case CellAdjointContext::Input::OutputCotangent:
       sequences.push_back(outputCotangents[input.index]);

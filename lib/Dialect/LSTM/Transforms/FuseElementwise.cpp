@@ -90,9 +90,10 @@ void GroupFuser::emitScalar(OpBuilder &b, Operation *op, IRMapping &map) {
       terms.push_back(scalar(v));
     for (Value v : gate.getBiases())
       terms.push_back(scalar(v));
-    Value sum = terms.empty() ? Value() : terms.front();
-    for (Value term : llvm::drop_begin(terms))
-      sum = arith::AddFOp::create(b, loc, sum, term);
+    // (A gate may have only a peephole term: then there is no sum yet.)
+    Value sum;
+    for (Value term : terms)
+      sum = sum ? arith::AddFOp::create(b, loc, sum, term).getResult() : term;
     if (gate.getPeephole()) {
       Value pc = arith::MulFOp::create(b, loc, scalar(gate.getPeephole()),
                                        scalar(gate.getPeepholeState()));
