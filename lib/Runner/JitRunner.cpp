@@ -297,6 +297,20 @@ static llvm::Error takeRuntimeFailure(const llvm::Twine &what) {
 
 CompiledFunction::~CompiledFunction() = default;
 
+llvm::Error mlir::lstm::runPrePasses(ModuleOp module, StringRef pipeline) {
+  if (pipeline.empty())
+    return llvm::Error::success();
+  PassManager pm(module.getContext());
+  std::string parseError;
+  llvm::raw_string_ostream os(parseError);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return makeError("malformed --pre-passes pipeline '" + pipeline +
+                     "': " + StringRef(parseError).trim());
+  if (failed(pm.run(module)))
+    return makeError("the --pre-passes pipeline '" + pipeline + "' failed");
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CompiledFunction::compile(ModuleOp module, StringRef entry,
                           const JitOptions &options) {
@@ -306,6 +320,10 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
     if (llvm::Error err = loadCudaRuntime(options.cudaRuntimePath))
       return std::move(err);
 
+  // The pre-passes first: they may add the entry (lstm-differentiate adds
+  // the gradient functions).
+  if (llvm::Error err = runPrePasses(module, options.prePasses))
+    return std::move(err);
   FailureOr<Signature> sig = lstm::getSignature(module, entry);
   if (failed(sig))
     return makeError("invalid entry function '" + entry + "'");
@@ -320,13 +338,6 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   module.getContext()->appendDialectRegistry(registry);
 
   PassManager pm(module.getContext());
-  if (!options.prePasses.empty()) {
-    std::string parseError;
-    llvm::raw_string_ostream os(parseError);
-    if (failed(parsePassPipeline(options.prePasses, pm, os)))
-      return makeError("malformed --pre-passes pipeline '" + options.prePasses +
-                       "': " + StringRef(parseError).trim());
-  }
   if (cuda)
     buildLSTMToNVVMPipeline(pm, options.nvvm);
   else

@@ -332,6 +332,10 @@ int main(int argc, char **argv) {
   if (!module)
     return 1; // The parser has reported the error with its location.
 
+  // The pre-passes may add the entry (lstm-differentiate adds the gradient
+  // functions): they run before its signature is read.
+  if (llvm::Error err = runPrePasses(*module, prePasses))
+    return fail(llvm::toString(std::move(err)));
   FailureOr<Signature> sig = getSignature(*module, entry);
   if (failed(sig))
     return 1;
@@ -355,7 +359,6 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(err)));
 
   JitOptions options;
-  options.prePasses = prePasses;
   if (device == "cuda") {
     options.device = Device::CUDA;
     options.nvvm.computeType = computeType;

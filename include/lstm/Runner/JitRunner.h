@@ -48,6 +48,13 @@ FailureOr<Signature> getSignature(ModuleOp module, StringRef entry);
 llvm::Error checkInputs(const Signature &sig, llvm::ArrayRef<Array> inputs,
                         llvm::ArrayRef<std::string> names = {});
 
+/// Runs the textual pass pipeline `pipeline` (on builtin.module; nothing
+/// when empty) on `module`: what `--pre-passes` does before the lowering,
+/// and before the entry is looked up (lstm-differentiate adds entries). The
+/// error says whether the pipeline did not parse or failed (the passes'
+/// diagnostics go to the context's handler).
+llvm::Error runPrePasses(ModuleOp module, StringRef pipeline);
+
 /// Where a compiled function runs.
 enum class Device { CPU, CUDA };
 

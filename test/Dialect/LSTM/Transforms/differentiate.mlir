@@ -1,0 +1,184 @@
+// RUN: lstm-opt %s --lstm-differentiate --canonicalize --cse -split-input-file -verify-each | FileCheck %s
+// RUN: lstm-opt %s --lstm-combine-gate-gemms --lstm-differentiate --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=COMBINED
+
+// A tanh RNN. The gradient function runs the forward, which now also returns
+// the state each step started from (the gate's result is the output y
+// already: saved once), then the backward layer in the other direction:
+// its state is dh, its input the cotangent dy of y and the saved sequences;
+// per step tanh' from the saved result and dh_{t-1} = dz · R, a gate
+// product against R^T made once before the loop. dz leaves the loop as the
+// only output; after it: dX = dZ · W, dW = dZ^T · X, dR = dZ^T · H_prev and
+// db = the sum of dZ over all T·B rows.
+
+func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
+               %R: tensor<8x8xf32>, %b: tensor<8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%b : tensor<8xf32>) -> tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @rnn(
+// CHECK-LABEL: func.func @rnn_grad(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x?x4xf32>, %[[H0:[^:]*]]: tensor<?x8xf32>, %[[W:[^:]*]]: tensor<8x4xf32>, %[[R:[^:]*]]: tensor<8x8xf32>, %[[B:[^:]*]]: tensor<8xf32>, %[[DY:[^:]*]]: tensor<?x?x8xf32>, %[[DHT:[^:]*]]: tensor<?x8xf32>)
+// CHECK-SAME: -> (tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<8xf32>)
+// CHECK: %[[FWD:.*]]:2, %{{.*}} = lstm.layer forward ins(%[[X]] : tensor<?x?x4xf32>) init(%[[H0]] : tensor<?x8xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<?x4xf32>, %[[H:.*]]: tensor<?x8xf32>):
+// CHECK-NEXT: %[[HN:.*]] = lstm.gate tanh
+// CHECK-NEXT: lstm.yield out(%[[HN]], %[[H]] : tensor<?x8xf32>, tensor<?x8xf32>) state(%[[HN]] : tensor<?x8xf32>)
+// CHECK: %[[RT:.*]] = linalg.transpose ins(%[[R]] : tensor<8x8xf32>) {{.*}} permutation = [1, 0]
+// CHECK: %[[DZS:.*]], %[[DH0:.*]] = lstm.layer reverse ins(%[[DY]], %[[FWD]]#0, %[[FWD]]#1 : {{.*}}) init(%[[DHT]] : tensor<?x8xf32>)
+// CHECK-NEXT: ^bb0(%[[DYT:.*]]: tensor<?x8xf32>, %[[YT:.*]]: tensor<?x8xf32>, %{{.*}}: tensor<?x8xf32>, %[[DH:.*]]: tensor<?x8xf32>):
+// CHECK-NEXT: %[[D:.*]] = arith.addf %[[DH]], %[[DYT]]
+// CHECK-NEXT: %[[Y2:.*]] = arith.mulf %[[YT]], %[[YT]]
+// CHECK-NEXT: %[[ONE:.*]] = lstm.one_minus %[[Y2]]
+// CHECK-NEXT: %[[DZ:.*]] = arith.mulf %[[D]], %[[ONE]]
+// CHECK-NEXT: %[[DHP:.*]] = lstm.gate identity(%[[DZ]] : tensor<?x8xf32>) weights(%[[RT]] : tensor<8x8xf32>)
+// CHECK-NEXT: lstm.yield out(%[[DZ]] : tensor<?x8xf32>) state(%[[DHP]] : tensor<?x8xf32>)
+// CHECK: %[[DZF:.*]] = tensor.collapse_shape %[[DZS]] {{\[\[}}0, 1], [2]]
+// CHECK: %[[DXF:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DZF]], %[[W]] : tensor<?x8xf32>, tensor<8x4xf32>)
+// CHECK: %[[DX:.*]] = tensor.expand_shape %[[DXF]]
+// CHECK: %[[XF:.*]] = tensor.collapse_shape %[[X]]
+// CHECK: %[[DW:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[XF]] : tensor<?x8xf32>, tensor<?x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK: %[[HF:.*]] = tensor.collapse_shape %[[FWD]]#1
+// CHECK: %[[DR:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[HF]] : tensor<?x8xf32>, tensor<?x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[DZF]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: return %[[DX]], %[[DH0]], %[[DW]], %[[DR]], %[[DB]]
+
+// The training forward returns y and hT, then the saved sequence.
+// CHECK-LABEL: func.func @rnn_train(
+// CHECK-SAME: -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x?x8xf32>)
+// CHECK: %[[T:.*]]:2, %[[TF:.*]] = lstm.layer forward
+// CHECK: return %[[T]]#0, %[[TF]], %[[T]]#1
+
+// The backward takes the arguments, what the training forward returned and
+// the cotangents, and does not run the forward recurrence.
+// CHECK-LABEL: func.func @rnn_backward(
+// CHECK-SAME: %{{[^:]*}}: tensor<?x?x4xf32>, %{{[^:]*}}: tensor<?x8xf32>, %{{[^:]*}}: tensor<8x4xf32>, %{{[^:]*}}: tensor<8x8xf32>, %{{[^:]*}}: tensor<8xf32>, %[[BY:[^:]*]]: tensor<?x?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>, %[[BH:[^:]*]]: tensor<?x?x8xf32>, %[[BDY:[^:]*]]: tensor<?x?x8xf32>, %[[BDH:[^:]*]]: tensor<?x8xf32>)
+// CHECK-NOT: lstm.layer forward
+// CHECK: lstm.layer reverse ins(%[[BDY]], %[[BY]], %[[BH]] : {{.*}}) init(%[[BDH]] : tensor<?x8xf32>)
+// CHECK-NOT: lstm.layer
+// CHECK: return
+
+// -----
+
+// An LSTM whose gate products were combined: the backward step has one GEMM,
+// dh_{t-1} = dG · R_packed, where dG [B, 4H] is the gates' dz assembled in
+// one buffer (no zero fill: the slices cover it); the input projection's
+// and the recurrent product's cotangents are the same dG (CSE), which leaves
+// the loop once. With lengths, the backward layer masks the same steps.
+
+func.func @lstm(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>, %h0: tensor<?x8xf32>,
+                %c0: tensor<?x8xf32>, %W: tensor<32x4xf32>, %R: tensor<32x8xf32>,
+                %b: tensor<32xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bf = tensor.extract_slice %b[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bg = tensor.extract_slice %b[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %y, %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>) lengths(%len : tensor<?xi32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>) weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bi : tensor<8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>) weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bf : tensor<8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>) weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bg : tensor<8xf32>) -> tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>) weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bo : tensor<8xf32>) -> tensor<?x8xf32>
+    %ig = arith.mulf %i, %g : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %ig : tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// The saved sequences: h_{t-1}, c_{t-1} and the four gates.
+// COMBINED-LABEL: func.func @lstm_grad(
+// COMBINED: %{{.*}}:7, %{{.*}}:2 = lstm.layer forward {{.*}} lengths(%{{.*}} : tensor<?xi32>)
+// COMBINED: lstm.layer reverse {{.*}} lengths(%{{.*}} : tensor<?xi32>)
+// COMBINED: %[[DG0:.*]] = tensor.empty(%{{.*}}) : tensor<?x32xf32>
+// COMBINED-NOT: linalg.fill
+// COMBINED: %[[DG1:.*]] = tensor.insert_slice %{{.*}} into %[[DG0]]
+// COMBINED: %[[DG2:.*]] = tensor.insert_slice %{{.*}} into %[[DG1]]
+// COMBINED: %[[DG3:.*]] = tensor.insert_slice %{{.*}} into %[[DG2]]
+// COMBINED: %[[DG:.*]] = tensor.insert_slice %{{.*}} into %[[DG3]]
+// COMBINED-NEXT: %[[DH:.*]] = lstm.gate identity(%[[DG]] : tensor<?x32xf32>) weights(%{{.*}} : tensor<8x32xf32>) -> tensor<?x8xf32>
+// COMBINED-NOT: lstm.gate
+// COMBINED: lstm.yield out({{.*}}%[[DG]] : {{.*}}) state(%[[DH]], %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>)
+// The integer lengths get no gradient.
+// COMBINED: return {{.*}} : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<32x4xf32>, tensor<32x8xf32>, tensor<32xf32>
+// COMBINED-LABEL: func.func @lstm_train(
+// COMBINED-LABEL: func.func @lstm_backward(
+
+// -----
+
+// A reverse layer's backward runs forward in time. A constant bias has no
+// gradient; an argument no result depends on gets zeros.
+
+func.func @reverse(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
+                   %unused: tensor<8xf32>) -> tensor<?x8xf32> {
+  %beta = arith.constant dense<-1.0> : tensor<8xf32>
+  %hT = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %g = lstm.gate sigmoid (%xt : tensor<?x4xf32>) weights(%W : tensor<8x4xf32>)
+        bias(%beta : tensor<8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %g, %h : tensor<?x8xf32>
+    lstm.yield state(%hn : tensor<?x8xf32>)
+  }
+  return %hT : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @reverse_grad(
+// CHECK: lstm.layer reverse
+// CHECK: lstm.layer forward
+// CHECK-NOT: iterator_types = ["reduction", "parallel"]
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]] : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8xf32>
+
+// -----
+
+// A fused cell: the adjoint of an lstm.pointwise is another one, built from
+// the scalar rules of its region; the bias, broadcast in the forward, gets
+// the sum over the rows.
+
+func.func @fused(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>, %b: tensor<8xf32>)
+    -> tensor<?x8xf32> {
+  %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.pointwise ins(%xt, %h, %b : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> {
+    ^bb0(%a: f32, %s: f32, %c: f32):
+      %m = arith.mulf %a, %s : f32
+      %p = arith.addf %m, %c : f32
+      %t = math.tanh %p : f32
+      lstm.pointwise_yield %t : f32
+    }
+    lstm.yield state(%hn : tensor<?x8xf32>)
+  }
+  return %hT : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @fused_grad(
+// CHECK: lstm.layer reverse
+// CHECK: %{{.*}}:3 = lstm.pointwise ins(%{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: math.tanh
+// CHECK: arith.subf
+// CHECK: lstm.pointwise_yield
+// CHECK: iterator_types = ["reduction", "parallel"]
