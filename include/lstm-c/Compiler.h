@@ -47,6 +47,10 @@ typedef struct {
   int64_t cublasMinSize;
   /// Keep OUTPUT.o next to the library.
   bool keepObject;
+  /// Add and export the gradient functions NAME_grad, NAME_train and
+  /// NAME_backward of every public function with layers (lstm-differentiate,
+  /// after lstm-combine-gate-gemms, before the pre-passes); default false.
+  bool gradients;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

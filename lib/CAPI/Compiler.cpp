@@ -21,6 +21,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.cublas = true;
   options.cublasMinSize = 0;
   options.keepObject = false;
+  options.gradients = false;
   return options;
 }
 
@@ -46,6 +47,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.cublas = given.cublas;
   o.cublasMinSize = given.cublasMinSize;
   o.keepObject = given.keepObject;
+  o.gradients = given.gradients;
 
   ModuleOp moduleOp = unwrap(module);
   // C callers see diagnostics only: the pipeline parser's message becomes

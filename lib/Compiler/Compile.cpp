@@ -27,11 +27,19 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   registerCompilerDependencies(registry);
   context->appendDialectRegistry(registry);
 
-  addCInterfaces(module);
-  PassManager pm(context, ModuleOp::getOperationName());
-  if (failed(buildLoweringPipeline(pm, options, pipelineErrors)))
+  // The pre-passes first: the functions they add (the gradient functions)
+  // are exported too.
+  PassManager pre(context, ModuleOp::getOperationName());
+  if (failed(buildPrePassPipeline(pre, options, pipelineErrors)))
     return makeError("malformed --pre-passes pipeline '" + options.prePasses +
                      "'");
+  if (failed(pre.run(module)))
+    return makeError(options.gradients ? "the pre-passes or lstm-differentiate "
+                                         "failed"
+                                       : "the pre-passes failed");
+  addCInterfaces(module);
+  PassManager pm(context, ModuleOp::getOperationName());
+  buildLoweringPipeline(pm, options);
   if (failed(pm.run(module)))
     return makeError("lowering failed");
 

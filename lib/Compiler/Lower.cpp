@@ -1,6 +1,7 @@
 //===- Lower.cpp - The lowering part of ahead-of-time compilation ---------===//
 
 #include "lstm/Compiler/Compiler.h"
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "lstm/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,12 +47,23 @@ void lstm::addCInterfaces(ModuleOp module) {
                     UnitAttr::get(module.getContext()));
 }
 
-LogicalResult lstm::buildLoweringPipeline(OpPassManager &pm,
-                                          const CompileOptions &options,
-                                          raw_ostream &errorStream) {
+LogicalResult lstm::buildPrePassPipeline(OpPassManager &pm,
+                                         const CompileOptions &options,
+                                         raw_ostream &errorStream) {
+  // The gradient functions are made from combined cells (one recurrent GEMM
+  // per backward step), before whatever else the caller asks for.
+  if (options.gradients) {
+    pm.addPass(createLSTMCombineGateGemmsPass());
+    pm.addPass(createLSTMDifferentiatePass());
+  }
   if (!options.prePasses.empty() &&
       failed(parsePassPipeline(options.prePasses, pm, errorStream)))
     return failure();
+  return success();
+}
+
+void lstm::buildLoweringPipeline(OpPassManager &pm,
+                                 const CompileOptions &options) {
   if (options.target == "cuda") {
     LSTMToNVVMOptions nvvm;
     nvvm.chip = options.chip;
@@ -64,5 +76,4 @@ LogicalResult lstm::buildLoweringPipeline(OpPassManager &pm,
   } else {
     buildLSTMToCPUPipeline(pm);
   }
-  return success();
 }

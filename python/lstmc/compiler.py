@@ -52,15 +52,65 @@ def _package_lib_dir():
     return d if os.path.isfile(os.path.join(d, "liblstm_cuda_runtime_static.a")) else ""
 
 
+def _type_shape(t):
+    """('?x?x128xf32' of a tensor type) -> (shape with None for '?', dtype name)."""
+    dims = t.split("x")
+    names = {"f32": "float32", "f64": "float64", "i32": "int32"}
+    return [None if d == "?" else int(d) for d in dims[:-1]], names[dims[-1]]
+
+
+def _result_types(ir, name):
+    """The result types of func.func @name in printed IR, as _type_shape."""
+    import re
+    m = re.search(r"func\.func @" + re.escape(name) + r"\(", ir)
+    i, depth = m.end(), 1
+    while depth:
+        depth += {"(": 1, ")": -1}.get(ir[i], 0)
+        i += 1
+    head = ir[i:ir.index("{", i)]
+    return [_type_shape(t) for t in re.findall(r"tensor<([^>]*)>", head)]
+
+
+def gradient_functions(network):
+    """The signatures of the gradient functions lstm-differentiate adds to
+    `network` (its entry f): {'grad': ..., 'train': ..., 'backward': ...},
+    each {'entry', 'args', 'results'} as the compiled network's metadata has
+    them. Cotangent arguments (kind 'cotangent') are named d<result>, the
+    gradients d<argument>, the saved activations (kind 'saved', [T, B, N])
+    saved0, saved1, ..."""
+    from .network import Arg
+    ir = transform(network.ir, "lstm-combine-gate-gemms,lstm-differentiate")
+    f = network.entry
+    cots = [Arg("d" + r.name, r.shape, r.dtype, "cotangent") for r in network.results]
+    grads = [Arg("d" + a.name, a.shape, a.dtype, "result") for a in network.args
+             if a.dtype.startswith("float")]
+    trained = _result_types(ir, f + "_train")
+    saved = []
+    for k, (shape, dtype) in enumerate(trained[len(network.results):]):
+        dims = tuple(("T", "B")[i] if d is None and i < 2 else d for i, d in enumerate(shape))
+        saved.append(Arg(f"saved{k}", dims, dtype, "saved"))
+    results = [Arg(r.name, r.shape, r.dtype, "forward_result") for r in network.results]
+    meta = lambda name, args, res: {"entry": f + "_" + name,
+                                    "args": [a.to_json() for a in args],
+                                    "results": [r.to_json() for r in res]}
+    return {"grad": meta("grad", network.args + cots, grads),
+            "train": meta("train", network.args, network.results + saved),
+            "backward": meta("backward", network.args + results + saved + cots, grads)}
+
+
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip="sm_90",
-            features="+ptx80", cuda_path="", cuda_lib_dir="", runtime_lib_dir=None):
+            features="+ptx80", cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
+            gradients=False):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
 
     target: 'cpu' or 'cuda'. pre_passes: the optimisation pipeline on the
     lstm IR (a textual pipeline; '' for none). chip, features, cuda_path,
-    cuda_lib_dir: as lstm-compile's options. Returns a CompiledNetwork."""
+    cuda_lib_dir: as lstm-compile's options. gradients: also compile the
+    gradient functions of lstm-differentiate, as the returned network's
+    `grad`, `train` and `backward` (see docs/training.md). Returns a
+    CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
     native = _native()
@@ -75,13 +125,16 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
                        chip=chip, features=features, cuda_path=cuda_path,
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
-                       pre_passes=pre_passes, compute_type=network.compute_type)
+                       pre_passes=pre_passes, compute_type=network.compute_type,
+                       gradients=gradients)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type, "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}
+    if gradients:
+        meta["functions"] = gradient_functions(network)
     with open(os.path.join(path, runtime.META), "w") as f:
         json.dump(meta, f, indent=1)
     return runtime.CompiledNetwork(path, meta, _owned_tmp=tmp)

@@ -104,6 +104,10 @@ class CompiledNetwork:
         self.fn = getattr(self.lib, "_mlir_ciface_" + self.entry)
         self.fn.restype = None
         self._bound = {}
+        # The gradient functions (compiled with gradients=True): callables
+        # of the same library, named after what lstm-differentiate adds.
+        for name, fmeta in meta.get("functions", {}).items():
+            setattr(self, name, CompiledNetwork(directory, dict(meta, **fmeta, functions={})))
         if self.target == "cuda":
             self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
             self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
@@ -145,6 +149,8 @@ class CompiledNetwork:
         out._tmp = None  # the original owns the directory
         out._owner = self
         out._bound = dict(self._bound, **params)
+        for name in self.meta.get("functions", {}):
+            setattr(out, name, getattr(self, name).bind(params))
         return out
 
     # ------------------------------------------------------------------
@@ -163,7 +169,9 @@ class CompiledNetwork:
             if k in values and k not in self._bound:
                 raise CallError(f"argument {k!r} given twice")
             values[k] = v
-        missing = [a.name for a in self.args if a.name not in values and a.kind != "state"]
+        # Initial states and cotangents left out are zeros.
+        missing = [a.name for a in self.args
+                   if a.name not in values and a.kind not in ("state", "cotangent")]
         if missing:
             raise CallError(f"missing arguments: {', '.join(missing)}")
         return values

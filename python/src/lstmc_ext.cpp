@@ -131,7 +131,8 @@ void compile(const std::string &ir, const std::string &output,
              const std::string &target, const std::string &chip,
              const std::string &features, const std::string &cudaPath,
              const std::string &cudaLibDir, const std::string &runtimeLibDir,
-             const std::string &prePasses, const std::string &computeType) {
+             const std::string &prePasses, const std::string &computeType,
+             bool gradients) {
   Context context;
   ModuleRef module{context.parse(ir)};
   LstmCompileOptions options = lstmCompileOptionsDefault();
@@ -143,6 +144,7 @@ void compile(const std::string &ir, const std::string &output,
   options.runtimeLibDir = ref(runtimeLibDir);
   options.prePasses = ref(prePasses);
   options.computeType = ref(computeType);
+  options.gradients = gradients;
   MlirLogicalResult result;
   {
     // Lowering, code generation and the link take seconds: let other Python
@@ -173,6 +175,8 @@ NB_MODULE(_lstmc, m) {
         nb::arg("features") = "+ptx80", nb::arg("cuda_path") = "",
         nb::arg("cuda_lib_dir") = "", nb::arg("runtime_lib_dir") = "",
         nb::arg("pre_passes") = "", nb::arg("compute_type") = "fp32",
+        nb::arg("gradients") = false,
         "Compiles `ir` to the shared library `output` (lstm-compile "
-        "in-process).");
+        "in-process); with `gradients`, the gradient functions of "
+        "lstm-differentiate are exported too.");
 }

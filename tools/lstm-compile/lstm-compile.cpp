@@ -69,6 +69,12 @@ static cl::opt<int64_t> cublasMinSize(
     cl::init(0));
 static cl::opt<bool> keepObject("keep-object",
                                 cl::desc("Keep the intermediate object file"));
+static cl::opt<bool> gradients(
+    "gradients",
+    cl::desc("Also export the gradient functions NAME_grad, NAME_train and "
+             "NAME_backward of every public function with layers "
+             "(lstm-combine-gate-gemms and lstm-differentiate before the "
+             "pre-passes)"));
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "lstm-compile: error: " << msg << "\n";
@@ -105,6 +111,7 @@ int main(int argc, char **argv) {
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
   options.keepObject = keepObject;
+  options.gradients = gradients;
   if (auto err = lstm::verifyCompileOptions(options))
     return fail(llvm::toString(std::move(err)));
 

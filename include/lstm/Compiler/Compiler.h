@@ -55,6 +55,11 @@ struct CompileOptions {
   bool cublas = true;
   int64_t cublasMinSize = 0;
   std::string computeType = "fp32";
+  /// Add and export the gradient functions of every public function with
+  /// layers (`NAME_grad`, `NAME_train`, `NAME_backward`; see
+  /// lstm-differentiate): runs lstm-combine-gate-gemms and
+  /// lstm-differentiate before the pre-passes.
+  bool gradients = false;
   /// Keep the intermediate object file (OUTPUT.o) next to the library.
   bool keepObject = false;
 };
@@ -70,12 +75,17 @@ llvm::Error verifyCompileOptions(const CompileOptions &options);
 /// (`llvm.emit_c_interface`). (Lower.cpp)
 void addCInterfaces(ModuleOp module);
 
-/// Adds to `pm` the pre-passes and the lowering of `options.target`
-/// (lstm-to-cpu or lstm-to-nvvm). Fails if `options.prePasses` does not
-/// parse; the parser's message goes to `errorStream`. (Lower.cpp)
-LogicalResult buildLoweringPipeline(OpPassManager &pm,
-                                    const CompileOptions &options,
-                                    raw_ostream &errorStream);
+/// Adds to `pm` what runs on the lstm IR before the lowering: with
+/// `options.gradients`, lstm-combine-gate-gemms and lstm-differentiate, then
+/// the pre-passes. Fails if `options.prePasses` does not parse; the parser's
+/// message goes to `errorStream`. (Lower.cpp)
+LogicalResult buildPrePassPipeline(OpPassManager &pm,
+                                   const CompileOptions &options,
+                                   raw_ostream &errorStream);
+
+/// Adds to `pm` the lowering of `options.target` (lstm-to-cpu or
+/// lstm-to-nvvm). (Lower.cpp)
+void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
@@ -92,7 +102,9 @@ llvm::Error linkSharedLibrary(StringRef object, StringRef output,
                               const CompileOptions &options);
 
 /// All of the above on `module` (changed in place: it ends in the LLVM
-/// dialect). Diagnostics of the passes go to the module's context, the pass
+/// dialect): the pre-passes, the C interfaces of the public functions then
+/// (the pre-passes may add functions), the lowering, the object and the
+/// library. Diagnostics of the passes go to the module's context, the pass
 /// pipeline parser's messages to `pipelineErrors`; the returned error says
 /// which step failed. (Compile.cpp)
 llvm::Error compileToSharedLibrary(ModuleOp module, StringRef output,
