@@ -39,6 +39,9 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
     pm.addPass(createLSTMFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // CSE can make two outputs of a layer one value (the gradient functions'
+  // cotangents of a combined GEMM): the canonicalizer then drops one.
+  pm.addPass(createCanonicalizerPass());
 }
 
 /// The tensor level both targets share: the dialect to linalg/scf,

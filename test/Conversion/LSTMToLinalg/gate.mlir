@@ -117,3 +117,16 @@ func.func @batched(%x: tensor<3x2x4xf32>, %h: tensor<3x2x8xf32>, %Wx: tensor<3x8
       bias(%b : tensor<3x8xf32>) -> tensor<3x2x8xf32>
   return %g : tensor<3x2x8xf32>
 }
+
+// -----
+
+// A gate with only a peephole term (the backward pass scales cotangents by a
+// peephole weight so): p ⊙ s, extents from the state.
+// CHECK-LABEL: func.func @peephole_only
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8xf32>, tensor<?x8xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @peephole_only(%p: tensor<8xf32>, %s: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %g = lstm.gate identity peephole(%p, %s : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}

@@ -61,7 +61,9 @@ struct Deferred {
     InputProduct,
     /// target (a weight) += dz^T · operand over all rows.
     Weight,
-    /// target (a vector) += rows summed over all rows.
+    /// target (a vector) += rows summed over all rows; when the rows are
+    /// columns [columnOffset, + N) of another output of the backward cell
+    /// (a gate's dz among the combined dG), that output's sum is sliced.
     Broadcast,
     /// target (input #index of the forward) += rows, step by step.
     InputRows,
@@ -74,6 +76,9 @@ struct Deferred {
   SequenceRef operand = {SequenceRef::Tape, 0};
   Value weight;
   unsigned inputIndex = 0;
+  /// Broadcast: the rows in the backward cell, until resolved.
+  Value rowsValue;
+  std::optional<int64_t> columnOffset;
 };
 
 /// Builds the cell of the backward layer of `fwd`.
@@ -150,6 +155,13 @@ private:
   /// `v` (a backward cell value `[B, N]`) as an output of the backward
   /// layer.
   FailureOr<SequenceRef> output(Value v);
+  /// Where `rows` ([B, N], a backward cell value) is written whole into an
+  /// output: (the output's index, the first column), through a chain of
+  /// tensor.insert_slice of disjoint column ranges.
+  std::optional<std::pair<unsigned, int64_t>> columnsOfOutput(Value rows);
+  /// Decides how each Broadcast item leaves the loop (resolveBroadcasts is
+  /// called once the rest of the cell is built).
+  LogicalResult resolveBroadcasts();
   /// The sequence after the loop that holds `operand`'s value at every
   /// step.
   FailureOr<SequenceRef> sequenceOf(Value operand);
@@ -449,10 +461,80 @@ LogicalResult CellAdjointContext::addBroadcastCotangent(Value v, Value rows) {
                      "lstm-differentiate: a bias or peephole weight that the "
                      "cell computes at every step is not differentiated "
                      "(define it outside the layer)");
-  FailureOr<SequenceRef> seq = output(rows);
-  if (failed(seq))
-    return failure();
-  deferred.push_back({Deferred::Broadcast, v, *seq});
+  // Resolved when the cell is complete (resolveBroadcasts): by then the
+  // combined dG these rows may be columns of is an output.
+  Deferred item{Deferred::Broadcast, v, {SequenceRef::BackwardOutput, 0}};
+  item.rowsValue = rows;
+  deferred.push_back(item);
+  return success();
+}
+
+std::optional<std::pair<unsigned, int64_t>>
+CellAdjointContext::columnsOfOutput(Value rows) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  if (type.getRank() != 2 || type.isDynamicDim(1))
+    return std::nullopt;
+  int64_t width = type.getDimSize(1);
+  // Whether `insert` writes whole rows of the [B, N] value it inserts into,
+  // at static columns [begin, end).
+  auto columns = [&](tensor::InsertSliceOp insert)
+      -> std::optional<std::pair<int64_t, int64_t>> {
+    if (insert.getDestType().getRank() != 2 ||
+        insert.getSourceType().getRank() != 2 ||
+        !isConstantIntValue(insert.getMixedOffsets()[0], 0) ||
+        !llvm::all_of(insert.getMixedStrides(),
+                      [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
+      return std::nullopt;
+    std::optional<int64_t> begin =
+        getConstantIntValue(insert.getMixedOffsets()[1]);
+    std::optional<int64_t> size =
+        getConstantIntValue(insert.getMixedSizes()[1]);
+    if (!begin || !size)
+      return std::nullopt;
+    return std::make_pair(*begin, *begin + *size);
+  };
+  for (OpOperand &use : rows.getUses()) {
+    auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+    if (!insert || use.get() != insert.getSource())
+      continue;
+    std::optional<std::pair<int64_t, int64_t>> own = columns(insert);
+    if (!own || own->second - own->first != width)
+      continue;
+    // Follow the chain of inserts into the same buffer; later ones must
+    // leave these columns alone.
+    for (Value current = insert.getResult(); current;) {
+      if (auto it = outputIndex.find(current); it != outputIndex.end())
+        return std::make_pair(it->second, own->first);
+      Value next;
+      for (Operation *user : current.getUsers()) {
+        auto later = dyn_cast<tensor::InsertSliceOp>(user);
+        if (!later || later.getDest() != current)
+          continue;
+        std::optional<std::pair<int64_t, int64_t>> other = columns(later);
+        if (other &&
+            (other->second <= own->first || own->second <= other->first))
+          next = later.getResult();
+      }
+      current = next;
+    }
+  }
+  return std::nullopt;
+}
+
+LogicalResult CellAdjointContext::resolveBroadcasts() {
+  for (Deferred &item : deferred) {
+    if (item.kind != Deferred::Broadcast)
+      continue;
+    if (auto columns = columnsOfOutput(item.rowsValue)) {
+      item.rows = {SequenceRef::BackwardOutput, columns->first};
+      item.columnOffset = columns->second;
+      continue;
+    }
+    FailureOr<SequenceRef> seq = output(item.rowsValue);
+    if (failed(seq))
+      return failure();
+    item.rows = *seq;
+  }
   return success();
 }
 
@@ -549,6 +631,8 @@ LogicalResult CellAdjointContext::build(ArrayRef<Value> outputCotangents) {
     item.inputIndex = i;
     deferred.push_back(item);
   }
+  if (failed(resolveBroadcasts()))
+    return failure();
   // The cotangent of the state the step started from is the next backward
   // state.
   for (BlockArgument state : fwd.getStateArgs()) {
@@ -705,6 +789,7 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
   backward.getBody().push_back(cell.release());
 
   // After the loop: the sums over all steps.
+  llvm::DenseMap<Value, Value> sums;
   for (const Deferred &item : ctx.deferred) {
     Value rows = resolve(item.rows, backward);
     switch (item.kind) {
@@ -725,11 +810,27 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
                                  /*transposeLhs=*/true, false));
       break;
     }
-    case Deferred::Broadcast:
-      cotangents.add(item.target, buildSumOverLeadingDim(
-                                      builder, loc,
-                                      collapseLeadingDims(builder, loc, rows)));
+    case Deferred::Broadcast: {
+      // One sum per output sequence, sliced by the gates that share it.
+      Value &sum = sums[rows];
+      if (!sum)
+        sum = buildSumOverLeadingDim(builder, loc,
+                                     collapseLeadingDims(builder, loc, rows));
+      Value v = sum;
+      if (item.columnOffset) {
+        int64_t width =
+            cast<RankedTensorType>(item.rowsValue.getType()).getDimSize(1);
+        v = tensor::ExtractSliceOp::create(
+            builder, loc, sum,
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(*item.columnOffset)},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(width)},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
+        if (v.getType() != item.target.getType())
+          v = tensor::CastOp::create(builder, loc, item.target.getType(), v);
+      }
+      cotangents.add(item.target, v);
       break;
+    }
     case Deferred::InputRows:
       cotangents.add(item.target, rows);
       break;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -162,6 +163,70 @@ LogicalResult LayerOp::verifyRegions() {
              << i << " has type " << std::get<0>(pair)
              << ", expected the initial state's type " << std::get<1>(pair);
   return success();
+}
+
+namespace {
+/// Drops the output sequences of a layer that nothing reads, and those that
+/// yield the same value as an earlier output (their uses take the earlier
+/// one): each output is a [T, B, N] buffer written at every step. The
+/// gradient functions of lstm-differentiate produce both kinds.
+struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerOp op,
+                                PatternRewriter &rewriter) const override {
+    YieldOp yield = op.getYield();
+    unsigned numOutputs = op.getOutputs().size();
+    // For each output: its position among the kept ones, or the output it
+    // duplicates, or nothing (unused).
+    SmallVector<std::optional<unsigned>> keptAs(numOutputs);
+    SmallVector<std::optional<unsigned>> sameAs(numOutputs);
+    SmallVector<Value> keptValues;
+    SmallVector<Type> keptTypes;
+    for (unsigned j = 0; j < numOutputs; ++j) {
+      Value result = op.getOutputs()[j];
+      if (result.use_empty())
+        continue;
+      Value yielded = yield.getOutputs()[j];
+      for (unsigned k = 0; k < j && !sameAs[j]; ++k)
+        if (keptAs[k] && yield.getOutputs()[k] == yielded &&
+            op.getOutputs()[k].getType() == result.getType())
+          sameAs[j] = k;
+      if (sameAs[j])
+        continue;
+      keptAs[j] = keptValues.size();
+      keptValues.push_back(yielded);
+      keptTypes.push_back(result.getType());
+    }
+    if (keptValues.size() == numOutputs)
+      return failure();
+
+    auto simplified = LayerOp::create(
+        rewriter, op.getLoc(), keptTypes, op.getFinals().getTypes(),
+        op.getDirection(), op.getInputs(), op.getInits(), op.getLengths());
+    simplified->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getBody(), simplified.getBody(),
+                                simplified.getBody().end());
+    YieldOp newYield = simplified.getYield();
+    rewriter.modifyOpInPlace(
+        newYield, [&] { newYield.getOutputsMutable().assign(keptValues); });
+    SmallVector<Value> replacements;
+    for (unsigned j = 0; j < numOutputs; ++j) {
+      std::optional<unsigned> from = keptAs[j];
+      if (sameAs[j])
+        from = keptAs[*sameAs[j]];
+      replacements.push_back(from ? simplified.getOutputs()[*from] : Value());
+    }
+    llvm::append_range(replacements, simplified.getFinals());
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+} // namespace
+
+void LayerOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<SimplifyLayerOutputs>(context);
 }
 
 //===----------------------------------------------------------------------===//

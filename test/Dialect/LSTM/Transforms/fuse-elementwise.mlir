@@ -245,3 +245,24 @@ func.func @weight_arithmetic(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
   }
   return %hT : tensor<?x8xf32>
 }
+
+// -----
+
+// A gate with only a peephole term (p ⊙ a, from the backward pass) joins the
+// group like any gate without products.
+// CHECK-LABEL: func.func @peephole_only
+// CHECK: lstm.pointwise ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[A:.*]] = arith.mulf
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %[[A]]
+// CHECK: arith.addf %[[P]]
+// CHECK-NOT: lstm.gate
+func.func @peephole_only(%x: tensor<?x?x8xf32>, %c: tensor<?x8xf32>, %p: tensor<8xf32>) -> tensor<?x8xf32> {
+  %y = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%c : tensor<?x8xf32>) -> (), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %s: tensor<?x8xf32>):
+    %a = arith.mulf %xt, %s : tensor<?x8xf32>
+    %g = lstm.gate identity peephole(%p, %a : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %b = arith.addf %g, %xt : tensor<?x8xf32>
+    lstm.yield state(%b : tensor<?x8xf32>)
+  }
+  return %y : tensor<?x8xf32>
+}

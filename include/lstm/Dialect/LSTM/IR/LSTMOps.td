@@ -96,6 +96,9 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
 
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  // Output sequences that nothing reads, and outputs that yield the same
+  // value as an earlier one, are dropped.
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

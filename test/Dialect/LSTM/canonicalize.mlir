@@ -1,0 +1,34 @@
+// RUN: lstm-opt %s --canonicalize -split-input-file | FileCheck %s
+
+// An output sequence nothing reads is dropped; one that yields the same value
+// as an earlier output is replaced by it.
+// CHECK-LABEL: func.func @outputs
+// CHECK: %[[Y:.*]], %[[F:.*]] = lstm.layer forward {{.*}} -> (tensor<?x?x8xf32>), (tensor<?x8xf32>)
+// CHECK: lstm.yield out(%[[V:.*]] : tensor<?x8xf32>) state(%[[V]] : tensor<?x8xf32>)
+// CHECK: return %[[Y]], %[[Y]], %[[F]]
+func.func @outputs(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %a, %b, %c, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %s = arith.addf %xt, %h : tensor<?x8xf32>
+    lstm.yield out(%s, %h, %s : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) state(%s : tensor<?x8xf32>)
+  }
+  return %a, %c, %hT : tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Nothing to drop: the layer stays as it is.
+// CHECK-LABEL: func.func @kept
+// CHECK: %{{.*}}:2, %{{.*}} = lstm.layer forward
+func.func @kept(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %a, %b, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %s = arith.addf %xt, %h : tensor<?x8xf32>
+    lstm.yield out(%s, %h : tensor<?x8xf32>, tensor<?x8xf32>) state(%s : tensor<?x8xf32>)
+  }
+  return %a, %b, %hT : tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x8xf32>
+}
