@@ -7,3 +7,4 @@ ninja -C build mlir-doc
 cp build/docs/Dialects/LSTMDialect.md docs/generated/LSTMDialect.md
 cp build/docs/LSTMConversionPasses.md docs/generated/LSTMConversionPasses.md
 cp build/docs/LSTMTransformsPasses.md docs/generated/LSTMTransformsPasses.md
+cp build/docs/LSTMAdjointOpInterface.md docs/generated/LSTMAdjointOpInterface.md
