@@ -11,6 +11,8 @@
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -107,6 +109,36 @@ static unsigned countHoistedGemms(LayerOp layer) {
   return gemms;
 }
 
+/// The matrix products computed after `layer` over all of its steps at once
+/// from its output sequences (seen through reshapes): what the backward
+/// layers of lstm-differentiate leave to the end, the weight gradients
+/// dZ^T X and the input gradients dZ W. Contractions in linalg count one,
+/// `lstm.gate`s one per product.
+static unsigned countGemmsAfter(LayerOp layer) {
+  unsigned gemms = 0;
+  SmallVector<Value> worklist(layer.getOutputs().begin(),
+                              layer.getOutputs().end());
+  llvm::SmallPtrSet<Operation *, 8> counted;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+              user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      if (!counted.insert(user).second)
+        continue;
+      if (auto gate = dyn_cast<GateOp>(user))
+        gemms += gate.getInputs().size();
+      else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+               linalgOp && linalg::isaContractionOpInterface(linalgOp))
+        ++gemms;
+    }
+  }
+  return gemms;
+}
+
 /// One line for `layer`, the `index`-th layer of function `function`.
 static void printLayer(raw_ostream &os, StringRef function, unsigned index,
                        LayerOp layer) {
@@ -120,7 +152,7 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
     os << "T";
   else
     os << seqType.getDimSize(0);
-  os << "\n";
+  os << " gemms-after=" << countGemmsAfter(layer) << "\n";
 }
 
 /// One line for a wavefront loop (from `lstm-wavefront`) of `layers` layers:

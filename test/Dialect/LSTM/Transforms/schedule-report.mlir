@@ -10,6 +10,7 @@
 // RUN: lstm-opt %examples/stack3.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK-BOTH
 // RUN: lstm-opt %examples/bidirectional.mlir --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIDIR-HOIST
+// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize=differentiate=true --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAIN
 // RUN: lstm-opt %s --lstm-schedule-report 2>&1 | FileCheck %s
 // RUN: rm -f %t.txt && lstm-opt %s --lstm-schedule-report=output-file=%t.txt -o /dev/null && FileCheck %s --check-prefix=FILE < %t.txt
 // RUN: lstm-opt %s --lstm-schedule-report=output-file=- -o /dev/null | FileCheck %s --check-prefix=FILE
@@ -18,7 +19,15 @@
 // LSTM: @forward layer 0 (forward): gemms/step=8 pointwise/step=9 hoisted-gemms=0 steps=T
 // LSTM-HOIST: @forward layer 0 (forward): gemms/step=4 pointwise/step=9 hoisted-gemms=1 steps=T
 // LSTM-COMB: @forward layer 0 (forward): gemms/step=2 pointwise/step=9 hoisted-gemms=0 steps=T
-// LSTM-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T
+// LSTM-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T gemms-after=0
+// The training functions: the backward layer of the LSTM has one GEMM and
+// one fused kernel per step, and three GEMMs after its loop (dX, dW, dR);
+// the forward's saved h_{t-1} feeds one of them.
+// TRAIN: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
+// TRAIN-NEXT: @forward_grad layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=1
+// TRAIN-NEXT: @forward_grad layer 1 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=3
+// TRAIN-NEXT: @forward_train layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
+// TRAIN-NEXT: @forward_backward layer 0 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=3
 
 // The GRU's identity gate for x_n (with b_in) folds into the hoisted GEMM.
 // GRU: @forward layer 0 (forward): gemms/step=6 pointwise/step=11 hoisted-gemms=0 steps=T

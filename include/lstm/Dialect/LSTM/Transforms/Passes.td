@@ -303,7 +303,7 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
     leaves the IR unchanged:
 
     ```
-    @forward layer 0 (forward): gemms/step=2 pointwise/step=9 hoisted-gemms=1 steps=T
+    @forward layer 0 (forward): gemms/step=2 pointwise/step=9 hoisted-gemms=1 steps=T gemms-after=0
     ```
 
     - `gemms/step`: the matrix products in the cell, one per
@@ -321,6 +321,11 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
       `lstm-hoist-input-projection` emits).
     - `steps`: the sequential steps, the static `T` of the layer's first
       input, or `T` when it is dynamic.
+    - `gemms-after`: the products computed after the layer over all of its
+      steps at once from its output sequences (through reshapes): the
+      weight and input gradients that the backward layers of
+      `lstm-differentiate` leave to the end (`lstm.gate` products and
+      linalg contractions).
 
     Layers are numbered from 0 in each function; the direction is
     `forward` or `reverse`. The report goes to stderr unless `output-file`
