@@ -69,9 +69,15 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  // What is still computed into a temporary and copied into place is
+  // written in place (a backward step's dz into dG).
+  pm.addNestedPass<func::FuncOp>(lstm::createElideCopiesPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   // Deallocation leaves bufferization.clone where ownership is unknown.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // An insert whose part was written in place is a copy of a view onto
+  // itself: CSE makes the two views one value, the canonicalizer drops it.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -3,6 +3,7 @@
 #ifndef LSTM_CONVERSION_PASSES_H
 #define LSTM_CONVERSION_PASSES_H
 
+#include "lstm/Conversion/ElideCopies/ElideCopies.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"

@@ -56,6 +56,41 @@ def ReadOnlyArgumentsPass
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def ElideCopiesPass : Pass<"lstm-elide-copies", "::mlir::func::FuncOp"> {
+  let summary = "Write buffers where they are copied to, instead of copying them";
+  let description = [{
+    After one-shot bufferization, a value that is computed into a buffer of
+    its own and then copied into part of another (`memref.copy %tmp,
+    %view`) costs a copy, and on the GPU a kernel: the fused backward step
+    of a combined cell computes each gate's `dz` and copies it into its
+    columns of the `[B, G·H]` operand of the recurrent GEMM.
+    (`eliminate-empty-tensors` avoids such copies at tensor level only when
+    the destination of the insert is defined before the computation, which
+    a chain of inserts defeats.)
+
+    This pass makes the computing ops write the destination directly and
+    drops the copy, when that cannot change what any op reads. Two forms:
+
+    - a part: the copied buffer is a view of a `memref.alloc` that nothing
+      but one producer and the copy uses, the producer a linalg op that
+      overwrites it as an output without reading it. The destination view
+      is made before the producer and becomes its output;
+    - a whole temporary: the copied buffer is a `memref.alloc` used (through
+      subviews) only by linalg ops and copies in the copy's block. The
+      destination view is made where the buffer was allocated and replaces
+      it, subviews rebuilt on it.
+
+    In both, the destination's operands must be available there, the ops
+    involved must not touch the destination's underlying buffer otherwise
+    (but in statically disjoint views), and nothing else may read or write
+    it from the producer (the allocation) to the copy (the last use), except
+    copies into disjoint views of it.
+
+    Run it right after bufferization, before buffer deallocation.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ConvertHostMemoryToGPUPass
     : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Move the host code's buffers to the GPU";

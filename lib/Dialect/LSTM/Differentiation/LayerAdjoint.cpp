@@ -287,7 +287,12 @@ Value CellAdjointContext::getCotangent(Value v) {
         if (zeroed)
           return buildSplat(like, 0.0);
         // A buffer the slices fill: in the step, so that each step writes
-        // its own.
+        // its own, and at its start, so that it dominates the ops that
+        // compute the slices: bufferization can then have them write into
+        // it (eliminate-empty-tensors) instead of copying.
+        OpBuilder::InsertionGuard guard(builder);
+        Value rows = batch();
+        builder.setInsertionPointAfterValue(rows);
         auto type = cast<RankedTensorType>(like.getType());
         SmallVector<Value> sizes;
         for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -297,7 +302,7 @@ Value CellAdjointContext::getCotangent(Value v) {
             return emitError(like.getLoc(),
                              "lstm-differentiate: cell values with a dynamic "
                              "extent other than the batch are not supported");
-          sizes.push_back(batch());
+          sizes.push_back(rows);
         }
         return tensor::EmptyOp::create(builder, like.getLoc(), type.getShape(),
                                        type.getElementType(), sizes)

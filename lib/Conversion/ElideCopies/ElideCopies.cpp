@@ -1,0 +1,301 @@
+//===- ElideCopies.cpp - Buffers written where they are copied
+//-------------===//
+//
+// One-shot bufferization gives each op's result a buffer and copies it where
+// a tensor.insert_slice puts it, unless the destination was known before
+// the op (eliminate-empty-tensors). The backward step of a combined cell
+// assembles its gates' dz with a chain of inserts, which defeats that: its
+// fused kernel writes G temporaries that G copy kernels then move into the
+// GEMM operand. Here, on buffers, the data flow is plain: the producer can
+// write the destination itself whenever no op in between looks at it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/ElideCopies/ElideCopies.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_ELIDECOPIESPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+
+/// The buffer that `v` is a view of (through subviews, casts, reshapes).
+static Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `a` and `b` are subviews of one buffer that no element shares:
+/// in some dimension their static ranges do not overlap.
+static bool disjointViews(Value a, Value b) {
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  if (!sa || !sb || sa.getSource() != sb.getSource())
+    return false;
+  auto unit = [](OpFoldResult s) { return isConstantIntValue(s, 1); };
+  if (!llvm::all_of(sa.getMixedStrides(), unit) ||
+      !llvm::all_of(sb.getMixedStrides(), unit))
+    return false;
+  for (auto [ao, as, bo, bs] :
+       llvm::zip(sa.getMixedOffsets(), sa.getMixedSizes(), sb.getMixedOffsets(),
+                 sb.getMixedSizes())) {
+    std::optional<int64_t> a0 = getConstantIntValue(ao),
+                           an = getConstantIntValue(as),
+                           b0 = getConstantIntValue(bo),
+                           bn = getConstantIntValue(bs);
+    if (a0 && an && b0 && bn && (*a0 + *an <= *b0 || *b0 + *bn <= *a0))
+      return true;
+  }
+  return false;
+}
+
+/// The ops other than views that use `alloc` or a view of it.
+static SmallVector<OpOperand *> nonViewUses(Value alloc) {
+  SmallVector<OpOperand *> uses;
+  SmallVector<Value> worklist = {alloc};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
+      if (view && view.getViewSource() == v)
+        llvm::append_range(worklist, use.getOwner()->getResults());
+      else
+        uses.push_back(&use);
+    }
+  }
+  return uses;
+}
+
+/// Whether `op` (between the producer and the copy) may touch `dest`, a view
+/// of `destRoot`: copies into disjoint views of it are fine.
+static bool interferes(Operation *op, Value dest, Value destRoot) {
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    if (rootOf(copy.getTarget()) == destRoot)
+      return rootOf(copy.getSource()) == destRoot ||
+             !disjointViews(copy.getTarget(), dest);
+  if (isMemoryEffectFree(op))
+    return false;
+  bool touches = false;
+  op->walk([&](Operation *nested) {
+    for (Value v : nested->getOperands())
+      touches |= rootOf(v) == destRoot;
+  });
+  return touches;
+}
+
+/// Makes `dest` (a value or a chain of views) available before `point`:
+/// itself when it dominates it, else a copy of its view chain. Null when its
+/// operands do not dominate `point`.
+static Value materializeBefore(OpBuilder &b, DominanceInfo &dominance,
+                               Value dest, Operation *point) {
+  if (dominance.properlyDominates(dest, point))
+    return dest;
+  Operation *def = dest.getDefiningOp();
+  auto view = dyn_cast_if_present<ViewLikeOpInterface>(def);
+  if (!view || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return Value();
+  IRMapping map;
+  for (Value operand : def->getOperands()) {
+    Value available = materializeBefore(b, dominance, operand, point);
+    if (!available)
+      return Value();
+    map.map(operand, available);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(point);
+  return b.clone(*def, map)->getResult(cast<OpResult>(dest).getResultNumber());
+}
+
+/// Elides `copy` when its source is a temporary that one linalg op fills
+/// (a view of a buffer nothing else uses): the op writes the destination
+/// instead.
+static bool elidePart(OpBuilder &b, DominanceInfo &dominance,
+                      memref::CopyOp copy) {
+  Value source = copy.getSource(), dest = copy.getTarget();
+  auto alloc = rootOf(source).getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return false;
+  // The temporary's only users: the producer (as an output) and the copy.
+  linalg::LinalgOp producer;
+  OpOperand *init = nullptr;
+  for (OpOperand *use : nonViewUses(alloc.getResult())) {
+    if (use->getOwner() == copy && use->get() == source)
+      continue;
+    auto op = dyn_cast<linalg::LinalgOp>(use->getOwner());
+    if (producer || !op || use->get() != source || !op.isDpsInit(use))
+      return false;
+    producer = op;
+    init = use;
+  }
+  if (!producer || producer->getBlock() != copy->getBlock() ||
+      !producer->isBeforeInBlock(copy) ||
+      producer.payloadUsesValueFromOperand(init))
+    return false;
+
+  // Writing `dest` at the producer instead of at the copy must change nothing
+  // anyone reads: the producer reads none of it, and nothing in between
+  // touches it.
+  Value destRoot = rootOf(dest);
+  for (OpOperand *input : producer.getDpsInputOperands())
+    if (rootOf(input->get()) == destRoot)
+      return false;
+  for (OpOperand &other : producer.getDpsInitsMutable())
+    if (&other != init && rootOf(other.get()) == destRoot &&
+        !disjointViews(other.get(), dest))
+      return false;
+  for (Operation *op = producer->getNextNode(); op != copy;
+       op = op->getNextNode())
+    if (interferes(op, dest, destRoot))
+      return false;
+
+  Value available = materializeBefore(b, dominance, dest, producer);
+  if (!available)
+    return false;
+  init->set(available);
+  copy.erase();
+  return true;
+}
+
+/// Whether every view of `v` (recursively) is a memref.subview, the views
+/// that rebuildViews rebuilds.
+static bool viewsAreSubviews(Value v) {
+  for (Operation *user : v.getUsers()) {
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (subview && subview.getSource() == v) {
+      if (!viewsAreSubviews(subview.getResult()))
+        return false;
+      continue;
+    }
+    if (isa<ViewLikeOpInterface>(user))
+      return false;
+  }
+  return true;
+}
+
+/// Rebuilds the subviews of `from` on `to`, which has `from`'s shape, and
+/// makes their users use them (viewsAreSubviews(from) holds).
+static void rebuildViews(OpBuilder &b, Value from, Value to) {
+  for (OpOperand &use : llvm::make_early_inc_range(from.getUses())) {
+    Operation *user = use.getOwner();
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (subview && subview.getSource() == from) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(subview);
+      // The new source has another layout: the view's type is inferred.
+      auto type =
+          cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+              subview.getType().getShape(), cast<MemRefType>(to.getType()),
+              subview.getMixedOffsets(), subview.getMixedSizes(),
+              subview.getMixedStrides()));
+      Value view = memref::SubViewOp::create(
+          b, subview.getLoc(), type, to, subview.getMixedOffsets(),
+          subview.getMixedSizes(), subview.getMixedStrides());
+      rebuildViews(b, subview.getResult(), view);
+      subview.erase();
+      continue;
+    }
+    use.set(to);
+  }
+}
+
+/// Elides `copy` when its source is a whole temporary buffer that ops write
+/// and read (through views) around it: the destination takes its place.
+static bool elideTemporary(OpBuilder &b, DominanceInfo &dominance,
+                           memref::CopyOp copy) {
+  auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+  Value dest = copy.getTarget();
+  if (!alloc || alloc->getBlock() != copy->getBlock() ||
+      cast<MemRefType>(dest.getType()).getShape() != alloc.getType().getShape())
+    return false;
+  // Every use is a linalg op or a copy in this block; their other operands
+  // stay clear of the destination.
+  Value destRoot = rootOf(dest);
+  llvm::SmallPtrSet<Operation *, 8> users;
+  Operation *last = copy;
+  for (OpOperand *use : nonViewUses(alloc.getResult())) {
+    Operation *user = use->getOwner();
+    if (user == copy)
+      continue;
+    if (!isa<linalg::LinalgOp, memref::CopyOp>(user) ||
+        user->getBlock() != copy->getBlock())
+      return false;
+    // After the copy the buffer may only be read: a later write (the
+    // buffer reused for another value) would land in the destination.
+    if (copy->isBeforeInBlock(user)) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      auto reading = dyn_cast<memref::CopyOp>(user);
+      bool reads = (linalgOp && linalgOp.isDpsInput(use)) ||
+                   (reading && &reading->getOpOperand(0) == use);
+      if (!reads)
+        return false;
+    }
+    users.insert(user);
+    if (last->isBeforeInBlock(user))
+      last = user;
+  }
+  for (Operation *user : users)
+    for (Value v : user->getOperands())
+      if (rootOf(v) == destRoot && !disjointViews(v, dest))
+        return false;
+  // From the buffer's creation to its last use, only its own users may
+  // touch the destination's buffer (in disjoint parts).
+  for (Operation *op = alloc->getNextNode(); op != last->getNextNode();
+       op = op->getNextNode())
+    if (op != copy && !users.contains(op) && interferes(op, dest, destRoot))
+      return false;
+
+  if (!viewsAreSubviews(alloc.getResult()))
+    return false;
+  Value available = materializeBefore(b, dominance, dest, alloc);
+  if (!available)
+    return false;
+  rebuildViews(b, alloc.getResult(), available);
+  copy.erase();
+  alloc.erase();
+  return true;
+}
+
+namespace {
+struct ElideCopiesPass : lstm::impl::ElideCopiesPassBase<ElideCopiesPass> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    DominanceInfo dominance(getOperation());
+    OpBuilder b(&getContext());
+    llvm::SetVector<memref::AllocOp> freed;
+    for (memref::CopyOp copy : copies) {
+      auto alloc = rootOf(copy.getSource()).getDefiningOp<memref::AllocOp>();
+      if (alloc && copy.getSource() == alloc.getResult())
+        (void)elideTemporary(b, dominance, copy);
+      else if (alloc && elidePart(b, dominance, copy))
+        freed.insert(alloc);
+    }
+    // The temporaries are unused now (but for their views).
+    for (memref::AllocOp alloc : freed) {
+      if (!nonViewUses(alloc.getResult()).empty())
+        continue;
+      llvm::SetVector<Operation *> views;
+      SmallVector<Value> worklist = {alloc.getResult()};
+      while (!worklist.empty())
+        for (Operation *user : worklist.pop_back_val().getUsers())
+          if (views.insert(user))
+            llvm::append_range(worklist, user->getResults());
+      for (Operation *view : llvm::reverse(views))
+        view->erase();
+      alloc.erase();
+    }
+  }
+};
+} // namespace

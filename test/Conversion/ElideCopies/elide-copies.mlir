@@ -1,0 +1,131 @@
+// RUN: lstm-opt %s --lstm-elide-copies -split-input-file | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Two parts computed by one op into temporaries, then copied into disjoint
+// columns of one buffer (what bufferization makes of a chain of
+// tensor.insert_slice): the op writes the columns, the copies are gone.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x16xf32>)
+// CHECK-DAG: %[[V0:.*]] = memref.subview %[[D]][0, 0] [4, 8] [1, 1]
+// CHECK-DAG: %[[V1:.*]] = memref.subview %[[D]][0, 8] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : memref<4x8xf32>) outs(%[[V0]], %[[V1]] :
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.alloc
+func.func @chain(%a: memref<4x8xf32>, %d: memref<4x16xf32>) {
+  %t0 = memref.alloc() : memref<4x8xf32>
+  %t1 = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%t0, %t1 : memref<4x8xf32>, memref<4x8xf32>) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %x, %m : f32, f32
+  }
+  %v0 = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  memref.copy %t0, %v0 : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %v1 = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %t1, %v1 : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The producer reads the destination: writing it early would change its
+// input. The copy stays.
+// CHECK-LABEL: func.func @reads_destination
+// CHECK: memref.copy
+func.func @reads_destination(%d: memref<4x8xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %t, %d : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Something between the producer and the copy writes the destination
+// (overlapping columns): the copy stays.
+// CHECK-LABEL: func.func @written_between
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<4x8xf32>)
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 4>>
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+func.func @written_between(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %d: memref<4x16xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %w = memref.subview %d[0, 4] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 4>>
+  memref.copy %b, %w : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 4>>
+  %v = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  memref.copy %t, %v : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The temporary is copied twice: the first destination takes its place,
+// the second copy copies from there.
+// CHECK-LABEL: func.func @other_reader
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>, %[[E:.*]]: memref<4x8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[D]] : memref<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.copy %[[D]], %[[E]] :
+// CHECK-NEXT: return
+func.func @other_reader(%a: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<4x8xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.copy %t, %d : memref<4x8xf32> to memref<4x8xf32>
+  memref.copy %t, %e : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A whole temporary, written in parts by one op and copied twice: the
+// first copy's destination takes its place (the second copy now copies from
+// there), as a backward step's dG becomes a row block of its output sequence.
+// CHECK-LABEL: func.func @temporary
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[SEQ:.*]]: memref<3x4x16xf32>, %[[T:.*]]: index, %[[OUT:.*]]: memref<4x16xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-DAG: %[[P0:.*]] = memref.subview %[[OUT]][0, 0] [4, 8] [1, 1]
+// CHECK-DAG: %[[P1:.*]] = memref.subview %[[OUT]][0, 8] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[P0]], %[[P1]] :
+// CHECK: %[[ROW:.*]] = memref.subview %[[SEQ]][%[[T]], 0, 0] [1, 4, 16] [1, 1, 1]
+// CHECK-NEXT: memref.copy %[[OUT]], %[[ROW]]
+// CHECK-NOT: memref.copy
+func.func @temporary(%a: memref<4x8xf32>, %seq: memref<3x4x16xf32>, %t: index, %out: memref<4x16xf32>) {
+  %tmp = memref.alloc() : memref<4x16xf32>
+  %p0 = memref.subview %tmp[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %p1 = memref.subview %tmp[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%p0, %p1 : memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32, strided<[16, 1], offset: 8>>) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %x, %m : f32, f32
+  }
+  memref.copy %tmp, %out : memref<4x16xf32> to memref<4x16xf32>
+  %row = memref.subview %seq[%t, 0, 0] [1, 4, 16] [1, 1, 1] : memref<3x4x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+  memref.copy %tmp, %row : memref<4x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+  return
+}
