@@ -50,5 +50,11 @@ if [ "${LSTM_SKIP_TORCH:-0}" != 1 ] && ! "$PYTHON" -c 'import torch' 2>/dev/null
   "$PYTHON" -m pip install -q torch ||
     echo "== torch could not be installed: its tests will be skipped"
 fi
+# python/examples/charrnn.py's progress bar and loss plot (it runs without them).
+if ! "$PYTHON" -c 'import tqdm, matplotlib' 2>/dev/null; then
+  echo "== installing tqdm, matplotlib (for python/examples/charrnn.py)"
+  "$PYTHON" -m pip install -q tqdm matplotlib ||
+    echo "== tqdm/matplotlib could not be installed: charrnn.py prints plain progress, no plot"
+fi
 echo "== pip install ./python"
 "$PYTHON" -m pip install -q --no-build-isolation ./python

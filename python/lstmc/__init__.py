@@ -6,6 +6,11 @@ compiler, run them on numpy arrays (CPU) and PyTorch/CuPy tensors (GPU).
     f = net.compile(target="cpu").bind(net.init_params())
     y, hT, cT = f(x)                       # x: float32 [T, B, 64]
 
+As a PyTorch module (autograd through the compiled backward pass):
+
+    m = lc.torch_module(net, target="cpu")  # torch.nn.Module, nn.Parameter weights
+    y, hT, cT = m(torch_x)
+
 See docs/python.md and docs/tutorial.md.
 """
 from . import cells
@@ -25,3 +30,12 @@ def compile(network, **options):
 __all__ = ["CellBuilder", "CellError", "CallError", "CompiledNetwork", "Network",
            "NoGPUError", "TorchLike", "cells", "compile", "from_state_dict", "from_torch", "exp", "gate", "gpu_available", "layer_norm",
            "linear", "load", "one_minus", "relu", "sigmoid", "tanh"]
+
+
+def __getattr__(name):
+    # lstmc.torch_module (which imports torch) is loaded on first use; the
+    # module is callable: lstmc.torch_module(network, params=None, target=...).
+    if name == "torch_module":
+        import importlib
+        return importlib.import_module(".torch_module", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

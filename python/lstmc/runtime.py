@@ -14,6 +14,7 @@ through torch/CuPy) without copying them, run on the caller's current stream
 tensors of the same library.
 """
 import ctypes
+import functools
 import json
 import os
 import shutil
@@ -24,6 +25,8 @@ META = "network.json"
 LIBRARY = "network.so"
 _NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32}
 _TYPESTR = {"float32": "<f4", "float64": "<f8", "int32": "<i4"}
+#: The CUDA driver's handle of the legacy default stream (cuda.h).
+_CU_STREAM_LEGACY = 1
 
 
 class CallError(ValueError):
@@ -34,7 +37,10 @@ class NoGPUError(RuntimeError):
     """A GPU network called where no GPU (or no CUDA tensor library) is."""
 
 
+@functools.lru_cache(maxsize=None)
 def _descriptor_type(rank):
+    """The ctypes type of a rank-`rank` memref descriptor (one class per
+    rank: making a ctypes class costs more than a call)."""
     class Descriptor(ctypes.Structure):
         _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
                     ("offset", ctypes.c_int64), ("sizes", ctypes.c_int64 * rank),
@@ -200,9 +206,12 @@ class CompiledNetwork:
         return self._call_cpu(values)
 
     def _results_struct(self):
-        class Results(ctypes.Structure):
-            _fields_ = [(f"r{k}", _descriptor_type(len(r.shape)))
-                        for k, r in enumerate(self.results)]
+        Results = self.__dict__.get("_Results")
+        if Results is None:
+            class Results(ctypes.Structure):
+                _fields_ = [(f"r{k}", _descriptor_type(len(r.shape)))
+                            for k, r in enumerate(self.results)]
+            self._Results = Results
         return Results()
 
     def _call_cpu(self, values):
@@ -350,7 +359,10 @@ class _Torch:
     @staticmethod
     def current_stream():
         import torch
-        return torch.cuda.current_stream().cuda_stream
+        # The default stream's handle is 0, which lstmRuntimeSetStream takes
+        # for "none" (the runtime's own stream, not ordered with the
+        # caller's work): name it CU_STREAM_LEGACY instead.
+        return torch.cuda.current_stream().cuda_stream or _CU_STREAM_LEGACY
 
     @staticmethod
     def synchronize():
@@ -373,7 +385,7 @@ class _CuPy:
     @staticmethod
     def current_stream():
         import cupy
-        return cupy.cuda.get_current_stream().ptr
+        return cupy.cuda.get_current_stream().ptr or _CU_STREAM_LEGACY
 
     @staticmethod
     def synchronize():

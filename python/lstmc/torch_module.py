@@ -1,0 +1,596 @@
+"""Compiled networks as PyTorch modules: ``lstmc.torch_module(network)``.
+
+    m = lstmc.torch_module(lc.Network(lc.cells.greff, input_size=65, hidden=128,
+                                      num_layers=2), target="cuda")
+    y, hT, cT = m(x)                     # x: [T, B, 65] on the module's device
+    loss(y).backward()                   # the compiled backward pass
+    torch.optim.Adam(m.parameters()).step()
+
+The module's parameters are ``nn.Parameter`` s named like the network's
+parameter arguments (``W0``, ``R0``, ... for stacks). With autograd
+recording (some input or parameter requires grad and grad mode is on),
+``forward`` calls the training forward ``@f_train`` through a
+``torch.autograd.Function`` that saves its activations; the backward calls
+``@f_backward`` on them (no second forward). Under ``torch.no_grad()`` (or
+``inference_mode``) it calls the plain forward ``@f``, which saves nothing.
+
+CPU networks take CPU tensors (seen as numpy arrays without copies; results
+come back as tensors over the runtime's numpy copies). GPU networks take
+CUDA tensors without copies on PyTorch's current stream, and return tensors
+viewing the library's buffers; nothing on that path waits for the GPU, so a
+whole training step (forward, loss, backward, optimizer) can be captured in
+a CUDA graph (:class:`GraphedStep`).
+
+This module imports torch; ``import lstmc`` does not (``lstmc.torch_module``
+is imported on first use and is callable: ``lstmc.torch_module(network)``).
+"""
+import collections
+import copy
+import ctypes
+import math
+import sys
+import threading
+import types
+
+import numpy as np
+import torch
+from torch import nn
+from torch.autograd.function import once_differentiable
+
+from . import runtime
+from .runtime import CallError
+
+_TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "int32": torch.int32}
+# torch's default stream has the handle 0, which lstmRuntimeSetStream takes
+# for "no stream" (the runtime's own, unordered with torch's work): the
+# driver's handle of the legacy default stream is CU_STREAM_LEGACY.
+_CU_STREAM_LEGACY = 1
+
+
+def _stream_handle(device):
+    return torch.cuda.current_stream(device).cuda_stream or _CU_STREAM_LEGACY
+
+
+# ---------------------------------------------------------------------------
+# Calling a CUDA library on torch tensors, without copies or waits
+# ---------------------------------------------------------------------------
+
+# Buffers the library returned are freed (lstmRuntimeFree) by the thread that
+# allocated them: the runtime's buffer cache is per thread and per stream, and
+# autograd releases saved tensors on its own device thread. A buffer whose
+# last tensor dies is queued for its thread, which frees it (on the stream it
+# was made on) at the start of its next call into the library.
+_pending = collections.defaultdict(collections.deque)
+# Buffers made while a CUDA graph was being captured: the graph's replays
+# write them, so they never go back to the runtime's cache.
+_captured_blocks = []
+
+
+class _Block:
+    """One device allocation of the library, owned by the tensors viewing it."""
+    __slots__ = ("lib", "ptr", "stream", "thread", "captured", "__weakref__")
+
+    def __init__(self, lib, ptr, stream, captured):
+        self.lib, self.ptr, self.stream, self.captured = lib, ptr, stream, captured
+        self.thread = threading.get_ident()
+
+    def __del__(self):
+        if _pending is None or _captured_blocks is None:  # interpreter shutdown
+            return
+        if self.captured:
+            _captured_blocks.append((self.lib, self.ptr, self.stream, self.thread))
+        else:
+            _pending[self.thread].append((self.lib, self.ptr, self.stream))
+
+
+def _release_pending(capturing, stream):
+    """Frees this thread's queued buffers; during a capture, only those of
+    the capturing stream (host-side cache pushes, nothing captured)."""
+    queue = _pending.get(threading.get_ident())
+    if not queue:
+        return
+    keep = []
+    while queue:
+        try:
+            lib, ptr, s = queue.popleft()
+        except IndexError:
+            break
+        if capturing and s != stream:
+            keep.append((lib, ptr, s))
+            continue
+        lib.lstmRuntimeSetStream(ctypes.c_void_p(s))
+        lib.lstmRuntimeFree(ctypes.c_void_p(ptr))
+    queue.extend(keep)
+
+
+class _View:
+    """__cuda_array_interface__ of a result; holds its _Block alive."""
+    __slots__ = ("owner", "__cuda_array_interface__")
+
+    def __init__(self, owner, ptr, shape, strides, typestr, item):
+        self.owner = owner
+        self.__cuda_array_interface__ = {
+            "data": (ptr, False), "shape": shape, "typestr": typestr,
+            "strides": tuple(s * item for s in strides), "version": 3, "stream": None}
+
+
+class _CudaFunction:
+    """One function of a GPU library, called on contiguous CUDA tensors in
+    its argument order."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.lib, self.fn = compiled.lib, compiled.fn
+        for name in ("lstmRuntimeSetStream", "lstmRuntimeFree"):
+            if not hasattr(self.lib, name):
+                raise RuntimeError(f"{compiled.library_path} has no {name}: recompile it with "
+                                   "this version of the compiler")
+        self.lib.lstmRuntimeSetStream.argtypes = [ctypes.c_void_p]
+        self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
+        self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
+        self.results = compiled.results
+        self.Results = type("Results", (ctypes.Structure,), {"_fields_": [
+            (f"r{k}", runtime._descriptor_type(len(r.shape)))
+            for k, r in enumerate(self.results)]})
+        self.arg_types = [runtime._descriptor_type(len(a.shape)) for a in compiled.args]
+        self.out_info = [(len(r.shape), _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
+                          np.dtype(runtime._NP[r.dtype]).itemsize) for r in self.results]
+
+    def __call__(self, tensors, device):
+        capturing = torch.cuda.is_current_stream_capturing()
+        stream = _stream_handle(device)
+        _release_pending(capturing, stream)
+        descs = []
+        for t, D in zip(tensors, self.arg_types):
+            d = D()
+            d.allocated = d.aligned = t.data_ptr()
+            d.offset = 0
+            d.sizes[:] = t.shape
+            d.strides[:] = t.stride()
+            descs.append(d)
+        out = self.Results()
+        self.lib.lstmRuntimeSetStream(ctypes.c_void_p(stream))
+        self.lib.lstmRuntimeClearError()
+        self.fn(ctypes.byref(out), *[ctypes.byref(d) for d in descs])
+        err = self.lib.lstmRuntimeLastError()
+        if err is not None:
+            raise RuntimeError("CUDA runtime: " + err.decode())
+        inputs = {t.data_ptr(): t for t in tensors}
+        owners, results = {}, []
+        for k, (rank, dtype, typestr, item) in enumerate(self.out_info):
+            d = getattr(out, f"r{k}")
+            shape = tuple(d.sizes[:rank])
+            if 0 in shape:
+                results.append(torch.zeros(shape, dtype=dtype, device=device))
+                continue
+            ptr = d.aligned + d.offset * item
+            owner = inputs.get(d.allocated)
+            alias = owner is not None
+            if not alias and d.allocated:
+                owner = owners.get(d.allocated)
+                if owner is None:
+                    owner = owners[d.allocated] = _Block(self.lib, d.allocated, stream,
+                                                         capturing)
+            t = torch.as_tensor(_View(owner, ptr, shape, tuple(d.strides[:rank]), typestr,
+                                      item), device=device)
+            # A result that is an input passed through is copied: autograd
+            # must not see one tensor as both.
+            results.append(t.clone() if alias else t)
+        return tuple(results)
+
+
+def release_captured():
+    """Gives the library buffers that captured CUDA graphs wrote back to the
+    library (each thread frees its own at its next call). Call it only when
+    no captured graph that ran a compiled network is alive any more."""
+    while _captured_blocks:
+        lib, ptr, stream, thread = _captured_blocks.pop()
+        _pending[thread].append((lib, ptr, stream))
+
+
+# ---------------------------------------------------------------------------
+# The three functions of a network, on torch tensors
+# ---------------------------------------------------------------------------
+
+class _Runner:
+    """forward / train / backward of one compiled network on torch tensors of
+    one device. `call(which, values)` takes a dict name -> tensor (initial
+    states and cotangents may be left out: zeros) and returns a tuple."""
+
+    def __init__(self, compiled, device):
+        self.compiled = compiled
+        self.device = device
+        self.cuda = compiled.target == "cuda"
+        self.has_gradients = all(hasattr(compiled, n) for n in ("train", "backward"))
+        self.fns = {"forward": compiled}
+        if self.has_gradients:
+            self.fns.update(train=compiled.train, backward=compiled.backward)
+        self.n_results = len(compiled.results)
+        self._cuda = {}
+
+    def call(self, which, values):
+        fn = self.fns[which]
+        if not self.cuda:
+            arrays = {k: v.detach().numpy() for k, v in values.items()}
+            return tuple(torch.from_numpy(o) for o in fn(**arrays))
+        cf = self._cuda.get(which)
+        if cf is None:
+            cf = self._cuda[which] = _CudaFunction(fn)
+        dims = {}
+        for a in fn.args:
+            v = values.get(a.name)
+            if v is not None:
+                for n, d in zip(v.shape, a.shape):
+                    if isinstance(d, str):
+                        dims[d] = n
+        tensors = []
+        for a in fn.args:
+            v = values.get(a.name)
+            if v is None:  # an initial state or a cotangent left out
+                v = torch.zeros(tuple(dims[d] if isinstance(d, str) else d for d in a.shape),
+                                dtype=_TORCH_DTYPES[a.dtype], device=self.device)
+            tensors.append(v.detach().contiguous())
+        return cf(tensors, self.device)
+
+
+class _Apply(torch.autograd.Function):
+    """The network as one autograd node: @f_train forward (its saved
+    activations kept for the backward), @f_backward backward."""
+
+    @staticmethod
+    def forward(ctx, runner, names, *tensors):
+        values = dict(zip(names, tensors))
+        outs = runner.call("train", values)
+        n = runner.n_results
+        ctx.runner, ctx.names, ctx.n_args = runner, names, len(tensors)
+        ctx.saved_names = [r.name for r in runner.fns["train"].results]
+        ctx.save_for_backward(*tensors, *outs)
+        return outs[:n]
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *cotangents):
+        runner = ctx.runner
+        stored = ctx.saved_tensors
+        values = dict(zip(ctx.names, stored[:ctx.n_args]))
+        values.update(zip(ctx.saved_names, stored[ctx.n_args:]))
+        for r, g in zip(runner.compiled.results, cotangents):
+            if g is not None:
+                values["d" + r.name] = g
+        grads = runner.call("backward", values)
+        by_name = dict(zip((r.name for r in runner.fns["backward"].results), grads))
+        return (None, None) + tuple(
+            by_name.get("d" + name) if need else None
+            for name, need in zip(ctx.names, ctx.needs_input_grad[2:]))
+
+
+# ---------------------------------------------------------------------------
+# The module
+# ---------------------------------------------------------------------------
+
+class CompiledRNN(nn.Module):
+    """A compiled network as an nn.Module (made by :func:`torch_module`).
+
+    forward(x, *initial_states, lengths=None, **named_states) -> tuple of the
+    network's results (``y`` and the final states, e.g. ``(y, hT, cT)``).
+    Initial states are given by position in the network's state order or by
+    name (``h0=...``), ``[B, N]`` for one layer and direction, ``[L·D, B,
+    N]`` otherwise; those left out are zeros. ``lengths`` (networks built with
+    ``lengths=True``): per-sequence lengths in [1, T], any integer tensor or
+    sequence (no gradient).
+    """
+
+    def __init__(self, compiled, params, device):
+        super().__init__()
+        self.compiled = compiled
+        self.target = compiled.target
+        self.network_dtype = compiled.meta.get("dtype") or next(
+            a.dtype for a in compiled.args if a.kind == "param")
+        self._dtype = _TORCH_DTYPES[self.network_dtype]
+        self._device = torch.device(device)
+        self._runner = _Runner(compiled, self._device)
+        self._args = compiled.args
+        self._data = [a for a in compiled.args if a.kind in ("data", "lengths")]
+        self._states = [a for a in compiled.args if a.kind == "state"]
+        self._params = [a for a in compiled.args if a.kind == "param"]
+        for a in self._params:
+            if hasattr(self, a.name) or "." in a.name:
+                raise ValueError(f"parameter {a.name!r}: the name is taken by nn.Module "
+                                 "(rename the cell's parameter)")
+            value = params[a.name]
+            self.register_parameter(a.name, nn.Parameter(value))
+
+    def __deepcopy__(self, memo):
+        # The parameters are copied; the loaded library is shared (it cannot
+        # be copied), each copy with its own runner and device.
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            new.__dict__[k] = v if k in ("compiled", "_runner") else copy.deepcopy(v, memo)
+        new._runner = _Runner(self.compiled, self._device)
+        return new
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a CompiledRNN holds a loaded library and does not pickle: save its "
+                        "state_dict() (and the compiled network's directory, lstmc.load)")
+
+    # -- what the module is -------------------------------------------------
+    @property
+    def state_names(self):
+        """The initial-state arguments, in forward's positional order."""
+        return [a.name for a in self._states]
+
+    def extra_repr(self):
+        return (f"target={self.target}, dtype={self.network_dtype}, "
+                f"states={self.state_names}, results={[r.name for r in self.compiled.results]}")
+
+    def _apply(self, fn, recurse=True):
+        # The compiled library runs on one kind of device and in one dtype:
+        # refuse a move (.to, .cuda, .cpu, .double, ...) that changes either,
+        # before anything is moved.
+        probe = fn(torch.empty(0, dtype=self._dtype, device=self._device))
+        if probe.dtype != self._dtype:
+            raise TypeError(f"this module's network is compiled for {self.network_dtype}: it "
+                            f"cannot become {probe.dtype} (build the Network with "
+                            f"dtype='{str(probe.dtype).replace('torch.', '')}')")
+        if probe.device.type != self._device.type:
+            raise RuntimeError(
+                f"this module's network is compiled for target={self.target!r} and cannot move "
+                f"to {probe.device}: make another module with lstmc.torch_module(network, "
+                f"target={'cuda' if probe.device.type == 'cuda' else 'cpu'!r}) and "
+                "load_state_dict() into it")
+        out = super()._apply(fn, recurse)
+        if probe.device != self._device:  # another GPU of the same kind
+            self._device = probe.device
+            self._runner.device = probe.device
+        return out
+
+    # -- checks ---------------------------------------------------------------
+    def _check(self, arg, t, dims):
+        if not isinstance(t, torch.Tensor):
+            raise CallError(f"{arg.name}: expected a torch.Tensor, got {type(t).__name__}")
+        if t.device.type != self._device.type or (
+                self._device.type == "cuda" and t.device != self._device):
+            raise CallError(f"{arg.name}: a tensor on {t.device}, but this module runs on "
+                            f"{self._device} (target={self.target!r})")
+        if t.dtype != self._dtype:
+            raise CallError(f"{arg.name}: dtype {t.dtype}, expected {self._dtype} (the "
+                            f"network is {self.network_dtype})")
+        if t.dim() != len(arg.shape):
+            raise CallError(f"{arg.name}: shape {list(t.shape)} has rank {t.dim()}, expected "
+                            f"{list(arg.shape)}")
+        for n, d in zip(t.shape, arg.shape):
+            if isinstance(d, str):
+                if dims.setdefault(d, n) != n:
+                    raise CallError(f"{arg.name}: shape {list(t.shape)} does not match "
+                                    f"{list(arg.shape)} with {d}={dims[d]} (from x)")
+            elif n != d:
+                raise CallError(f"{arg.name}: shape {list(t.shape)}, expected {list(arg.shape)}")
+
+    def _lengths(self, lengths, dims):
+        if isinstance(lengths, torch.Tensor):
+            if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
+                raise CallError(f"lengths: an integer tensor, got {lengths.dtype}")
+        else:
+            arr = np.asarray(lengths)
+            if arr.dtype.kind not in "iu":
+                raise CallError(f"lengths: integers expected, got {arr.dtype}")
+            lengths = torch.from_numpy(arr.astype(np.int64))
+        if lengths.shape != (dims["B"],):
+            raise CallError(f"lengths: shape {list(lengths.shape)}, expected [{dims['B']}] (B "
+                            "from x)")
+        T = dims["T"]
+        if lengths.device.type == "cpu":
+            lo, hi = int(lengths.min()), int(lengths.max())
+            if lo < 1 or hi > T:
+                raise CallError(f"lengths must be in [1, T={T}], got [{lo}, {hi}]")
+            return lengths.to(device=self._device, dtype=torch.int32)
+        if lengths.device != self._device:
+            raise CallError(f"lengths: on {lengths.device}, this module runs on {self._device}")
+        lengths = lengths.to(torch.int32)
+        # Checked on the device, without waiting for it (capturable).
+        torch._assert_async(((lengths >= 1) & (lengths <= T)).all(),
+                            f"lengths must be in [1, T={T}]")
+        return lengths
+
+    # -- forward --------------------------------------------------------------
+    def forward(self, x, *initial_states, lengths=None, **named_states):
+        if len(initial_states) > len(self._states):
+            raise CallError(f"{len(initial_states)} initial states given, the network has "
+                            f"{len(self._states)} ({', '.join(self.state_names)})")
+        states = dict(zip(self.state_names, initial_states))
+        for k, v in named_states.items():
+            if k not in self.state_names:
+                raise CallError(f"unknown argument {k!r} (initial states: "
+                                f"{', '.join(self.state_names)}; lengths=)")
+            if k in states:
+                raise CallError(f"initial state {k!r} given twice")
+            states[k] = v
+        dims = {}
+        values = {}
+        self._check(self._data[0], x, dims)
+        if dims["T"] < 1 or dims["B"] < 1:
+            raise CallError(f"x: shape {list(x.shape)}: sequences and batches must not be empty")
+        values["x"] = x
+        has_lengths = any(a.kind == "lengths" for a in self._data)
+        if has_lengths:
+            if lengths is None:
+                raise CallError("lengths: this network was built with lengths=True; pass "
+                                "lengths=[B] integers")
+            values["lengths"] = self._lengths(lengths, dims)
+        elif lengths is not None:
+            raise CallError("lengths: this network was built without lengths (Network(..., "
+                            "lengths=True) takes them)")
+        for a in self._states:
+            v = states.get(a.name)
+            if v is not None:
+                self._check(a, v, dims)
+                values[a.name] = v
+        for a in self._params:
+            p = getattr(self, a.name)
+            self._check(a, p, dims)
+            values[a.name] = p
+        names = tuple(values)
+        tensors = tuple(values.values())
+        if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            if not self._runner.has_gradients:
+                raise RuntimeError("this module's network was compiled without gradients "
+                                   "(compile(gradients=True)); use it under torch.no_grad()")
+            return _Apply.apply(self._runner, names, *tensors)
+        return self._runner.call("forward", values)
+
+
+# ---------------------------------------------------------------------------
+# Construction
+# ---------------------------------------------------------------------------
+
+def _init_scale(compiled):
+    """1/sqrt(H) with H the largest state size (nn.LSTM's hidden_size)."""
+    sizes = [a.shape[-1] for a in compiled.args if a.kind == "state"]
+    return 1.0 / math.sqrt(max(sizes)) if sizes else 1.0
+
+
+def torch_module(network, params=None, target=None, device=None,
+                 pre_passes="lstm-optimize", path=None, **compile_options):
+    """A torch.nn.Module running `network` (:class:`CompiledRNN`).
+
+    network: an lstmc.Network, compiled here with gradients=True for
+    `target` ('cpu' or 'cuda'; by default 'cuda' where torch sees a GPU) with
+    `pre_passes` (default 'lstm-optimize') into `path` (a temporary
+    directory by default), compile_options going to Network.compile; or a
+    CompiledNetwork (from Network.compile(gradients=True) or lstmc.load,
+    where no compiler is installed), used as it is.
+
+    params: a dict name -> array or tensor of every parameter (copied), or
+    None: U(-1/sqrt(H), 1/sqrt(H)) from torch's generator, as nn.LSTM does
+    (H the largest state size). device: the CUDA device of a GPU module
+    (default: the current one).
+    """
+    from .network import Network
+    if isinstance(network, Network):
+        if target is None:
+            target = "cuda" if torch.cuda.is_available() else "cpu"
+        compiled = network.compile(path=path, target=target, pre_passes=pre_passes,
+                                   gradients=True, **compile_options)
+    elif isinstance(network, runtime.CompiledNetwork):
+        if compile_options or path is not None:
+            raise ValueError("compile options given for a network that is already compiled")
+        compiled = network
+        if target is not None and target != compiled.target:
+            raise ValueError(f"target {target!r}: the network is compiled for "
+                             f"{compiled.target!r}")
+        if getattr(compiled, "_bound", None):
+            raise ValueError("a network with bound parameters (CompiledNetwork.bind): pass "
+                             "the unbound one and params=")
+    else:
+        raise TypeError(f"network: expected an lstmc.Network or CompiledNetwork, got "
+                        f"{type(network).__name__}")
+    target = compiled.target
+    if compiled.entry != compiled.meta["entry"]:
+        raise ValueError(f"network: {compiled.entry} is one of the gradient functions; pass "
+                         "the network itself")
+    if target == "cuda":
+        if not torch.cuda.is_available():
+            raise runtime.NoGPUError("a GPU module needs a CUDA GPU usable from PyTorch")
+        device = torch.device("cuda", torch.cuda.current_device()) if device is None \
+            else torch.device(device)
+        if device.type != "cuda":
+            raise ValueError(f"device {device}: a GPU network runs on a CUDA device")
+        if device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+    else:
+        if device is not None and torch.device(device).type != "cpu":
+            raise ValueError(f"device {device}: the network is compiled for the CPU")
+        device = torch.device("cpu")
+    dtype = _TORCH_DTYPES[compiled.meta.get("dtype") or next(
+        a.dtype for a in compiled.args if a.kind == "param")]
+    shapes = {a.name: a.shape for a in compiled.args if a.kind == "param"}
+    values = {}
+    if params is None:
+        k = _init_scale(compiled)
+        for name, shape in shapes.items():
+            values[name] = torch.empty(shape, dtype=dtype).uniform_(-k, k).to(device)
+    else:
+        unknown = set(params) - set(shapes)
+        missing = set(shapes) - set(params)
+        if unknown or missing:
+            raise ValueError(f"params: unknown {sorted(unknown)}, missing {sorted(missing)} "
+                             f"(the network has {sorted(shapes)})")
+        for name, shape in shapes.items():
+            v = params[name]
+            t = (v.detach() if isinstance(v, torch.Tensor) else torch.as_tensor(np.asarray(v)))
+            if tuple(t.shape) != tuple(shape):
+                raise ValueError(f"params[{name!r}]: shape {list(t.shape)}, expected "
+                                 f"{list(shape)}")
+            values[name] = t.to(device=device, dtype=dtype, copy=True).contiguous()
+    return CompiledRNN(compiled, values, device)
+
+
+# ---------------------------------------------------------------------------
+# A training step in a CUDA graph
+# ---------------------------------------------------------------------------
+
+class GraphedStep:
+    """A training step replayed from a CUDA graph.
+
+        step = GraphedStep(train_step, x, y, zero_grad=opt.zero_grad)
+        for x, y in batches:
+            loss = step(x, y)      # the step's outputs (the graph's, after warm-up)
+
+    `train_step(*inputs)` runs forward, loss, backward and the optimizer step
+    on its inputs and returns tensors (e.g. the loss); it must not reset the
+    gradients (`zero_grad` does, with set_to_none=True, before each eager
+    step and before the capture: the captured backward then writes fresh
+    gradients on every replay). The optimizer needs `capturable=True`
+    (torch.optim.Adam(..., capturable=True)).
+
+    The first `warmup` calls run eagerly on a side stream (`self.stream`),
+    which fills the caches of PyTorch and of the compiled libraries; the
+    next call captures the step on that stream and replays it; later calls
+    copy their inputs into the graph's and replay. Every call is a real
+    training step on its inputs. Run other calls of the same compiled
+    libraries on `self.stream` too (``with torch.cuda.stream(step.stream)``):
+    their buffer cache is per stream, and a call on another stream would
+    flush it, freeing buffers the graph uses.
+    """
+
+    def __init__(self, train_step, *example_inputs, zero_grad=None, warmup=3):
+        self.train_step, self.zero_grad, self.warmup = train_step, zero_grad, warmup
+        self.static = [t.clone() for t in example_inputs]
+        self.calls = 0
+        self.graph = None
+        self.outputs = None
+        self.stream = torch.cuda.Stream()
+
+    def __call__(self, *inputs):
+        if len(inputs) != len(self.static):
+            raise CallError(f"{len(inputs)} inputs, the step was made with {len(self.static)}")
+        self.stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.stream):
+            for s, t in zip(self.static, inputs):
+                s.copy_(t, non_blocking=True)
+            if self.graph is None and self.calls < self.warmup:
+                if self.zero_grad is not None:
+                    self.zero_grad(set_to_none=True)
+                out = self.train_step(*self.static)
+            else:
+                if self.graph is None:
+                    if self.zero_grad is not None:
+                        self.zero_grad(set_to_none=True)
+                    self.graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(self.graph, stream=self.stream):
+                        self.outputs = self.train_step(*self.static)
+                self.graph.replay()
+                out = self.outputs
+        torch.cuda.current_stream().wait_stream(self.stream)
+        self.calls += 1
+        return out
+
+
+# ``lstmc.torch_module(network, ...)``: this module, called, makes a module.
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return torch_module(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
