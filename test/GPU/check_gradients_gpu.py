@@ -185,7 +185,7 @@ def main():
         T, B = (int(v) for v in size.split(':'))
         try:
             fails, worst = check_size(net, args.cell, T, B, rng, args.tol, args.device, ref_dev)
-        except RuntimeError as e:
+        except (RuntimeError, ValueError, KeyError) as e:
             fails, worst = [f'{type(e).__name__}: {e}'], {}
         w = max(worst.values(), default=float('nan'))
         overall = max(overall, w) if w == w else overall

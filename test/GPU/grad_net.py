@@ -24,6 +24,10 @@ import os
 import torch
 
 _TORCH = {'f32': torch.float32, 'f64': torch.float64, 'i32': torch.int32, 'i64': torch.int64}
+# Checked calls pass this many spare (rank-3) result descriptors after the
+# expected ones: a library that returns more results than its .sig.json says
+# writes into them, not past the structure, and the call fails.
+SPARE = 8
 
 
 def signature_path(library):
@@ -49,7 +53,7 @@ class _CpuFunction:
         self.free = ctypes.CDLL(None).free
         self.free.argtypes = [ctypes.c_void_p]
 
-    def __call__(self, inputs):
+    def __call__(self, inputs, spare=0):
         inputs = [t.detach().contiguous() for t in inputs]
         descs = []
         for t in inputs:
@@ -62,14 +66,16 @@ class _CpuFunction:
                 d.sizes[i], d.strides[i] = n, s
             descs.append(d)
 
+        results = self.results + [{'shape': [None] * 3, 'dtype': 'f32'}] * spare
+
         class Results(ctypes.Structure):
             _fields_ = [(f'r{k}', _descriptor_type(len(r['shape'])))
-                        for k, r in enumerate(self.results)]
+                        for k, r in enumerate(results)]
         out = Results()
         self.fn(ctypes.byref(out), *[ctypes.byref(d) for d in descs])
         inputs_at = {t.data_ptr() for t in inputs}
         values, owned = [], set()
-        for k, r in enumerate(self.results):
+        for k, r in enumerate(results):
             d = getattr(out, f'r{k}')
             rank, dtype = len(r['shape']), _TORCH[r['dtype']]
             dims = list(d.sizes[:rank])
@@ -102,6 +108,7 @@ class GradNet:
                 'test/GPU/signature.py, e.g. through scripts/gpu-compile-grad.sh)')
         with open(signature) as f:
             self.sig = json.load(f)
+        self.sig_path = signature
         missing = [e for e in ('forward', 'forward_grad', 'forward_train', 'forward_backward')
                    if e not in self.sig]
         if missing:
@@ -113,6 +120,14 @@ class GradNet:
         self._fns = {}
         if device == 'cpu':
             self._lib = ctypes.CDLL(os.path.abspath(library))
+
+    def release(self):
+        """Hands the device buffers the library's runtime keeps for reuse back
+        to the driver (CUDA; the library's results must be gone)."""
+        if self.device == 'cuda':
+            lib = ctypes.CDLL(os.path.abspath(self.library))
+            if hasattr(lib, 'lstmRuntimeEmptyCache'):
+                lib.lstmRuntimeEmptyCache()
 
     def arg_ranks(self, entry='forward'):
         return [len(a['shape']) for a in self.sig[entry]['args']]
@@ -142,7 +157,9 @@ class GradNet:
         want = len(self.sig[entry]['args'])
         if len(tensors) != want:
             raise ValueError(f'{entry} takes {want} arguments, got {len(tensors)}')
-        for k, (t, a) in enumerate(zip(tensors, self.sig[entry]['args'])):
+        # Shapes and types are checked on checked calls only (the unchecked
+        # ones are timed or captured).
+        for k, (t, a) in enumerate(zip(tensors, self.sig[entry]['args']) if check else ()):
             if t.dim() != len(a['shape']) or any(
                     s is not None and s != n for s, n in zip(a['shape'], t.shape)):
                 raise ValueError(f'{entry}: argument {k} has shape {list(t.shape)}, '
@@ -150,6 +167,26 @@ class GradNet:
             if t.dtype != _TORCH[a['dtype']]:
                 raise ValueError(f'{entry}: argument {k} is {t.dtype}, expected {a["dtype"]}')
         fn = self._fn(entry)
+        spare = SPARE if check else 0
         if self.device == 'cpu':
-            return fn(tensors)
-        return fn(tensors, self.result_ranks(entry), check=check)
+            outs = fn(tensors, spare)
+        else:
+            outs = fn(tensors, self.result_ranks(entry) + [3] * spare, check=check)
+        if check:
+            self._check_results(entry, outs)
+        return outs[:len(outs) - spare]
+
+    def _check_results(self, entry, outs):
+        """The results match the signature: the spare descriptors are untouched
+        and each result has the signature's static extents."""
+        expected = self.sig[entry]['results']
+        written = [k for k, t in enumerate(outs[len(expected):]) if t.numel() or any(t.shape)]
+        wrong = [k for k, (t, r) in enumerate(zip(outs, expected))
+                 if t.dim() != len(r['shape'])
+                 or any(s is not None and s != n for s, n in zip(r['shape'], t.shape))]
+        if written or wrong:
+            raise RuntimeError(
+                f'{entry} of {self.library} does not return what {self.sig_path} '
+                f'says ({len(expected)} results' + (f'; it wrote {len(written)} more' if written else '')
+                + (f'; results {wrong} have other shapes' if wrong else '')
+                + '): compile the library and its signature with the same build')

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Writes the benchmark networks of shared/docs/BENCHMARKS.md (bench/make_network.py)
+# and compiles them with their gradient functions for the training benchmark
+# (bench/train_gpu.py):
+#   lstm-compile NET.mlir --target=cuda --gradients --pre-passes=lstm-optimize --compute-type=PREC
+# into gpu-build/train/CONFIG_CELL_PREC.so, with CONFIG_CELL_PREC.sig.json beside
+# each (test/GPU/signature.py: the saved activations of @forward_train), the
+# compile times in gpu-build/train/compile_times.txt, and everything packed
+# into gpu-build/train.tar.xz for the GPU machine (bench/train_gpu.py unpacks it).
+#   bench/compile_train.sh [CONFIG...]     (default: the five configurations)
+# Environment: TRAIN_CELLS (lstm peephole cho_gru), TRAIN_PRECISIONS (fp32 tf32),
+# JOBS (compilations at once, default: the number of cores), TARGET=cpu
+# (compile for the CPU into gpu-build/train-cpu, to check bench/train_gpu.py
+# --device cpu where there is no GPU; the extra configuration `tiny` is meant
+# for that), NO_PACK=1 (no archive), TOOLS (default build/bin: where lstm-compile
+# and lstm-opt are, e.g. a copy of them while build/ is being rebuilt).
+set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+cd "$(dirname "$0")/.."
+target=${TARGET:-cuda}
+out=gpu-build/train
+[ "$target" = cpu ] && out=gpu-build/train-cpu
+jobs=${JOBS:-$(nproc)}
+PYTHON=${PYTHON:-python3}
+TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
+export PYTHON TOOLS target out
+start=$(date +%s)
+# name L H I (the batch and the number of steps are run-time sizes)
+configs="charrnn 2 128 65
+appleyard 4 512 512
+latency 2 512 512
+deepbench 1 1024 1024
+large 2 2048 2048
+tiny 2 16 5"
+only=" ${*:-charrnn appleyard latency deepbench large} "
+for name in $only; do
+  grep -q "^$name " <<< "$configs" || { echo "unknown configuration $name" >&2; exit 2; }
+done
+mkdir -p "$out"
+rm -f "$out"/*.so "$out"/*.sig.json "$out"/*.mlir
+jobs_list=$(mktemp)
+while read -r name L H I; do
+  [[ "$only" == *" $name "* ]] || continue
+  for cell in ${TRAIN_CELLS:-lstm peephole cho_gru}; do
+    "$PYTHON" bench/make_network.py --cell "$cell" --layers "$L" --hidden "$H" --input "$I" \
+      -o "$out/${name}_${cell}.mlir"
+    "$PYTHON" test/GPU/signature.py --tools "$TOOLS" --gradients --pre-passes=lstm-optimize \
+      "$out/${name}_${cell}.mlir" -o "$out/${name}_${cell}.sig.json"
+    for prec in ${TRAIN_PRECISIONS:-fp32 tf32}; do
+      echo "${name}_${cell} $prec" >> "$jobs_list"
+    done
+  done
+done <<< "$configs"
+# The libraries and their signatures must come from one build: a rebuild
+# under way while this runs is reported.
+build_stamp() { stat -c '%n %Y %s' "$TOOLS/lstm-compile" "$TOOLS/lstm-opt" "$TOOLS"/../lib/*.a 2>/dev/null; }
+stamp=$(build_stamp)
+
+compile_one() {
+  local net=$1 prec=$2 t0 err
+  t0=$(date +%s.%N)
+  if ! err=$(timeout 1200 "$TOOLS/lstm-compile" "$out/$net.mlir" --target="$target" --gradients \
+               --pre-passes=lstm-optimize --compute-type="$prec" -o "$out/${net}_$prec.so" 2>&1); then
+    printf 'FAILED %s_%s: lstm-compile %s --target=%s --gradients --pre-passes=lstm-optimize --compute-type=%s\n%s\n' \
+      "$net" "$prec" "$out/$net.mlir" "$target" "$prec" "$err"
+    return 1
+  fi
+  cp "$out/$net.sig.json" "$out/${net}_$prec.sig.json"
+  printf '%s_%s %.1f\n' "$net" "$prec" "$(echo "$(date +%s.%N) - $t0" | bc)"
+}
+export -f compile_one
+status=0
+xargs -P "$jobs" -L 1 bash -c 'compile_one "$0" "$1"' < "$jobs_list" > "$out/compile.log" 2>&1 || status=1
+rm -f "$jobs_list"
+grep -v '^FAILED' "$out/compile.log" | grep -E '^[a-z_0-9]+ [0-9.]+$' | sort > "$out/compile_times.txt" || true
+cat "$out/compile_times.txt"
+if grep -q '^FAILED' "$out/compile.log"; then
+  awk '/^FAILED/ {p = 1} /^[a-z_0-9]+ [0-9.]+$/ {p = 0} p' "$out/compile.log"
+  status=1
+fi
+awk '{s += $2} END {printf "%d libraries, %.0f s of compilation\n", NR, s}' "$out/compile_times.txt"
+rm -f "$out"/*_lstm.sig.json "$out"/*_peephole.sig.json "$out"/*_cho_gru.sig.json
+if [ "$(build_stamp)" != "$stamp" ]; then
+  echo "ERROR: build/ changed while compiling (a rebuild under way?): run this again"
+  status=1
+fi
+if [ -z "${NO_PACK:-}" ] && [ "$target" = cuda ]; then
+  (cd gpu-build && XZ_OPT="-6 -T0" tar -cJf train.tar.xz train/*.so train/*.sig.json train/compile_times.txt)
+  echo "packed gpu-build/train into gpu-build/train.tar.xz ($(du -h gpu-build/train.tar.xz | cut -f1))"
+fi
+echo "compile_train.sh: $(($(date +%s) - start)) s wall"
+exit $status
