@@ -47,6 +47,14 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   auto llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
+  if (!options.llvmIRPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.llvmIRPath, ec);
+    if (ec)
+      return makeError("cannot write " + options.llvmIRPath + ": " +
+                       ec.message());
+    llvmModule->print(os, nullptr);
+  }
 
   std::string object = (output + ".o").str();
   if (auto err = emitObjectFile(*llvmModule, object))

@@ -9,5 +9,9 @@ using namespace mlir;
 
 std::unique_ptr<llvm::Module>
 lstm::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context) {
-  return translateModuleToLLVMIR(module, context);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (llvmModule)
+    hoistLaunchAllocas(*llvmModule);
+  return llvmModule;
 }

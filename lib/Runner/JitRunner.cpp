@@ -350,9 +350,12 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   llvm::InitializeNativeTargetAsmPrinter();
 
   ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  engineOptions.transformer = transformer;
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            /*targetMachine=*/nullptr);
+  engineOptions.transformer = [optimize](llvm::Module *m) -> llvm::Error {
+    hoistLaunchAllocas(*m);
+    return optimize(m);
+  };
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // Neither creating the engine nor looking a function up runs the module's
   // global constructors (initialize() does): compiling touches no GPU.

@@ -69,6 +69,11 @@ static cl::opt<int64_t> cublasMinSize(
     cl::init(0));
 static cl::opt<bool> keepObject("keep-object",
                                 cl::desc("Keep the intermediate object file"));
+static cl::opt<std::string>
+    emitLLVM("emit-llvm",
+             cl::desc("Also write the host code's LLVM IR (before "
+                      "optimisation) to this file"),
+             cl::value_desc("file"));
 static cl::opt<bool> gradients(
     "gradients",
     cl::desc("Also export the gradient functions NAME_grad, NAME_train and "
@@ -111,6 +116,7 @@ int main(int argc, char **argv) {
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
   options.keepObject = keepObject;
+  options.llvmIRPath = emitLLVM;
   options.gradients = gradients;
   if (auto err = lstm::verifyCompileOptions(options))
     return fail(llvm::toString(std::move(err)));

@@ -62,6 +62,9 @@ struct CompileOptions {
   bool gradients = false;
   /// Keep the intermediate object file (OUTPUT.o) next to the library.
   bool keepObject = false;
+  /// Where to write the host code's LLVM IR before optimisation (after
+  /// hoistLaunchAllocas); empty for nowhere.
+  std::string llvmIRPath;
 };
 
 /// Adds to `registry` what compiling needs beyond the lstm dialects: the
@@ -86,6 +89,13 @@ LogicalResult buildPrePassPipeline(OpPassManager &pm,
 /// Adds to `pm` the lowering of `options.target` (lstm-to-cpu or
 /// lstm-to-nvvm). (Lower.cpp)
 void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Moves the stack arrays of kernel arguments that the translation of
+/// gpu.launch_func puts inside loops to the entry block of their function, so
+/// that a loop of launches does not grow the stack at every iteration.
+/// translateToLLVMIR runs it; the JIT runs it before optimising.
+/// (HoistLaunchAllocas.cpp)
+void hoistLaunchAllocas(llvm::Module &module);
 
 /// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,

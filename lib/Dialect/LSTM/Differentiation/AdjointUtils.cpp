@@ -259,15 +259,22 @@ Value lstm::detail::buildSumOverLeadingDim(OpBuilder &b, Location loc,
   Value zero =
       arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
   Value acc = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  // The summed dimension is the innermost loop (d_{rank-1}): loops are made
+  // in this order, and on the GPU the outer, parallel ones become the
+  // kernel's threads, each summing its column. (An outer reduction loop would
+  // launch a kernel per row.)
   MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> inExprs = {getAffineDimExpr(rank - 1, ctx)};
   SmallVector<AffineExpr> outExprs;
-  for (int64_t d = 1; d < rank; ++d)
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    inExprs.push_back(getAffineDimExpr(d, ctx));
     outExprs.push_back(getAffineDimExpr(d, ctx));
-  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, inExprs, ctx),
                                  AffineMap::get(rank, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  iterators[0] = utils::IteratorType::reduction;
+  iterators[rank - 1] = utils::IteratorType::reduction;
   return linalg::GenericOp::create(
              b, loc, resultType, ValueRange{x}, ValueRange{acc}, maps,
              iterators,

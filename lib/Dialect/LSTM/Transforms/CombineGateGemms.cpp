@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
+#include "lstm/Dialect/LSTM/Transforms/Stacking.h"
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
@@ -58,7 +59,7 @@ static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
     weights.push_back(product.getWeight());
     rows += cast<RankedTensorType>(product.getWeight().getType()).getDimSize(0);
   }
-  Value packed = tensor::ConcatOp::create(b, loc, /*dim=*/0, weights);
+  Value packed = buildStack(b, loc, /*dim=*/0, weights);
 
   // Every gate of the group reads the operand, so it is defined before the
   // first of them; the combined product goes right before that gate.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
+#include "lstm/Dialect/LSTM/Transforms/Stacking.h"
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
@@ -80,10 +81,7 @@ static void hoistGroup(LayerOp layer, const CellDependence &deps,
                ? ShapedType::kDynamic
                : rows + h;
   }
-  Value packed =
-      weights.size() == 1
-          ? weights.front()
-          : tensor::ConcatOp::create(b, loc, /*dim=*/0, weights).getResult();
+  Value packed = buildStack(b, loc, /*dim=*/0, weights);
 
   // Biases that fold exactly; the gates that keep theirs get zeros in the
   // stacked bias (adding +0 changes no sum). Zero padding needs static
@@ -116,10 +114,7 @@ static void hoistGroup(LayerOp layer, const CellDependence &deps,
       }
       parts.push_back(zero);
     }
-    packedBiases.push_back(
-        parts.size() == 1
-            ? parts.front()
-            : tensor::ConcatOp::create(b, loc, /*dim=*/0, parts).getResult());
+    packedBiases.push_back(buildStack(b, loc, /*dim=*/0, parts));
   }
 
   // [T, B, K] -> [T·B, K], one GEMM, -> [T, B, N].

@@ -10,11 +10,12 @@
 // RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=STACK
 // RUN: lstm-opt %examples/bidirectional.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=BIDIR
 
-// The LSTM, 8 products (4 gates x {x_t, h}) become 2 GEMMs; the packing is
-// before the layer, every gate keeps only addends.
+// The LSTM, 8 products (4 gates x {x_t, h}) become 2 GEMMs; every gate keeps
+// only addends. The weights packed are the gates' blocks of W and R in order:
+// W and R themselves, no copy.
 // LSTM-LABEL: func.func @forward
-// LSTM: %[[WX:.*]] = tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// LSTM: %[[WH:.*]] = tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
+// LSTM-SAME: %[[WX:[^:]*]]: tensor<512x64xf32>, %[[WH:[^:]*]]: tensor<512x128xf32>
+// LSTM-NOT: tensor.concat
 // LSTM: lstm.layer forward
 // LSTM-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>, %{{.*}}: tensor<?x128xf32>):
 // LSTM-NEXT: %[[GX:.*]] = lstm.gate identity(%[[XT]] : tensor<?x64xf32>) weights(%[[WX]] : tensor<512x64xf32>) -> tensor<?x512xf32>
@@ -39,8 +40,7 @@
 // LSTM: lstm.yield
 
 // Peepholes stay on their gates.
-// PEEP: tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// PEEP: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
+// PEEP-NOT: tensor.concat
 // PEEP: lstm.layer
 // PEEP-COUNT-2: lstm.gate identity{{.*}}
 // PEEP: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(
@@ -52,8 +52,7 @@
 
 // The PyTorch GRU keeps R_n h separate from x (its own gate), so all three
 // gates share h: two GEMMs, [B, 3H] each.
-// GRU: tensor.concat dim(0) {{.*}} -> tensor<384x64xf32>
-// GRU: tensor.concat dim(0) {{.*}} -> tensor<384x128xf32>
+// GRU-NOT: tensor.concat
 // GRU: lstm.layer
 // GRU: lstm.gate identity({{.*}}) weights({{.*}} : tensor<384x64xf32>) -> tensor<?x384xf32>
 // GRU: lstm.gate identity({{.*}}) weights({{.*}} : tensor<384x128xf32>) -> tensor<?x384xf32>
@@ -61,9 +60,11 @@
 // GRU: lstm.yield
 
 // Cho GRU, R_n multiplies r ⊙ h, which depends on the gate r; it is not
-// combined with R_r and R_z (the h group has two gates, not three).
-// CHO: %[[WX:.*]] = tensor.concat dim(0) %[[WR:[^,]*]], %[[WZ:[^,]*]], %[[WN:[^ ]*]] : {{.*}} -> tensor<384x64xf32>
-// CHO: %[[WH:.*]] = tensor.concat dim(0) %[[RR:[^,]*]], %[[RZ:[^ ]*]] : {{.*}} -> tensor<256x128xf32>
+// combined with R_r and R_z (the h group has two gates, not three). The x
+// group is all of W; the h group the first two blocks of R, one slice.
+// CHO-LABEL: func.func @forward
+// CHO-SAME: %[[WX:[^:]*]]: tensor<384x64xf32>, %[[R:[^:]*]]: tensor<384x128xf32>
+// CHO: %[[WH:.*]] = tensor.extract_slice %[[R]][0, 0] [256, 128] [1, 1] : tensor<384x128xf32> to tensor<256x128xf32>
 // CHO-NOT: tensor.concat
 // CHO: lstm.layer
 // CHO-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>):
@@ -79,7 +80,6 @@
 
 // MGU, the x products of f and n combine; h multiplies only f (n multiplies
 // f ⊙ h), so no recurrent product is combined.
-// MGU: tensor.concat dim(0) {{.*}} -> tensor<256x64xf32>
 // MGU-NOT: tensor.concat
 // MGU: lstm.layer
 // MGU-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>):
@@ -92,11 +92,8 @@
 // FGR, x and h combine over the four gates; each previous gate activation
 // (i, f, o of the last step, part of the state) is its own operand group
 // over the three gates that read it.
-// FGR: tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// FGR: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// FGR: tensor.concat dim(0) {{.*}} -> tensor<384x128xf32>
-// FGR: tensor.concat dim(0) {{.*}} -> tensor<384x128xf32>
-// FGR: tensor.concat dim(0) {{.*}} -> tensor<384x128xf32>
+// (Each group's weights are in-order blocks of W, R or a column block of
+// Rg: slices, no concatenation.)
 // FGR-NOT: tensor.concat
 // FGR: lstm.layer
 // FGR-NEXT: ^bb0(%[[XT:[^:]*]]: {{.*}}, %[[H:[^:]*]]: {{.*}}, %[[C:[^:]*]]: {{.*}}, %[[IP:[^:]*]]: {{.*}}, %[[FP:[^:]*]]: {{.*}}, %[[OP:[^:]*]]: tensor<?x128xf32>):
@@ -113,43 +110,32 @@
 // FGR: lstm.yield
 
 // CIFG, three gates (f = 1 - i).
-// CIFG: tensor.concat dim(0) {{.*}} -> tensor<384x64xf32>
-// CIFG: tensor.concat dim(0) {{.*}} -> tensor<384x128xf32>
+// CIFG-NOT: tensor.concat
 // CIFG: lstm.layer
 // CIFG-COUNT-2: lstm.gate identity{{.*}}
 // CIFG-NOT: weights(
 // CIFG: lstm.yield
 
-// Stacked and bidirectional layers: each layer packs its own weights, right
-// before it.
-// STACK: tensor.concat dim(0) {{.*}} -> tensor<512x{{64|128}}xf32>
-// STACK-NEXT: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// STACK-NEXT: lstm.layer forward
+// Stacked and bidirectional layers: each layer packs its own weights (its
+// own W and R, as they are).
+// STACK: lstm.layer forward
 // STACK-COUNT-2: lstm.gate identity{{.*}}
 // STACK-NOT: weights(
 // STACK: lstm.yield
-// STACK: tensor.concat dim(0) {{.*}} -> tensor<512x{{64|128}}xf32>
-// STACK-NEXT: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// STACK-NEXT: lstm.layer forward
+// STACK: lstm.layer forward
 // STACK-COUNT-2: lstm.gate identity{{.*}}
 // STACK-NOT: weights(
 // STACK: lstm.yield
-// STACK: tensor.concat dim(0) {{.*}} -> tensor<512x{{64|128}}xf32>
-// STACK-NEXT: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// STACK-NEXT: lstm.layer forward
+// STACK: lstm.layer forward
 // STACK-COUNT-2: lstm.gate identity{{.*}}
 // STACK-NOT: weights(
 // STACK: lstm.yield
 
-// BIDIR: tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// BIDIR-NEXT: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// BIDIR-NEXT: lstm.layer forward
+// BIDIR: lstm.layer forward
 // BIDIR-COUNT-2: lstm.gate identity{{.*}}
 // BIDIR-NOT: weights(
 // BIDIR: lstm.yield
-// BIDIR: tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// BIDIR-NEXT: tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
-// BIDIR-NEXT: lstm.layer reverse
+// BIDIR: lstm.layer reverse
 // BIDIR-COUNT-2: lstm.gate identity{{.*}}
 // BIDIR-NOT: weights(
 // BIDIR: lstm.yield

@@ -48,7 +48,7 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
 // CHECK: %[[DW:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[XF]] : tensor<?x8xf32>, tensor<?x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
 // CHECK: %[[HF:.*]] = tensor.collapse_shape %[[FWD]]#1
 // CHECK: %[[DR:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[HF]] : tensor<?x8xf32>, tensor<?x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
-// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[DZF]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[DZF]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<8xf32>)
 // CHECK: return %[[DX]], %[[DH0]], %[[DW]], %[[DR]], %[[DB]]
 
 // The training forward returns y and hT, then the saved sequence.
@@ -124,7 +124,7 @@ func.func @lstm(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>, %h0: tensor<?x8xf32>
 // COMBINED-NEXT: %[[DH:.*]] = lstm.gate identity(%[[DG]] : tensor<?x32xf32>) weights(%{{.*}} : tensor<8x32xf32>) -> tensor<?x8xf32>
 // COMBINED-NOT: lstm.gate
 // COMBINED: lstm.yield out(%[[DG]] : tensor<?x32xf32>) state(%[[DH]], %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>)
-// COMBINED: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} {{.*}} outs(%{{.*}} : tensor<32xf32>)
+// COMBINED: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<32xf32>)
 // COMBINED-COUNT-4: tensor.extract_slice %[[SUM]]
 // The integer lengths get no gradient.
 // COMBINED: return {{.*}} : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<32x4xf32>, tensor<32x8xf32>, tensor<32xf32>
@@ -153,7 +153,7 @@ func.func @reverse(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf
 // CHECK-LABEL: func.func @reverse_grad(
 // CHECK: lstm.layer reverse
 // CHECK: lstm.layer forward
-// CHECK-NOT: iterator_types = ["reduction", "parallel"]
+// CHECK-NOT: iterator_types = ["parallel", "reduction"]
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
 // CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]] : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8xf32>
 
@@ -186,4 +186,4 @@ func.func @fused(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>, %b: tensor<8xf32>)
 // CHECK: math.tanh
 // CHECK: arith.subf
 // CHECK: lstm.pointwise_yield
-// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: iterator_types = ["parallel", "reduction"]

@@ -10,10 +10,11 @@
 // The raw LSTM cell: the four x products become one GEMM over T·B rows
 // against the stacked W; the recurrent products stay. The biases stay in the
 // gates (each gate also has R h: folding them would reassociate its sum).
+// The gates' blocks of W, stacked in order, are W itself.
 // LSTM-LABEL: func.func @forward
-// LSTM-SAME: (%[[X:[^:]*]]: tensor<?x?x64xf32>
-// LSTM: %[[W:.*]] = tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// LSTM-NEXT: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+// LSTM-SAME: (%[[X:[^:]*]]: tensor<?x?x64xf32>, %{{[^:]*}}: tensor<?x128xf32>, %{{[^:]*}}: tensor<?x128xf32>, %[[W:[^:]*]]: tensor<512x64xf32>
+// LSTM-NOT: tensor.concat
+// LSTM: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
 // LSTM-NEXT: %[[P:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>) weights(%[[W]] : tensor<512x64xf32>) -> tensor<?x512xf32>
 // LSTM: %[[T:.*]] = tensor.dim %[[X]], %c0
 // LSTM: %[[B:.*]] = tensor.dim %[[X]], %c1
@@ -33,8 +34,9 @@
 
 // After combining, the combined identity gate on x_t is the hoisted GEMM;
 // the cell slices the step's [B, 512] row block directly and keeps one GEMM.
-// COMB: %[[WX:.*]] = tensor.concat dim(0) {{.*}} -> tensor<512x64xf32>
-// COMB: %[[WH:.*]] = tensor.concat dim(0) {{.*}} -> tensor<512x128xf32>
+// COMB-LABEL: func.func @forward
+// COMB-SAME: %[[WX:[^:]*]]: tensor<512x64xf32>, %[[WH:[^:]*]]: tensor<512x128xf32>
+// COMB-NOT: tensor.concat
 // COMB: tensor.collapse_shape
 // COMB-NEXT: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%[[WX]] : tensor<512x64xf32>) -> tensor<?x512xf32>
 // COMB: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)

@@ -15,7 +15,10 @@ def LSTMCombineGateGemmsPass : Pass<"lstm-combine-gate-gemms"> {
 
     For each such group, the weights are stacked with `tensor.concat dim(0)`
     right before the layer, so the packing runs once per call and not once
-    per step (with constant weights, it is left to the folders). Inside the
+    per step (with constant weights, it is left to the folders). Weights that
+    are, in order, adjacent row blocks of one tensor (the per-gate slices of
+    nn.LSTM's stacked `weight_hh`) are not copied: the packed weight is that
+    tensor, or one slice of it. Inside the
     cell, `lstm.gate identity (%operand) weights(%packed)` computes the
     combined `[B, G·H]` product before the first gate of the group, and each
     gate receives its `[B, H]` columns (`tensor.extract_slice`) as an addend
