@@ -82,8 +82,10 @@ def ElideCopiesPass : Pass<"lstm-elide-copies", "::mlir::func::FuncOp"> {
 
     In both, the destination's operands must be available there, the ops
     involved must not touch the destination's underlying buffer otherwise
-    (but in statically disjoint views), and nothing else may read or write
-    it from the producer (the allocation) to the copy (the last use), except
+    (but in disjoint views: in some dimension, ranges of constant sizes
+    whose offsets are constants or one value plus constants, as rows `t`
+    and `t + 1` of a stacked state), and nothing else may read or write it
+    from the producer (the allocation) to the copy (the last use), except
     copies into disjoint views of it.
 
     Run it right after bufferization, before buffer deallocation.

@@ -13,6 +13,7 @@
 
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,8 +38,36 @@ static Value rootOf(Value v) {
   return v;
 }
 
+/// `ofr` as `base + constant` (a null base for a constant), looking through
+/// additions and subtractions of constants.
+static std::pair<Value, int64_t> splitConstantOffset(OpFoldResult ofr) {
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return {Value(), *c};
+  Value v = cast<Value>(ofr);
+  int64_t offset = 0;
+  while (Operation *def = v.getDefiningOp()) {
+    std::optional<int64_t> rhs;
+    if (isa<arith::AddIOp, arith::SubIOp>(def))
+      rhs = getConstantIntValue(def->getOperand(1));
+    std::optional<int64_t> lhs;
+    if (isa<arith::AddIOp>(def))
+      lhs = getConstantIntValue(def->getOperand(0));
+    if (rhs) {
+      offset += isa<arith::SubIOp>(def) ? -*rhs : *rhs;
+      v = def->getOperand(0);
+    } else if (lhs) {
+      offset += *lhs;
+      v = def->getOperand(1);
+    } else {
+      break;
+    }
+  }
+  return {v, offset};
+}
+
 /// Whether `a` and `b` are subviews of one buffer that no element shares:
-/// in some dimension their static ranges do not overlap.
+/// in some dimension their ranges do not overlap (constant sizes, offsets
+/// that differ by a constant: rows t and t + 1 of a sequence).
 static bool disjointViews(Value a, Value b) {
   auto sa = a.getDefiningOp<memref::SubViewOp>();
   auto sb = b.getDefiningOp<memref::SubViewOp>();
@@ -51,11 +80,11 @@ static bool disjointViews(Value a, Value b) {
   for (auto [ao, as, bo, bs] :
        llvm::zip(sa.getMixedOffsets(), sa.getMixedSizes(), sb.getMixedOffsets(),
                  sb.getMixedSizes())) {
-    std::optional<int64_t> a0 = getConstantIntValue(ao),
-                           an = getConstantIntValue(as),
-                           b0 = getConstantIntValue(bo),
+    std::optional<int64_t> an = getConstantIntValue(as),
                            bn = getConstantIntValue(bs);
-    if (a0 && an && b0 && bn && (*a0 + *an <= *b0 || *b0 + *bn <= *a0))
+    auto [aBase, a0] = splitConstantOffset(ao);
+    auto [bBase, b0] = splitConstantOffset(bo);
+    if (an && bn && aBase == bBase && (a0 + *an <= b0 || b0 + *bn <= a0))
       return true;
   }
   return false;
@@ -79,7 +108,8 @@ static SmallVector<OpOperand *> nonViewUses(Value alloc) {
 }
 
 /// Whether `op` (between the producer and the copy) may touch `dest`, a view
-/// of `destRoot`: copies into disjoint views of it are fine.
+/// of `destRoot`: copies into disjoint views of it, and ops that use only
+/// disjoint views of it, are fine.
 static bool interferes(Operation *op, Value dest, Value destRoot) {
   if (auto copy = dyn_cast<memref::CopyOp>(op))
     if (rootOf(copy.getTarget()) == destRoot)
@@ -87,10 +117,13 @@ static bool interferes(Operation *op, Value dest, Value destRoot) {
              !disjointViews(copy.getTarget(), dest);
   if (isMemoryEffectFree(op))
     return false;
+  // Views of the destination's buffer that no element of `dest` is in are
+  // fine (a step reading row t of a stack while row t + 1 is the
+  // destination).
   bool touches = false;
   op->walk([&](Operation *nested) {
     for (Value v : nested->getOperands())
-      touches |= rootOf(v) == destRoot;
+      touches |= rootOf(v) == destRoot && !disjointViews(v, dest);
   });
   return touches;
 }

@@ -21,6 +21,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONVERTLSTMTOLINALGPASS
@@ -320,28 +321,135 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
                        "lstm.layer: lengths has a different size than the "
                        "batch");
 
-    // The stacked outputs [T, B, N], filled one step at a time.
-    SmallVector<Value> outputInits;
-    for (Value result : op.getOutputs()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      if (type.isDynamicDim(2))
-        return rewriter.notifyMatchFailure(
-            op, "outputs need a static feature size");
-      SmallVector<Value> sizes;
-      if (type.isDynamicDim(0))
-        sizes.push_back(seqLen);
-      if (type.isDynamicDim(1))
-        sizes.push_back(batch);
-      outputInits.push_back(tensor::EmptyOp::create(
-          rewriter, loc, type.getShape(), type.getElementType(), sizes));
-    }
-
-    SmallVector<Value> iterInits(op.getInits());
-    llvm::append_range(iterInits, outputInits);
     size_t numStates = op.getInits().size();
     Value lengths = op.getLengths();
     bool reverse = op.isReverse();
     Block &cell = op.getBody().front();
+    YieldOp yield = op.getYield();
+
+    // A state that the step emits as an output, new (h of most cells) or
+    // old (the tape of a training forward), is not carried by the loop: it
+    // lives in one stack of T + 1 rows, the initial state first (last when
+    // walking backwards), each step reading its state from the row the
+    // previous step wrote and computing the new state in place into the
+    // next. The outputs are then views of that stack: the new states skip
+    // the initial row, the old ones the final row. A carried state is
+    // computed into a temporary and copied into its outputs instead (a copy
+    // kernel per step and output on the GPU). Masked layers carry their
+    // states: a finished row keeps its state but emits zeros.
+    //
+    // stackOf[j] is the state whose stack output #j is a view of, and
+    // holdsOld[j] whether it is the view of the old states.
+    SmallVector<std::optional<unsigned>> stackOf(op.getOutputs().size());
+    SmallVector<bool> holdsOld(op.getOutputs().size(), false);
+    SmallVector<bool> stacked(numStates, false);
+    // The output that is a stacked state's new value, if any: the stack is
+    // then that output's buffer.
+    SmallVector<std::optional<unsigned>> newOutput(numStates);
+    if (!lengths) {
+      for (auto [i, arg, newState] :
+           llvm::enumerate(op.getStateArgs(), yield.getState())) {
+        for (auto [j, out] : llvm::enumerate(yield.getOutputs())) {
+          if (stackOf[j])
+            continue;
+          if (out == arg) {
+            stackOf[j] = i;
+            holdsOld[j] = true;
+          } else if (out == newState && !newOutput[i]) {
+            stackOf[j] = i;
+            newOutput[i] = j;
+          }
+        }
+        stacked[i] = llvm::is_contained(stackOf, std::optional<unsigned>(i));
+      }
+    }
+    // In a stack, step t writes row t + shift and reads the row of the
+    // previous step: t (forward) or t + 1 (reverse).
+    Value rowShift = reverse ? c0 : c1;
+    Value initRow = reverse ? seqLen : c0;
+    Value finalRow = reverse ? c0 : seqLen;
+
+    // Row `row` of a stacked sequence, as a [B, N] tensor, and back.
+    auto rowOffsets = [](OpBuilder &b, Value row) {
+      return SmallVector<OpFoldResult>{row, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+    };
+    auto readRow = [&](OpBuilder &b, Location l, Value seq, Value row,
+                       Type rowType) -> Value {
+      auto type = cast<RankedTensorType>(rowType);
+      SmallVector<OpFoldResult> sizes = {
+          b.getIndexAttr(1), tensor::getMixedSize(b, l, seq, 1),
+          type.isDynamicDim(1) ? tensor::getMixedSize(b, l, seq, 2)
+                               : b.getIndexAttr(type.getDimSize(1))};
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      return tensor::ExtractSliceOp::create(b, l, type, seq, rowOffsets(b, row),
+                                            sizes, strides);
+    };
+    auto writeRow = [&](OpBuilder &b, Location l, Value rowValue, Value seq,
+                        Value row) -> Value {
+      SmallVector<OpFoldResult> sizes = {
+          b.getIndexAttr(1), tensor::getMixedSize(b, l, rowValue, 0),
+          tensor::getMixedSize(b, l, rowValue, 1)};
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      return tensor::InsertSliceOp::create(b, l, rowValue, seq,
+                                           rowOffsets(b, row), sizes, strides);
+    };
+    // An empty stacked sequence of `type` with `extraRows` more rows.
+    auto emptySequence = [&](RankedTensorType type,
+                             int64_t extraRows) -> Value {
+      SmallVector<int64_t> shape(type.getShape());
+      SmallVector<Value> sizes;
+      if (type.isDynamicDim(0))
+        sizes.push_back(
+            extraRows ? arith::AddIOp::create(rewriter, loc, seqLen,
+                                              arith::ConstantIndexOp::create(
+                                                  rewriter, loc, extraRows))
+                            .getResult()
+                      : seqLen);
+      else
+        shape[0] += extraRows;
+      if (type.isDynamicDim(1))
+        sizes.push_back(batch);
+      return tensor::EmptyOp::create(rewriter, loc, shape,
+                                     type.getElementType(), sizes);
+    };
+
+    // Loop-carried values: the carried states, the stacks, the outputs that
+    // are not views of a stack.
+    SmallVector<Value> iterInits;
+    for (auto [i, init] : llvm::enumerate(op.getInits()))
+      if (!stacked[i])
+        iterInits.push_back(init);
+    size_t numCarried = iterInits.size();
+    SmallVector<unsigned> stackedStates;
+    for (auto [i, init] : llvm::enumerate(op.getInits())) {
+      if (!stacked[i])
+        continue;
+      // The stack has the type of the state's outputs, one more row.
+      std::optional<unsigned> j;
+      for (auto [k, owner] : llvm::enumerate(stackOf))
+        if (owner == i && !j)
+          j = k;
+      auto type = cast<RankedTensorType>(op.getOutputs()[*j].getType());
+      if (type.isDynamicDim(2))
+        return rewriter.notifyMatchFailure(
+            op, "outputs need a static feature size");
+      iterInits.push_back(
+          writeRow(rewriter, loc, init, emptySequence(type, 1), initRow));
+      stackedStates.push_back(i);
+    }
+    size_t numStacks = stackedStates.size();
+    SmallVector<unsigned> plainOutputs;
+    for (auto [j, result] : llvm::enumerate(op.getOutputs())) {
+      if (stackOf[j])
+        continue;
+      auto type = cast<RankedTensorType>(result.getType());
+      if (type.isDynamicDim(2))
+        return rewriter.notifyMatchFailure(
+            op, "outputs need a static feature size");
+      iterInits.push_back(emptySequence(type, 0));
+      plainOutputs.push_back(j);
+    }
 
     auto loop = scf::ForOp::create(
         rewriter, loc, c0, seqLen, c1, iterInits,
@@ -352,59 +460,84 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
             Value last = arith::SubIOp::create(b, l, seqLen, c1);
             t = arith::SubIOp::create(b, l, last, iv);
           }
+          ValueRange carried = iterArgs.take_front(numCarried);
+          ValueRange stacks = iterArgs.slice(numCarried, numStacks);
+          ValueRange accs = iterArgs.drop_front(numCarried + numStacks);
+          Value writeRowIndex = arith::AddIOp::create(b, l, t, rowShift);
+          Value readRowIndex =
+              reverse ? arith::AddIOp::create(b, l, t, c1).getResult() : t;
 
           IRMapping map;
-          for (auto [seq, arg] :
-               llvm::zip(op.getInputs(), op.getInputSlices())) {
-            auto sliceType = cast<RankedTensorType>(arg.getType());
-            SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0),
-                                                 b.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {
-                b.getIndexAttr(1), tensor::getMixedSize(b, l, seq, 1),
-                b.getIndexAttr(sliceType.getDimSize(1))};
-            if (sliceType.isDynamicDim(1))
-              sizes[2] = tensor::getMixedSize(b, l, seq, 2);
-            SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-            map.map(arg, tensor::ExtractSliceOp::create(b, l, sliceType, seq,
-                                                        offsets, sizes, strides)
-                             .getResult());
-          }
-          for (auto [arg, state] :
-               llvm::zip(op.getStateArgs(), iterArgs.take_front(numStates)))
+          for (auto [seq, arg] : llvm::zip(op.getInputs(), op.getInputSlices()))
+            map.map(arg, readRow(b, l, seq, t, arg.getType()));
+          SmallVector<Value> oldStates;
+          size_t nextCarried = 0, nextStack = 0;
+          for (auto [i, arg] : llvm::enumerate(op.getStateArgs())) {
+            Value state = stacked[i] ? readRow(b, l, stacks[nextStack++],
+                                               readRowIndex, arg.getType())
+                                     : carried[nextCarried++];
             map.map(arg, state);
+            oldStates.push_back(state);
+          }
 
           for (Operation &inner : cell.without_terminator())
             b.clone(inner, map);
 
-          YieldOp yield = op.getYield();
           SmallVector<Value> next;
-          for (auto [newState, oldState] :
-               llvm::zip(yield.getState(), iterArgs.take_front(numStates))) {
+          for (auto [i, newState] : llvm::enumerate(yield.getState())) {
+            if (stacked[i])
+              continue;
             Value v = map.lookupOrDefault(newState);
             if (lengths)
-              v = maskRows(b, l, lengths, t, v, oldState);
+              v = maskRows(b, l, lengths, t, v, oldStates[i]);
             next.push_back(v);
           }
-          for (auto [stepOut, acc] :
-               llvm::zip(yield.getOutputs(), iterArgs.drop_front(numStates))) {
-            Value v = map.lookupOrDefault(stepOut);
+          for (auto [k, i] : llvm::enumerate(stackedStates))
+            next.push_back(writeRow(b, l,
+                                    map.lookupOrDefault(yield.getState()[i]),
+                                    stacks[k], writeRowIndex));
+          for (auto [k, j] : llvm::enumerate(plainOutputs)) {
+            Value v = map.lookupOrDefault(yield.getOutputs()[j]);
             if (lengths)
               v = maskRows(b, l, lengths, t, v, Value());
-            auto stepType = cast<RankedTensorType>(v.getType());
-            SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0),
-                                                 b.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {
-                b.getIndexAttr(1), tensor::getMixedSize(b, l, v, 0),
-                b.getIndexAttr(stepType.getDimSize(1))};
-            SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-            next.push_back(tensor::InsertSliceOp::create(b, l, v, acc, offsets,
-                                                         sizes, strides));
+            next.push_back(writeRow(b, l, v, accs[k], t));
           }
           scf::YieldOp::create(b, l, next);
         });
 
-    SmallVector<Value> replacements(loop.getResults().drop_front(numStates));
-    llvm::append_range(replacements, loop.getResults().take_front(numStates));
+    // Results: the stacked outputs, then the final states.
+    auto stackResult = [&](unsigned state) -> Value {
+      return loop.getResult(numCarried + (llvm::find(stackedStates, state) -
+                                          stackedStates.begin()));
+    };
+    SmallVector<Value> replacements;
+    for (auto [j, result] : llvm::enumerate(op.getOutputs())) {
+      if (!stackOf[j]) {
+        replacements.push_back(loop.getResult(
+            numCarried + numStacks +
+            (llvm::find(plainOutputs, j) - plainOutputs.begin())));
+        continue;
+      }
+      // New states start after the initial row, old ones at the first row
+      // (forward); the other way round walking backwards.
+      Value stack = stackResult(*stackOf[j]);
+      Value firstRow = holdsOld[j] == reverse ? c1 : c0;
+      auto type = cast<RankedTensorType>(result.getType());
+      SmallVector<OpFoldResult> sizes = {
+          type.isDynamicDim(0) ? OpFoldResult(seqLen)
+                               : rewriter.getIndexAttr(type.getDimSize(0)),
+          tensor::getMixedSize(rewriter, loc, stack, 1),
+          rewriter.getIndexAttr(type.getDimSize(2))};
+      SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+      replacements.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, type, stack, rowOffsets(rewriter, firstRow), sizes,
+          strides));
+    }
+    size_t nextCarried = 0;
+    for (auto [i, init] : llvm::enumerate(op.getInits()))
+      replacements.push_back(stacked[i] ? readRow(rewriter, loc, stackResult(i),
+                                                  finalRow, init.getType())
+                                        : loop.getResult(nextCarried++));
     rewriter.replaceOp(op, replacements);
     return success();
   }

@@ -129,3 +129,58 @@ func.func @temporary(%a: memref<4x8xf32>, %seq: memref<3x4x16xf32>, %t: index, %
   memref.copy %tmp, %row : memref<4x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A recurrent step: the producer reads row t of a stack and its result is
+// copied into row t + 1 (offsets that differ by a constant, one row each):
+// the rows are disjoint, the producer writes row t + 1.
+// CHECK-LABEL: func.func @next_row
+// CHECK-SAME: (%[[S:.*]]: memref<5x4x8xf32>, %[[T:.*]]: index)
+// CHECK: %[[NEXT:.*]] = arith.addi %[[T]]
+// CHECK-DAG: %[[OLD:.*]] = memref.subview %[[S]][%[[T]], 0, 0]
+// CHECK-DAG: %[[NEW:.*]] = memref.subview %[[S]][%[[NEXT]], 0, 0]
+// CHECK: linalg.generic {{.*}} ins(%[[OLD]] : {{.*}}) outs(%[[NEW]] :
+// CHECK-NOT: memref.copy
+func.func @next_row(%s: memref<5x4x8xf32>, %t: index) {
+  %c1 = arith.constant 1 : index
+  %next = arith.addi %t, %c1 : index
+  %old = memref.subview %s[%t, 0, 0] [1, 4, 8] [1, 1, 1] : memref<5x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  %tmp = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%old : memref<4x8xf32, strided<[8, 1], offset: ?>>) outs(%tmp : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %new = memref.subview %s[%next, 0, 0] [1, 4, 8] [1, 1, 1] : memref<5x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  memref.copy %tmp, %new : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Rows t and t + 1 when the producer reads two rows, t + 1 among them: the
+// copy stays.
+// CHECK-LABEL: func.func @overlapping_rows
+// CHECK: memref.copy
+func.func @overlapping_rows(%s: memref<5x4x8xf32>, %t: index) {
+  %c1 = arith.constant 1 : index
+  %next = arith.addi %t, %c1 : index
+  %old = memref.subview %s[%t, 0, 0] [2, 4, 8] [1, 1, 1] : memref<5x4x8xf32> to memref<2x4x8xf32, strided<[32, 8, 1], offset: ?>>
+  %row = memref.subview %old[1, 0, 0] [1, 4, 8] [1, 1, 1] : memref<2x4x8xf32, strided<[32, 8, 1], offset: ?>> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  %tmp = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%row : memref<4x8xf32, strided<[8, 1], offset: ?>>) outs(%tmp : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %new = memref.subview %s[%next, 0, 0] [1, 4, 8] [1, 1, 1] : memref<5x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  memref.copy %tmp, %new : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+  return
+}
