@@ -53,6 +53,18 @@ def ConvertHostMemoryToGPUPass
     (the host must never dereference device memory). Buffers the host itself
     reads or writes (the deallocation helper's pointer lists and ownership
     flags) stay in host memory.
+
+    Constants (`memref.get_global`, whatever pass made them: the stacks of
+    a constant that `lstm-wavefront` batches, say) are host memory too. The
+    device reads a copy, allocated with `gpu.alloc` at the start of the
+    function and freed before it returns (a returned constant is the
+    caller's): a `linalg.copy` from the global, whose kernel reads the global
+    from the kernels' module (`lstm-parallel-loops-to-gpu` puts the
+    `memref.get_global` into the kernel, outlining copies the global).
+
+    Afterwards, every buffer of a linalg op must be device memory; one made
+    by `memref.alloca` (or any other host buffer) is reported as an error
+    naming the op, instead of a kernel reading host memory at run time.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
@@ -70,7 +82,9 @@ def ConvertParallelLoopsToGPUPass
     `delinearize(i)` (reductions stay sequential loops inside the body).
     Unlike upstream's mapping, it needs no static bounds and no tiling, and
     it covers any rank: one kernel launch per loop nest, `block-size`
-    threads per block.
+    threads per block. A `memref.get_global` that the body reads is cloned
+    into the launch, so that the kernel reads the global from the kernels'
+    module (device memory), not from the host's.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
