@@ -37,12 +37,19 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-/// The tensor level both targets share: the dialect to linalg/scf,
-/// pointwise arith/math to linalg, then fuse the pointwise generics of each
-/// step.
-static void buildTensorPipeline(OpPassManager &pm) {
+/// The tensor level both targets share: the run-time checks of the tensor
+/// ops as the passes before left them, the dialect to linalg/scf, pointwise
+/// arith/math to linalg, then fuse the pointwise generics of each step.
+static void buildTensorPipeline(OpPassManager &pm, bool runtimeChecks) {
+  if (runtimeChecks)
+    pm.addNestedPass<func::FuncOp>(lstm::createGenerateRuntimeChecksPass());
   pm.addPass(lstm::createConvertLSTMToLinalgPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // The run-time checks read the extents of intermediate values of a step
+  // (tensor.dim of a linalg op's result): rewritten to their sources, so
+  // that the dims are no other use that keeps a fused producer alive.
+  if (runtimeChecks)
+    pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -85,8 +92,9 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertControlFlowToLLVMPass());
 }
 
-void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
-  buildTensorPipeline(pm);
+void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
+                                  const LSTMToCPUOptions &options) {
+  buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   buildHostToLLVMPipeline(pm);
@@ -96,7 +104,7 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
 
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
-  buildTensorPipeline(pm);
+  buildTensorPipeline(pm, options.runtimeChecks);
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.
@@ -166,6 +174,17 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
                     llvm::cl::init(true)};
 };
 
+/// Run-time checks of the tensor ops (lstm-generate-runtime-checks), in both
+/// lowerings.
+static llvm::cl::desc
+    runtimeChecksDesc("Check the dynamic extents of the tensor ops at run time "
+                      "(lstm-generate-runtime-checks)");
+
+struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
+                             llvm::cl::init(true)};
+};
+
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
                            llvm::cl::init("sm_90")};
@@ -193,6 +212,8 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 "
                      "operands, fp32 accumulation)"),
       llvm::cl::init("fp32")};
+  Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
+                             llvm::cl::init(true)};
 };
 } // namespace
 
@@ -210,11 +231,15 @@ void lstm::registerLSTMPipelines() {
         options.fuse = o.fuse;
         buildLSTMOptimizePipeline(pm, options);
       });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPUPipelineOptions>(
       "lstm-to-cpu",
       "Lower the lstm dialect through linalg, bufferization and loops to the "
       "LLVM dialect for the CPU",
-      buildLSTMToCPUPipeline);
+      [](OpPassManager &pm, const CPUPipelineOptions &o) {
+        LSTMToCPUOptions options;
+        options.runtimeChecks = o.runtimeChecks;
+        buildLSTMToCPUPipeline(pm, options);
+      });
   PassPipelineRegistration<NVVMPipelineOptions>(
       "lstm-to-nvvm",
       "Lower the lstm dialect through linalg and bufferization to GPU kernels "
@@ -228,6 +253,7 @@ void lstm::registerLSTMPipelines() {
         options.cublas = o.cublas;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
+        options.runtimeChecks = o.runtimeChecks;
         buildLSTMToNVVMPipeline(pm, options);
       });
 }

@@ -327,10 +327,15 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
       return makeError("malformed --pre-passes pipeline '" + options.prePasses +
                        "': " + StringRef(parseError).trim());
   }
-  if (cuda)
-    buildLSTMToNVVMPipeline(pm, options.nvvm);
-  else
-    buildLSTMToCPUPipeline(pm);
+  if (cuda) {
+    LSTMToNVVMOptions nvvm = options.nvvm;
+    nvvm.runtimeChecks = options.runtimeChecks;
+    buildLSTMToNVVMPipeline(pm, nvvm);
+  } else {
+    LSTMToCPUOptions cpu;
+    cpu.runtimeChecks = options.runtimeChecks;
+    buildLSTMToCPUPipeline(pm, cpu);
+  }
   if (failed(pm.run(module)))
     return makeError(cuda ? "lowering for CUDA failed"
                           : "lowering to the LLVM dialect failed");

@@ -89,6 +89,13 @@ static cl::opt<std::string> prePasses(
              "pipeline (e.g. lstm-optimize)"),
     cl::init(""));
 
+static cl::opt<bool> runtimeChecks(
+    "runtime-checks",
+    cl::desc("Check the dynamic extents of the tensor ops at run time "
+             "(lstm-generate-runtime-checks; the lstm ops check theirs "
+             "regardless)"),
+    cl::init(true));
+
 // The GPU lowering, as lstm-compile's options of the same names.
 static cl::OptionCategory gpuCategory("Options of --device=cuda");
 static cl::opt<std::string>
@@ -356,6 +363,7 @@ int main(int argc, char **argv) {
 
   JitOptions options;
   options.prePasses = prePasses;
+  options.runtimeChecks = runtimeChecks;
   if (device == "cuda") {
     options.device = Device::CUDA;
     options.nvvm.computeType = computeType;

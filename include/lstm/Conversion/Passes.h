@@ -10,6 +10,7 @@
 #include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
+#include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
 
 namespace mlir::lstm {
 

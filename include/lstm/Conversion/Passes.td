@@ -41,6 +41,50 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
   ];
 }
 
+def GenerateRuntimeChecksPass
+    : Pass<"lstm-generate-runtime-checks", "::mlir::func::FuncOp"> {
+  let summary = "Check at run time the extents that the function's tensor "
+                "ops need to agree";
+  let description = [{
+    The first pass of `lstm-to-cpu` and `lstm-to-nvvm`: it sees the IR after
+    whatever passes ran before the lowering (`lstm-optimize`, say), and
+    makes the generated code check, when the function is called, what the
+    verifiers could not check statically because an extent is dynamic:
+
+    - the ops with upstream's `RuntimeVerifiableOpInterface` (a
+      `tensor.extract_slice` or `tensor.insert_slice` within bounds, a
+      `tensor.cast` to a static extent, a `tensor.dim` or `tensor.extract`
+      index, a linalg op's operands agreeing with its loop ranges), with
+      upstream's checks;
+    - elementwise ops on tensors (`arith.mulf` of two `[B, H]` tensors,
+      say): every operand and result has the same extents;
+    - `tensor.concat`: the operands agree in every dimension but the
+      concatenated one;
+    - `tensor.expand_shape`: the output shape's product in each group is
+      the source's extent.
+
+    Each check stops the run with a message naming the op, its source
+    location and, where the op reads an argument of the function directly,
+    that argument (its number and where it is declared), e.g. a stack whose
+    `c0` has a smaller batch than the `h0` its slices are sized by:
+
+        run-time check failed: tensor.extract_slice at stack3.mlir:55:12: extract_slice runs out-of-bounds along dimension 1 (operand #0 is argument #2 of @forward, declared at stack3.mlir:37:5)
+
+    The `lstm` ops are checked by their lowering (`convert-lstm-to-linalg`)
+    and the rewrites of `lstm-optimize` check what they take from them
+    (`lstm-wavefront` the batch of each layer's initial state). Checks of
+    static extents fold away; the others are a few integer comparisons per
+    op (in a cell, per step).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::index::IndexDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ConvertHostMemoryToGPUPass
     : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Move the host code's buffers to the GPU";

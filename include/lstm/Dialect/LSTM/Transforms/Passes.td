@@ -172,6 +172,11 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     - the finals of the layers are only used after the last layer (the
       loop replaces them there).
 
+    **Run-time checks.** What the layers' lowering would have checked at
+    run time, the loop checks before it starts (`cf.assert`): every layer's
+    initial states have the input's batch size, and the values stacked
+    `[L, ...]` (states, captured weights) agree in their dynamic extents.
+
     T = 1, L > T and a dynamic T work (with T = 0 the loop runs no
     diagonal). Everything else is left alone: single layers, mixed
     directions, bidirectional stacks (their layers feed a `tensor.concat`,
@@ -185,8 +190,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
