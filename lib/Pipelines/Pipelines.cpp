@@ -99,6 +99,8 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToLoopsPass());
   buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // A buffer too large for the process stops the run with its size.
+  pm.addPass(lstm::createCheckAllocationsPass());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -146,6 +148,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   buildHostToLLVMPipeline(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(lstm::createCheckAllocationsPass());
   // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
   GpuModuleToBinaryPassOptions binary;
   // ptxas compiles the kernels of the (one) module on every core.

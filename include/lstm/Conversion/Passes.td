@@ -61,7 +61,10 @@ def GenerateRuntimeChecksPass
     - `tensor.concat`: the operands agree in every dimension but the
       concatenated one;
     - `tensor.expand_shape`: the output shape's product in each group is
-      the source's extent.
+      the source's extent;
+    - `tensor.empty` with dynamic extents: its size in bytes fits in 63 bits
+      (the buffer it becomes would otherwise be allocated with a size that
+      wrapped around).
 
     Each check stops the run with a message naming the op, its source
     location and, where the op reads an argument of the function directly,
@@ -83,6 +86,23 @@ def GenerateRuntimeChecksPass
     "::mlir::index::IndexDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
+  let summary = "Stop with a message when a buffer of the generated code "
+                "cannot be allocated";
+  let description = [{
+    Runs on the LLVM dialect, at the end of `lstm-to-cpu` and `lstm-to-nvvm`
+    (host code; kernels do not allocate). Every call to `malloc` or
+    `aligned_alloc` (what `memref.alloc` becomes) is followed by a check of
+    its result: a null pointer, which the code would otherwise write
+    through (a segmentation fault), prints
+
+        lstm: out of memory: cannot allocate a buffer of 25600000000 bytes (for the value made at lstm.mlir:52:18)
+
+    on stdout, flushes it and aborts, like a failed `cf.assert`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ConvertHostMemoryToGPUPass

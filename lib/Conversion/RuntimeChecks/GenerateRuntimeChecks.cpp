@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/RuntimeVerifiableOpInterface.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_GENERATERUNTIMECHECKSPASS
@@ -135,6 +136,39 @@ static void checkExpandShape(OpBuilder &b, func::FuncOp func,
   }
 }
 
+/// The size in bytes of a tensor.empty with dynamic extents fits in 63 bits:
+/// the buffer it becomes would otherwise be allocated with a size that
+/// wrapped around (a small buffer that the code writes far past).
+static void checkEmpty(OpBuilder &b, func::FuncOp func, tensor::EmptyOp empty) {
+  if (empty.getDynamicSizes().empty())
+    return;
+  RankedTensorType type = empty.getType();
+  int64_t bytes =
+      std::max<int64_t>(1, llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return; // Statically too large: the verifiers of the ops report it.
+  Location loc = empty.getLoc();
+  Value total = arith::ConstantIndexOp::create(b, loc, bytes);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value size : empty.getDynamicSizes()) {
+    auto product = arith::MulUIExtendedOp::create(b, loc, total, size);
+    total = product.getLow();
+    // No carry into the high word, and the low word a non-negative int64.
+    Value noCarry = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          product.getHigh(), zero);
+    Value fits =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, total, zero);
+    ok = arith::AndIOp::create(b, loc, ok,
+                               arith::AndIOp::create(b, loc, noCarry, fits));
+  }
+  cf::AssertOp::create(b, loc, ok,
+                       message(func, empty,
+                               "the tensor's size in bytes does not fit in "
+                               "63 bits"));
+}
+
 struct GenerateRuntimeChecksPass
     : lstm::impl::GenerateRuntimeChecksPassBase<GenerateRuntimeChecksPass> {
   void runOnOperation() override {
@@ -158,6 +192,8 @@ struct GenerateRuntimeChecksPass
         checkConcat(b, func, concat);
       else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
         checkExpandShape(b, func, expand);
+      else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+        checkEmpty(b, func, empty);
     }
   }
 };

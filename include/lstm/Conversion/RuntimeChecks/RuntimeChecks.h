@@ -12,6 +12,7 @@ class FuncOp;
 
 namespace lstm {
 
+#define GEN_PASS_DECL_CHECKALLOCATIONSPASS
 #define GEN_PASS_DECL_GENERATERUNTIMECHECKSPASS
 #include "lstm/Conversion/Passes.h.inc"
 
