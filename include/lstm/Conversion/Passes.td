@@ -28,6 +28,12 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     them equal, so that a mismatched call stops with a message instead of
     reading out of bounds.
 
+    A layer whose sequence length or batch is statically 0 runs no step:
+    it becomes empty outputs and its initial states as finals (after the
+    same checks); a `tensor.concat` with a static extent of 0 (the outputs of
+    such a bidirectional layer) becomes a `tensor.empty`. A tensor of the module whose static size in bytes does not
+    fit in 63 bits is an error naming it (argument, or op result).
+
     The result is pure upstream IR (tensor, linalg, scf, arith, math): it
     feeds one-shot bufferization and either the CPU or the GPU lowering.
   }];

@@ -12,6 +12,7 @@
 #include "LoweringUtils.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,6 +22,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONVERTLSTMTOLINALGPASS
@@ -413,9 +415,56 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Whether every tensor of the module has a size in bytes that fits in 63
+/// bits, as far as its static extents tell; reports the first that does
+/// not. The lowering computes offsets and strides in 64-bit integers: a
+/// weight argument of 384 x (2^63 - 1) would give negative offsets, which
+/// upstream's verifiers then report on IR the user never wrote.
+static LogicalResult checkTensorSizes(Operation *root) {
+  auto tooLarge = [](Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.getElementType().isIntOrIndexOrFloat())
+      return false;
+    int64_t bytes = std::max<int64_t>(
+        1, llvm::divideCeil(t.getElementType().getIntOrFloatBitWidth(), 8));
+    for (int64_t d : t.getShape())
+      if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+        return true;
+    return false;
+  };
+  WalkResult result = root->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (tooLarge(arg.getType())) {
+            emitError(arg.getLoc())
+                << "argument #" << arg.getArgNumber() << " of type "
+                << arg.getType()
+                << " is larger than 2^63 bytes, more than any buffer can be";
+            return WalkResult::interrupt();
+          }
+    for (OpResult r : op->getResults())
+      if (tooLarge(r.getType())) {
+        op->emitError("result #")
+            << r.getResultNumber() << " of type " << r.getType()
+            << " is larger than 2^63 bytes, more than any buffer can be";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertLSTMToLinalgPass
     : lstm::impl::ConvertLSTMToLinalgPassBase<ConvertLSTMToLinalgPass> {
   void runOnOperation() override {
+    if (failed(checkTensorSizes(getOperation())))
+      return signalPassFailure();
+    // Layers that statically run no step are their initial states and empty
+    // outputs (EmptyLayers.h): lowered, they would slice dimensions of
+    // extent 0, which upstream's verifiers reject.
+    replaceEmptyLayers(getOperation());
+    replaceEmptyConcats(getOperation());
     RewritePatternSet patterns(&getContext());
     populateLSTMToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

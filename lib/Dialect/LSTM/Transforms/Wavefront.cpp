@@ -13,6 +13,7 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -658,6 +659,9 @@ namespace {
 struct LSTMWavefrontPass
     : lstm::impl::LSTMWavefrontPassBase<LSTMWavefrontPass> {
   void runOnOperation() override {
+    // Layers that statically run no step (T or B of 0) are what they
+    // compute before anything else looks at them (EmptyLayers.h).
+    replaceEmptyLayers(getOperation());
     SmallVector<LayerOp> all;
     getOperation()->walk([&](LayerOp layer) { all.push_back(layer); });
     // Chains start at layers that do not continue another chain.

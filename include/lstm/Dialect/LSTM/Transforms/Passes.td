@@ -47,7 +47,10 @@ def LSTMCombineGateGemmsPass : Pass<"lstm-combine-gate-gemms"> {
     %f = lstm.gate sigmoid add(%pf : tensor<?x8xf32>) -> tensor<?x8xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
 }
 
 def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
@@ -119,7 +122,9 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
@@ -245,7 +250,8 @@ def LSTMHoistInputProjectionPass : Pass<"lstm-hoist-input-projection"> {
     from `CellDependence::getInputProjectionGroups`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
