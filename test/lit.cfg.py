@@ -16,7 +16,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_obj_root, "test")
 
 llvm_config.use_default_substitutions()
-llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR"])
+llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR", "LSTM_FUZZ_SEED",
+                                    "LSTM_FUZZ_BUDGET"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 

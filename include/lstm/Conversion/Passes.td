@@ -31,7 +31,9 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     A layer whose sequence length or batch is statically 0 runs no step:
     it becomes empty outputs and its initial states as finals (after the
     same checks); a `tensor.concat` with a static extent of 0 (the outputs of
-    such a bidirectional layer) becomes a `tensor.empty`. A tensor of the module whose static size in bytes does not
+    such a bidirectional layer) becomes a `tensor.empty`. A `tensor.dim` whose
+    constant index is not a dimension of its operand is an error (upstream's
+    folders of the `memref.dim` it becomes read the shape at that index). A tensor of the module whose static size in bytes does not
     fit in 63 bits is an error naming it (argument, or op result).
 
     The result is pure upstream IR (tensor, linalg, scf, arith, math): it

@@ -298,6 +298,12 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
 
   LogicalResult matchAndRewrite(LayerOp op,
                                 PatternRewriter &rewriter) const override {
+    // Before anything is created: a pattern that fails must leave the IR as
+    // it was.
+    for (Value result : op.getOutputs())
+      if (cast<RankedTensorType>(result.getType()).isDynamicDim(2))
+        return rewriter.notifyMatchFailure(
+            op, "outputs need a static feature size");
     Location loc = op.getLoc();
     Value seq0 = op.getInputs().front();
     Value seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
@@ -325,9 +331,6 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
     SmallVector<Value> outputInits;
     for (Value result : op.getOutputs()) {
       auto type = cast<RankedTensorType>(result.getType());
-      if (type.isDynamicDim(2))
-        return rewriter.notifyMatchFailure(
-            op, "outputs need a static feature size");
       SmallVector<Value> sizes;
       if (type.isDynamicDim(0))
         sizes.push_back(seqLen);
@@ -455,10 +458,30 @@ static LogicalResult checkTensorSizes(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+/// Whether every tensor.dim with a constant index names one of the tensor's
+/// dimensions; reports the first that does not. The verifier accepts any
+/// index (out of range, the op is undefined at run time), but upstream's
+/// folders of memref.dim, which bufferization makes of it, read the shape at
+/// that index: an index of -1 crashed the GPU lowering (found by the fuzzer
+/// of test/Fuzz).
+static LogicalResult checkDimIndices(Operation *root) {
+  WalkResult result = root->walk([](tensor::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+    if (!index || !type || (*index >= 0 && *index < type.getRank()))
+      return WalkResult::advance();
+    dim.emitOpError("index ") << *index << " is not a dimension of " << type
+                              << " (0 to " << type.getRank() - 1 << ")";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertLSTMToLinalgPass
     : lstm::impl::ConvertLSTMToLinalgPassBase<ConvertLSTMToLinalgPass> {
   void runOnOperation() override {
-    if (failed(checkTensorSizes(getOperation())))
+    if (failed(checkTensorSizes(getOperation())) ||
+        failed(checkDimIndices(getOperation())))
       return signalPassFailure();
     // Layers that statically run no step are their initial states and empty
     // outputs (EmptyLayers.h): lowered, they would slice dimensions of
@@ -467,17 +490,30 @@ struct ConvertLSTMToLinalgPass
     replaceEmptyConcats(getOperation());
     RewritePatternSet patterns(&getContext());
     populateLSTMToLinalgPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "convert-lstm-to-linalg: the rewrite did not converge");
       return signalPassFailure();
+    }
     // Whatever a pattern declined to lower is reported, not left behind.
-    WalkResult result = getOperation()->walk([](Operation *op) {
-      if (isa<LSTMDialect>(op->getDialect())) {
-        op->emitError("could not be lowered to linalg (see the op's "
-                      "documentation for the supported forms)");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    WalkResult result =
+        getOperation()->walk<WalkOrder::PreOrder>([](Operation *op) {
+          if (auto layer = dyn_cast<LayerOp>(op))
+            for (auto [i, out] : llvm::enumerate(layer.getOutputs()))
+              if (cast<RankedTensorType>(out.getType()).isDynamicDim(2)) {
+                layer.emitOpError("output #")
+                    << i << " of type " << out.getType()
+                    << " cannot be lowered: the output sequence needs a static "
+                       "feature extent (N of [T, B, N])";
+                return WalkResult::interrupt();
+              }
+          if (isa<LSTMDialect>(op->getDialect())) {
+            op->emitError("could not be lowered to linalg (see the op's "
+                          "documentation for the supported forms)");
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
     if (result.wasInterrupted())
       signalPassFailure();
   }
