@@ -234,7 +234,10 @@ llvm::Expected<Array> mlir::lstm::readNpy(StringRef path) {
                           dtypeName(array.dtype));
   if (llvm::Error err = array.allocate("the data"))
     return fail(path, llvm::toString(std::move(err)));
-  std::memcpy(array.data.data(), payload.data(), payload.size());
+  // An empty array's data() may be null, which memcpy must not get even for
+  // 0 bytes (UBSan).
+  if (!payload.empty())
+    std::memcpy(array.data.data(), payload.data(), payload.size());
   return array;
 }
 

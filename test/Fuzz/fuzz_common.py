@@ -8,7 +8,7 @@ A run is one of
             exit, or a sign of one on stderr: LLVM ERROR, an assertion, a
             stack dump, "PLEASE submit a bug report", a sanitizer report
   hang      still running at the time limit (killed)
-  silent    exit 1 without any error message (a pass that failed quietly)
+  silent    exit 1 without any message (a pass that failed quietly)
 """
 import os
 import re
@@ -87,7 +87,7 @@ def run(cmd, timeout, mem_mb, extra_crash_signs=()):
     if rc < 0 or rc not in (0, 1) or any(s in err for s in CRASH_SIGNS) or \
             any(s in err for s in extra_crash_signs):
         return Result('crash', rc, err, seconds)
-    if rc == 1 and 'error' not in err:
+    if rc == 1 and not err.strip():
         return Result('silent', rc, err, seconds)
     return Result('ok' if rc == 0 else 'error', rc, err, seconds)
 

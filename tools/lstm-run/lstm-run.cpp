@@ -171,6 +171,11 @@ static llvm::Expected<std::vector<Array>> drawInputs(const Signature &sig) {
                    "), more than the " + formatBytes(memoryLimit()) +
                    " of memory this process may have");
   }
+  // The shapes against the signature before drawing: a --shapes entry of
+  // the wrong rank or static extent is an error at once, not after
+  // gigabytes of random numbers.
+  if (llvm::Error err = checkInputs(sig, arrays))
+    return std::move(err);
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < sig.args.size(); ++i) {
     Array &a = arrays[i];
