@@ -16,7 +16,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_obj_root, "test")
 
 llvm_config.use_default_substitutions()
-llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR"])
+llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR", "LSTM_FUZZ_SEED",
+                                    "LSTM_FUZZ_BUDGET"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 
@@ -43,6 +44,36 @@ config.substitutions.insert(
 config.substitutions.insert(0, ("%lstm_plugin", config.lstm_plugin))
 # The CMake that configured the build (test/Embed installs with it).
 config.substitutions.insert(0, ("%cmake", config.cmake_executable))
+
+
+# The sanitizer build (LSTM_ENABLE_SANITIZERS, docs/testing.md).
+if config.lstm_sanitizers.upper() in ("ON", "1", "TRUE", "YES", "Y"):
+    config.available_features.add("asan")
+    # detect_leaks=0: LLVM and MLIR keep their registries, options and
+    #   contexts' storage alive to the end of the process by design, and the
+    #   uninstrumented Debian libraries' allocations cannot be told apart.
+    # allocator_may_return_null=1: a malloc too large for the process must
+    #   return null, as without ASan: the runner and the generated code
+    #   check for it (test/Runner/sizes.test asks for 400 TB).
+    # Reports go to LSTM_SANITIZER_LOG (a path prefix) when it is set, so
+    #   that scripts/sanitize.sh finds one even under `not` (a RUN line that
+    #   expects the tool to fail).
+    log = os.environ.get("LSTM_SANITIZER_LOG")
+    asan = ["detect_leaks=0", "allocator_may_return_null=1", "abort_on_error=0"]
+    ubsan = ["print_stacktrace=1", "halt_on_error=1"]
+    if log:
+        asan.append("log_path=" + log + ".asan")
+        ubsan.append("log_path=" + log + ".ubsan")
+    config.environment["ASAN_OPTIONS"] = ":".join(asan)
+    config.environment["UBSAN_OPTIONS"] = ":".join(ubsan)
+    # The fuzzers set no address-space limit: ASan's shadow needs terabytes.
+    config.environment["LSTM_FUZZ_SANITIZED"] = "1"
+    # Debian's mlir-opt is not instrumented: with our plugin loaded, the ASan
+    # runtime must come first.
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"],
+                             capture_output=True, text=True).stdout.strip()
+    config.substitutions.insert(0, ("%mlir_opt", "env LD_PRELOAD=" + libasan + " "
+                                    + os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 
 def has_cuda_gpu():

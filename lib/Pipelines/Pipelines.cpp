@@ -44,13 +44,20 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-/// The tensor level both targets share: the dialect to linalg/scf,
-/// pointwise arith/math to linalg, then fuse the pointwise generics of each
-/// step.
-static void buildTensorPipeline(OpPassManager &pm) {
+/// The tensor level both targets share: the run-time checks of the tensor
+/// ops as the passes before left them, the dialect to linalg/scf, pointwise
+/// arith/math to linalg, then fuse the pointwise generics of each step.
+static void buildTensorPipeline(OpPassManager &pm, bool runtimeChecks) {
+  if (runtimeChecks)
+    pm.addNestedPass<func::FuncOp>(lstm::createGenerateRuntimeChecksPass());
   pm.addPass(lstm::createConvertLSTMToLinalgPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  // The run-time checks read the extents of intermediate values of a step
+  // (tensor.dim of a linalg op's result): rewritten to their sources, so
+  // that the dims are no other use that keeps a fused producer alive.
+  if (runtimeChecks)
+    pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+  pm.addPass(lstm::createFusePointwiseGenericsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -79,6 +86,9 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   // itself: CSE makes the two views one value, the canonicalizer drops it.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // The checks of a cell's ops compare extents that no step changes: once
+  // before the time loop, not once per step.
+  pm.addNestedPass<func::FuncOp>(lstm::createHoistRuntimeChecksPass());
 }
 
 /// Host code (and, on the GPU path, what is left of it) to the LLVM dialect.
@@ -100,18 +110,21 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertControlFlowToLLVMPass());
 }
 
-void lstm::buildLSTMToCPUPipeline(OpPassManager &pm) {
-  buildTensorPipeline(pm);
+void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
+                                  const LSTMToCPUOptions &options) {
+  buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // A buffer too large for the process stops the run with its size.
+  pm.addPass(lstm::createCheckAllocationsPass());
   pm.addPass(createCanonicalizerPass());
 }
 
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
-  buildTensorPipeline(pm);
+  buildTensorPipeline(pm, options.runtimeChecks);
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.
@@ -153,6 +166,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   buildHostToLLVMPipeline(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(lstm::createCheckAllocationsPass());
   // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
   GpuModuleToBinaryPassOptions binary;
   // ptxas compiles the kernels of the (one) module on every core.
@@ -186,6 +200,17 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// Run-time checks of the tensor ops (lstm-generate-runtime-checks), in both
+/// lowerings.
+static llvm::cl::desc
+    runtimeChecksDesc("Check the dynamic extents of the tensor ops at run time "
+                      "(lstm-generate-runtime-checks)");
+
+struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
+                             llvm::cl::init(true)};
+};
+
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
                            llvm::cl::init("sm_90")};
@@ -213,6 +238,8 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 "
                      "operands, fp32 accumulation)"),
       llvm::cl::init("fp32")};
+  Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
+                             llvm::cl::init(true)};
 };
 } // namespace
 
@@ -231,11 +258,15 @@ void lstm::registerLSTMPipelines() {
         options.differentiate = o.differentiate;
         buildLSTMOptimizePipeline(pm, options);
       });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPUPipelineOptions>(
       "lstm-to-cpu",
       "Lower the lstm dialect through linalg, bufferization and loops to the "
       "LLVM dialect for the CPU",
-      buildLSTMToCPUPipeline);
+      [](OpPassManager &pm, const CPUPipelineOptions &o) {
+        LSTMToCPUOptions options;
+        options.runtimeChecks = o.runtimeChecks;
+        buildLSTMToCPUPipeline(pm, options);
+      });
   PassPipelineRegistration<NVVMPipelineOptions>(
       "lstm-to-nvvm",
       "Lower the lstm dialect through linalg and bufferization to GPU kernels "
@@ -249,6 +280,7 @@ void lstm::registerLSTMPipelines() {
         options.cublas = o.cublas;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
+        options.runtimeChecks = o.runtimeChecks;
         buildLSTMToNVVMPipeline(pm, options);
       });
 }

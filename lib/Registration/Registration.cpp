@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -50,6 +52,10 @@ void lstm::registerLSTMExtensions(DialectRegistry &registry) {
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   // The derivatives of the ops lstm-differentiate takes.
   registerAdjointOpInterfaceExternalModels(registry);
+  // The run-time checks of tensor and linalg ops that
+  // lstm-generate-runtime-checks emits.
+  linalg::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  tensor::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
 }
 
 void lstm::registerLSTMPasses() {

@@ -146,14 +146,17 @@ static std::vector<int64_t> makeDescriptor(const Array &a, const void *data) {
   return desc;
 }
 
-/// Copies the memref described at `desc` into a dense array.
-static Array readDescriptor(const int64_t *desc, const TensorSpec &spec) {
+/// Copies the memref described at `desc` into a dense array (result
+/// `number` of the function).
+static llvm::Expected<Array>
+readDescriptor(const int64_t *desc, const TensorSpec &spec, size_t number) {
   int64_t rank = spec.shape.size();
   Array a;
   a.dtype = spec.dtype;
   a.shape.assign(desc + 3, desc + 3 + rank);
   size_t elt = dtypeSize(spec.dtype);
-  a.data.resize(a.numElements() * elt);
+  if (llvm::Error err = a.allocate("result #" + llvm::Twine(number)))
+    return std::move(err);
   const char *base = reinterpret_cast<const char *>(desc[1]) + desc[2] * elt;
   const int64_t *strides = desc + 3 + rank;
   std::vector<int64_t> index(rank, 0);
@@ -338,10 +341,15 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   module.getContext()->appendDialectRegistry(registry);
 
   PassManager pm(module.getContext());
-  if (cuda)
-    buildLSTMToNVVMPipeline(pm, options.nvvm);
-  else
-    buildLSTMToCPUPipeline(pm);
+  if (cuda) {
+    LSTMToNVVMOptions nvvm = options.nvvm;
+    nvvm.runtimeChecks = options.runtimeChecks;
+    buildLSTMToNVVMPipeline(pm, nvvm);
+  } else {
+    LSTMToCPUOptions cpu;
+    cpu.runtimeChecks = options.runtimeChecks;
+    buildLSTMToCPUPipeline(pm, cpu);
+  }
   if (failed(pm.run(module)))
     return makeError(cuda ? "lowering for CUDA failed"
                           : "lowering to the LLVM dialect failed");
@@ -451,8 +459,17 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
   std::vector<size_t> words = resultWordCounts(sig);
   std::vector<Array> results;
   size_t at = 0;
-  for (auto [r, w] : llvm::zip(sig.results, words)) {
-    results.push_back(readDescriptor(resultStruct.data() + at, r));
+  llvm::Error readError = llvm::Error::success();
+  for (auto [k, rw] : llvm::enumerate(llvm::zip(sig.results, words))) {
+    auto [r, w] = rw;
+    llvm::Expected<Array> result =
+        readDescriptor(resultStruct.data() + at, r, k);
+    if (!result && !readError)
+      readError = result.takeError();
+    else if (!result)
+      llvm::consumeError(result.takeError());
+    else
+      results.push_back(std::move(*result));
     at += w;
   }
 
@@ -470,6 +487,8 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
       free(allocated);
     at += w;
   }
+  if (readError)
+    return std::move(readError);
   return results;
 }
 
@@ -552,8 +571,12 @@ CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
         lo += (size - 1) * stride;
     }
     size_t elt = dtypeSize(r.dtype);
-    std::vector<char> &span =
-        spans.emplace_back(empty ? 0 : (hi - lo + 1) * elt);
+    std::vector<char> &span = spans.emplace_back();
+    if (llvm::Error err =
+            allocateBuffer(span, empty ? 0 : (hi - lo + 1) * elt,
+                           "copying result #" + llvm::Twine(spans.size() - 1) +
+                               " from the GPU"))
+      return std::move(err);
     if (!span.empty())
       api.mgpuMemcpy(span.data(), reinterpret_cast<char *>(desc[1]) + lo * elt,
                      span.size(), stream);
@@ -567,7 +590,13 @@ CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
     return std::move(err);
 
   std::vector<Array> results;
-  for (auto [r, host] : llvm::zip(sig.results, hostDescriptors))
-    results.push_back(readDescriptor(host.data(), r));
+  for (auto [k, rh] :
+       llvm::enumerate(llvm::zip(sig.results, hostDescriptors))) {
+    auto [r, host] = rh;
+    llvm::Expected<Array> result = readDescriptor(host.data(), r, k);
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
+  }
   return results;
 }

@@ -4,10 +4,15 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace mlir::lstm;
 using llvm::StringRef;
@@ -51,6 +56,76 @@ int64_t Array::numElements() const {
   return n;
 }
 
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<uint64_t> Array::byteSize() const {
+  int64_t bytes = static_cast<int64_t>(dtypeSize(dtype));
+  for (int64_t d : shape) {
+    if (d < 0)
+      return makeError("shape " + shapeString() + " has a negative extent");
+    if (llvm::MulOverflow(bytes, d, bytes))
+      return makeError("shape " + shapeString() + " of " + dtypeName(dtype) +
+                       " is more than 2^63 bytes");
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string mlir::lstm::formatBytes(uint64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (bytes >= 1000000)
+    os << llvm::format("%.1f %s (",
+                       bytes >= 1000000000 ? bytes / 1e9 : bytes / 1e6,
+                       bytes >= 1000000000 ? "GB" : "MB");
+  os << bytes << " bytes";
+  if (bytes >= 1000000)
+    os << ")";
+  return s;
+}
+
+uint64_t mlir::lstm::memoryLimit() {
+  uint64_t limit = UINT64_MAX;
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    limit = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      limit = std::min<uint64_t>(limit, rl.rlim_cur);
+  }
+  return limit;
+}
+
+llvm::Error mlir::lstm::allocateBuffer(std::vector<char> &buffer,
+                                       uint64_t bytes,
+                                       const llvm::Twine &what) {
+  uint64_t limit = memoryLimit();
+  if (bytes > limit || bytes > buffer.max_size())
+    return makeError(what + " needs " + formatBytes(bytes) +
+                     ", more than the " + formatBytes(limit) +
+                     " of memory this process may have");
+  // Without exceptions, a failing std::vector allocation aborts ("LLVM ERROR:
+  // out of memory"): try the allocation first. Untouched, the probe costs an
+  // mmap and a munmap.
+  if (void *probe = std::malloc(bytes ? bytes : 1))
+    std::free(probe);
+  else
+    return makeError(what + ": cannot allocate " + formatBytes(bytes));
+  buffer.resize(bytes);
+  return llvm::Error::success();
+}
+
+llvm::Error Array::allocate(const llvm::Twine &what) {
+  llvm::Expected<uint64_t> bytes = byteSize();
+  if (!bytes)
+    return makeError(what + ": " + llvm::toString(bytes.takeError()));
+  return allocateBuffer(data, *bytes,
+                        what + ": shape " + shapeString() + " of " +
+                            dtypeName(dtype));
+}
+
 std::string Array::shapeString() const {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i)
@@ -59,8 +134,7 @@ std::string Array::shapeString() const {
 }
 
 static llvm::Error fail(StringRef path, const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + msg);
+  return makeError(path + ": " + msg);
 }
 
 /// The value of `key` in the header dictionary, up to the next top-level
@@ -130,23 +204,40 @@ llvm::Expected<Array> mlir::lstm::readNpy(StringRef path) {
     return fail(path, "Fortran-order arrays are not supported; save a "
                       "C-contiguous array");
 
-  StringRef dims = shape->trim().drop_front().drop_back();
+  StringRef dims = shape->trim();
+  if (!dims.consume_front("(") || !dims.consume_back(")"))
+    return fail(path, "malformed shape " + *shape + " (expected a tuple)");
   llvm::SmallVector<StringRef> parts;
-  dims.split(parts, ',', -1, /*KeepEmpty=*/false);
+  if (!dims.trim().empty()) // "()" is a scalar
+    dims.split(parts, ',');
+  // "(3,)" has an empty last part; any other empty part is malformed.
+  if (parts.size() > 1 && parts.back().trim().empty())
+    parts.pop_back();
   for (StringRef p : parts) {
     int64_t v;
     if (p.trim().getAsInteger(10, v) || v < 0)
-      return fail(path, "malformed shape " + *shape);
+      return fail(path, "malformed shape " + *shape +
+                            " (extents are integers from 0 to 2^63 - 1)");
     array.shape.push_back(v);
   }
 
-  size_t want = size_t(array.numElements()) * dtypeSize(array.dtype);
+  // The size is checked before it is compared: a shape whose byte count
+  // wraps around 64 bits would otherwise match a short file.
+  llvm::Expected<uint64_t> want = array.byteSize();
+  if (!want)
+    return fail(path, llvm::toString(want.takeError()));
   StringRef payload = bytes.drop_front(headerStart + headerLen);
-  if (payload.size() != want)
+  if (payload.size() != *want)
     return fail(path, "holds " + llvm::Twine(payload.size()) +
-                          " bytes of data, expected " + llvm::Twine(want) +
-                          " for shape " + array.shapeString());
-  array.data.assign(payload.begin(), payload.end());
+                          " bytes of data, expected " + llvm::Twine(*want) +
+                          " for shape " + array.shapeString() + " of " +
+                          dtypeName(array.dtype));
+  if (llvm::Error err = array.allocate("the data"))
+    return fail(path, llvm::toString(std::move(err)));
+  // An empty array's data() may be null, which memcpy must not get even for
+  // 0 bytes (UBSan).
+  if (!payload.empty())
+    std::memcpy(array.data.data(), payload.data(), payload.size());
   return array;
 }
 

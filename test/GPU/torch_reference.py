@@ -187,6 +187,42 @@ def mgu_cell(W, R, bW, bR):
     return step
 
 
+def janet_cell(W, R, bW, bR, beta=1.0):
+    """JANET (van der Westhuizen & Lasenby 2018), gate order f, c, state h = c:
+    c' = sigmoid(s) * c + (1 - sigmoid(s - beta)) * tanh(W_c x + R_c c + b_c),
+    s = W_f x + R_f c + b_f."""
+    (Wf, Wc), (Rf, Rc) = _blocks(W, 2), _blocks(R, 2)
+    (bWf, bWc), (bRf, bRc) = _blocks(bW, 2), _blocks(bR, 2)
+
+    def step(x, s):
+        (c,) = s
+        pre_f = x @ Wf.T + bWf + c @ Rf.T + bRf
+        cand = torch.tanh(x @ Wc.T + bWc + c @ Rc.T + bRc)
+        c = torch.sigmoid(pre_f) * c + (1 - torch.sigmoid(pre_f - beta)) * cand
+        return c, (c,)
+    return step
+
+
+def _layer_norm(v, gain, bias, eps=1e-5):
+    """Normalises each row of v (biased variance), then (1 + gain) * v + bias."""
+    centred = v - v.mean(dim=1, keepdim=True)
+    var = (centred * centred).mean(dim=1, keepdim=True)
+    return (1 + gain) * centred / torch.sqrt(var + eps) + bias
+
+
+def layernorm_lstm_cell(W, R, bW, bR, gA, bA, gC, bC):
+    """Layer-normalised LSTM (Ba et al. 2016): layer norm over the 4H
+    pre-activations (gate order i, f, g, o) and over c before the output tanh."""
+    def step(x, s):
+        h, c = s
+        a = _layer_norm(x @ W.T + bW + h @ R.T + bR, gA, bA)
+        i, f, g, o = torch.chunk(a, 4, dim=1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(_layer_norm(c, gC, bC))
+        return h, (h, c)
+    return step
+
+
 def rnn_cell(act):
     """nn.RNN: h' = act(W x + b_ih + R h + b_hh)."""
     def make(W, R, bW, bR):
@@ -229,6 +265,28 @@ def _stack3(a):
     return [y, torch.stack(hs), torch.stack(cs)]
 
 
+def _janet_stack3(a):
+    y, hs = a['x'], []
+    for k in range(3):
+        step = janet_cell(a[f'W{k}'], a[f'R{k}'], a[f'bW{k}'], a[f'bR{k}'])
+        y, (h,) = recur(step, y, (a['h0'][k],))
+        hs.append(h)
+    return [y, torch.stack(hs)]
+
+
+_LN_PARAMS = ('W', 'R', 'bW', 'bR', 'gA', 'bA', 'gC', 'bC')
+
+
+def _layernorm_stack2(a):
+    y, hs, cs = a['x'], [], []
+    for k in range(2):
+        step = layernorm_lstm_cell(*(a[f'{n}{k}'] for n in _LN_PARAMS))
+        y, (h, c) = recur(step, y, (a['h0'][k], a['c0'][k]))
+        hs.append(h)
+        cs.append(c)
+    return [y, torch.stack(hs), torch.stack(cs)]
+
+
 def _bidirectional(a):
     fw = lstm_cell(a['W'], a['R'], a['bW'], a['bR'])
     bw = lstm_cell(a['W_rev'], a['R_rev'], a['bW_rev'], a['bR_rev'])
@@ -261,6 +319,10 @@ EXAMPLES = {
     'lstmp': (_LSTM + ['Whr'], _lstmp),
     'stack3': (['x', 'h0', 'c0'] + [f'{n}{k}' for k in range(3) for n in ('W', 'R', 'bW', 'bR')],
                _stack3),
+    'janet_stack3': (['x', 'h0'] + [f'{n}{k}' for k in range(3) for n in ('W', 'R', 'bW', 'bR')],
+                     _janet_stack3),
+    'layernorm_stack2': (['x', 'h0', 'c0'] + [f'{n}{k}' for k in range(2) for n in _LN_PARAMS],
+                         _layernorm_stack2),
     'bidirectional': (_LSTM + ['W_rev', 'R_rev', 'bW_rev', 'bR_rev'], _bidirectional),
     'gru': (_ONE, _one_state(gru_cell)),
     'cho_gru': (_ONE, _one_state(cho_gru_cell)),

@@ -171,6 +171,38 @@ def relu(a):
     return np.maximum(a, 0.0)
 
 
+def janet(W, R, bW, bR, beta=1.0):
+    """JANET (van der Westhuizen & Lasenby 2018), gate order f, c; h = c."""
+    (Wf, Wc), (Rf, Rc), (bf, bc) = split(W, 2), split(R, 2), split(bW + bR, 2)
+
+    def step(x, s):
+        (c,) = s
+        sf = x @ Wf.T + c @ Rf.T + bf
+        cand = np.tanh(x @ Wc.T + c @ Rc.T + bc)
+        c = sigmoid(sf) * c + (1.0 - sigmoid(sf - beta)) * cand
+        return c, (c,)
+    return step
+
+
+def layer_norm(v, g, b, eps=1e-5):
+    """Layer norm over the features of each row, gain 1 + g, bias b."""
+    mu = v.mean(axis=1, keepdims=True)
+    var = ((v - mu) ** 2).mean(axis=1, keepdims=True)
+    return (1.0 + g) * (v - mu) / np.sqrt(var + eps) + b
+
+
+def layernorm_lstm(W, R, bW, bR, gA, bA, gC, bC):
+    """Layer-normalised LSTM: LN over the 4H pre-activations (gate order i, f, g, o)
+    and over c_t before the output tanh."""
+    def step(x, s):
+        h, c = s
+        i, f, g, o = np.split(layer_norm(x @ W.T + bW + h @ R.T + bR, gA, bA), 4, axis=1)
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        h = sigmoid(o) * np.tanh(layer_norm(c, gC, bC))
+        return h, (h, c)
+    return step
+
+
 # ---------------------------------------------------------------------------
 # Examples: argument specs and expected results
 # ---------------------------------------------------------------------------
@@ -226,6 +258,33 @@ def _stack3(x, h0, c0, **w):
     hs, cs = [], []
     for k in range(3):
         step = torch_lstm(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}'])
+        x, (h, c) = run_layer(step, x, (h0[k], c0[k]))
+        hs.append(h)
+        cs.append(c)
+    return [x, np.stack(hs), np.stack(cs)]
+
+
+@example('janet_stack3', [X, data('h0', 3, 'B', H)] +
+         [a for k in range(3) for a in params(2, I if k == 0 else H, sfx=str(k))])
+def _janet_stack3(x, h0, **w):
+    hs = []
+    for k in range(3):
+        x, (h,) = run_layer(janet(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}']), x,
+                            (h0[k],))
+        hs.append(h)
+    return [x, np.stack(hs)]
+
+
+@example('layernorm_stack2', [X, data('h0', 2, 'B', H), data('c0', 2, 'B', H)] +
+         [a for k in range(2) for a in
+          params(4, I if k == 0 else H, sfx=str(k)) +
+          [weight(f'gA{k}', 4 * H), weight(f'bA{k}', 4 * H), weight(f'gC{k}', H),
+           weight(f'bC{k}', H)]])
+def _layernorm_stack2(x, h0, c0, **w):
+    hs, cs = [], []
+    for k in range(2):
+        step = layernorm_lstm(*(w[f'{n}{k}'] for n in ('W', 'R', 'bW', 'bR', 'gA', 'bA',
+                                                        'gC', 'bC')))
         x, (h, c) = run_layer(step, x, (h0[k], c0[k]))
         hs.append(h)
         cs.append(c)

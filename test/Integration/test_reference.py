@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the numpy reference against torch.nn (float64, CPU) where PyTorch has the
-same cell: lstm, varlen, lstmp, stack3, bidirectional, gru, rnn_tanh, rnn_relu.
+same cell: lstm, varlen, lstmp, stack3, bidirectional, gru, rnn_tanh, rnn_relu, and
+layernorm_stack2's layer norm against torch's.
 Skips cleanly (exit 0) when torch is not importable."""
 import os
 import sys
@@ -82,6 +83,12 @@ def main():
         ok = len(ours) == len(theirs) and max(errs) < 1e-12
         failed |= not ok
         print(f'{name}: max abs diff vs torch.nn {max(errs):.1e} {"OK" if ok else "FAIL"}')
+    # layernorm_stack2's normalisation against torch's layer_norm (gain 1 + g).
+    v, g, b = rng.standard_normal((B, 4 * H)), rng.uniform(-1, 1, 4 * H), rng.uniform(-1, 1, 4 * H)
+    theirs = torch.nn.functional.layer_norm(t64(v), (4 * H,), t64(1 + g), t64(b), eps=1e-5)
+    err = np.abs(ref.layer_norm(v, g, b) - theirs.numpy()).max()
+    failed |= not err < 1e-12
+    print(f'layer_norm: max abs diff vs torch layer_norm {err:.1e} {"OK" if err < 1e-12 else "FAIL"}')
     print('FAILED' if failed else 'PASSED')
     return 1 if failed else 0
 

@@ -55,3 +55,23 @@
 // CHO-NOT: gpu.launch_func
 // CHO: gpu.wait
 // CHO-NEXT: }
+//
+// With cuBLAS (and the run-time checks, on by default): the three GEMMs of
+// a Cho GRU step, x and h combined and R_n (r ⊙ h) alone, are two cuBLAS
+// calls, the reset's pointwise kernel between them, the update's after:
+// the pointwise r ⊙ h is not fused into the GEMM that reads it
+// (lstm-fuse-pointwise-generics), and no check is left in the loop
+// (lstm-hoist-runtime-checks).
+// RUN: lstm-opt %examples/cho_gru.mlir --lstm-optimize --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHOBLAS
+// CHOBLAS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHOBLAS-NOT: cf.assert
+// CHOBLAS: call @lstmRuntimeGemmStridedBatched
+// CHOBLAS-NOT: cf.assert
+// CHOBLAS: gpu.launch_func
+// CHOBLAS-NOT: cf.assert
+// CHOBLAS: call @lstmRuntimeGemmStridedBatched
+// CHOBLAS-NOT: cf.assert
+// CHOBLAS: gpu.launch_func
+// CHOBLAS-NOT: {{gpu.launch_func|call @lstmRuntimeGemm|cf.assert}}
+// CHOBLAS: gpu.wait
+// CHOBLAS-NEXT: }

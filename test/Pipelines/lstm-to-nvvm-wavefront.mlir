@@ -2,7 +2,9 @@
 // kernels are compiled, not run), and one diagonal of the three layers runs
 // a fixed number of kernels (every GEMM a generated kernel here: fill and
 // contraction), counted between the loop header and its back
-// edge. With combined gate GEMMs: 3 zero fills and 3 GEMMs (layer 0's input
+// edge (the loop's entry branch passes the induction variable and the
+// carried buffers; the run-time checks before it branch with i1s). With
+// combined gate GEMMs: 3 zero fills and 3 GEMMs (layer 0's input
 // GEMM, the batched input GEMM of layers 1-2, the batched recurrent GEMM of
 // all layers), 3 copies (stacking the input products, writing the last
 // layer's output) and 7 pointwise kernels (gate epilogues, cell update,
@@ -13,7 +15,7 @@
 // RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s --check-prefix=LAYERS
 
 // CHECK-LABEL: llvm.func @forward
-// CHECK: llvm.br ^[[HEAD:bb[0-9]+]](
+// CHECK: llvm.br ^[[HEAD:bb[0-9]+]]({{.*}} : i64, !llvm.struct
 // CHECK-NEXT: ^[[HEAD]](
 // CHECK: llvm.cond_br %{{.*}}, ^{{bb[0-9]+}}, ^[[EXIT:bb[0-9]+]]
 // CHECK-COUNT-16: gpu.launch_func
@@ -26,17 +28,17 @@
 
 // Without the wavefront: three time loops of 9 kernels per step.
 // LAYERS-LABEL: llvm.func @forward
-// LAYERS: llvm.br ^[[H0:bb[0-9]+]](
+// LAYERS: llvm.br ^[[H0:bb[0-9]+]]({{.*}} : i64, !llvm.struct
 // LAYERS-NEXT: ^[[H0]](
 // LAYERS-COUNT-9: gpu.launch_func
 // LAYERS-NOT: gpu.launch_func
 // LAYERS: llvm.br ^[[H0]](
-// LAYERS: llvm.br ^[[H1:bb[0-9]+]](
+// LAYERS: llvm.br ^[[H1:bb[0-9]+]]({{.*}} : i64, !llvm.struct
 // LAYERS-NEXT: ^[[H1]](
 // LAYERS-COUNT-9: gpu.launch_func
 // LAYERS-NOT: gpu.launch_func
 // LAYERS: llvm.br ^[[H1]](
-// LAYERS: llvm.br ^[[H2:bb[0-9]+]](
+// LAYERS: llvm.br ^[[H2:bb[0-9]+]]({{.*}} : i64, !llvm.struct
 // LAYERS-NEXT: ^[[H2]](
 // LAYERS-COUNT-9: gpu.launch_func
 // LAYERS-NOT: gpu.launch_func

@@ -89,6 +89,13 @@ static cl::opt<std::string> prePasses(
              "pipeline (e.g. lstm-optimize)"),
     cl::init(""));
 
+static cl::opt<bool> runtimeChecks(
+    "runtime-checks",
+    cl::desc("Check the dynamic extents of the tensor ops at run time "
+             "(lstm-generate-runtime-checks; the lstm ops check theirs "
+             "regardless)"),
+    cl::init(true));
+
 // The GPU lowering, as lstm-compile's options of the same names.
 static cl::OptionCategory gpuCategory("Options of --device=cuda");
 static cl::opt<std::string>
@@ -122,11 +129,19 @@ static int fail(const llvm::Twine &msg) {
 /// 1/sqrt(n)) with n the last extent (PyTorch's initialisation), integers
 /// (sequence lengths) from [1, extent 0 of argument #0].
 static llvm::Expected<std::vector<Array>> drawInputs(const Signature &sig) {
-  std::mt19937_64 rng(seed);
-  std::vector<Array> arrays;
+  auto error = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (dynamicSize < 0)
+    return error("--dynamic-size must be 0 or more, not " +
+                 llvm::Twine(int64_t(dynamicSize)));
+  // The shapes first, so that their sizes are checked, alone and together,
+  // before anything is allocated.
+  std::vector<Array> arrays(sig.args.size());
+  uint64_t total = 0;
   for (size_t i = 0; i < sig.args.size(); ++i) {
     const TensorSpec &spec = sig.args[i];
-    Array a;
+    Array &a = arrays[i];
     a.dtype = spec.dtype;
     if (i < shapes.size() && !shapes[i].empty()) {
       llvm::SmallVector<llvm::StringRef> dims;
@@ -134,22 +149,44 @@ static llvm::Expected<std::vector<Array>> drawInputs(const Signature &sig) {
       for (llvm::StringRef d : dims) {
         int64_t v;
         if (d.getAsInteger(10, v) || v < 0)
-          return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                         "malformed --shapes entry '" +
-                                             shapes[i] + "'");
+          return error("malformed --shapes entry '" + shapes[i] +
+                       "' (extents are integers from 0 to 2^63 - 1)");
         a.shape.push_back(v);
       }
     } else {
       for (int64_t d : spec.shape)
         a.shape.push_back(ShapedType::isDynamic(d) ? dynamicSize : d);
     }
-    a.data.resize(a.numElements() * dtypeSize(a.dtype));
+    llvm::Expected<uint64_t> bytes = a.byteSize();
+    if (!bytes)
+      return error("argument #" + llvm::Twine(i) +
+                   " (--random-inputs): " + llvm::toString(bytes.takeError()));
+    // Each size is below 2^63 and the total stays below the limit: no
+    // overflow.
+    total += *bytes;
+    if (total > memoryLimit())
+      return error("the random inputs need " + formatBytes(total) +
+                   " in all (argument #" + llvm::Twine(i) + " of shape " +
+                   a.shapeString() + ": " + formatBytes(*bytes) +
+                   "), more than the " + formatBytes(memoryLimit()) +
+                   " of memory this process may have");
+  }
+  // The shapes against the signature before drawing: a --shapes entry of
+  // the wrong rank or static extent is an error at once, not after
+  // gigabytes of random numbers.
+  if (llvm::Error err = checkInputs(sig, arrays))
+    return std::move(err);
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < sig.args.size(); ++i) {
+    Array &a = arrays[i];
+    if (llvm::Error err =
+            a.allocate("argument #" + llvm::Twine(i) + " (--random-inputs)"))
+      return std::move(err);
     int64_t n = a.shape.empty() ? 1 : std::max<int64_t>(1, a.shape.back());
     double k = 1.0 / std::sqrt(double(n));
     std::uniform_real_distribution<double> uni(-k, k);
-    int64_t maxLen = arrays.empty() || arrays[0].shape.empty()
-                         ? 1
-                         : std::max<int64_t>(1, arrays[0].shape[0]);
+    int64_t maxLen =
+        arrays[0].shape.empty() ? 1 : std::max<int64_t>(1, arrays[0].shape[0]);
     std::uniform_int_distribution<int64_t> len(1, maxLen);
     for (int64_t e = 0; e < a.numElements(); ++e) {
       char *p = a.data.data() + e * dtypeSize(a.dtype);
@@ -176,7 +213,6 @@ static llvm::Expected<std::vector<Array>> drawInputs(const Signature &sig) {
       }
       }
     }
-    arrays.push_back(std::move(a));
   }
   return arrays;
 }
@@ -256,9 +292,17 @@ static int runIsolated(CompiledFunction &fn, const std::vector<Array> &args) {
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
   int sig = WTERMSIG(status);
+  // The generated code aborts after printing why: a failed cf.assert (the
+  // arguments' shapes do not agree) or a buffer it cannot allocate.
   if (sig == SIGABRT)
     return fail("the compiled function stopped at a failed run-time check "
-                "(message above): the arguments' shapes do not agree");
+                "(message above)");
+  // SIGKILL: the kernel's out-of-memory killer, most likely (memory that
+  // was granted but could not be backed when touched).
+  if (sig == SIGKILL)
+    return fail("the compiled function was killed (SIGKILL): out of memory? "
+                "(the inputs and the buffers the function allocates did not "
+                "fit in memory)");
   return fail(llvm::Twine("the compiled function was killed by signal ") +
               llvm::Twine(sig) + " (" + strsignal(sig) + ")");
 }
@@ -359,6 +403,7 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(err)));
 
   JitOptions options;
+  options.runtimeChecks = runtimeChecks;
   if (device == "cuda") {
     options.device = Device::CUDA;
     options.nvvm.computeType = computeType;

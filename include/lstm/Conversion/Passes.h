@@ -4,6 +4,7 @@
 #define LSTM_CONVERSION_PASSES_H
 
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
+#include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"
@@ -12,6 +13,7 @@
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
+#include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
 
 namespace mlir::lstm {
 

@@ -28,6 +28,14 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     them equal, so that a mismatched call stops with a message instead of
     reading out of bounds.
 
+    A layer whose sequence length or batch is statically 0 runs no step:
+    it becomes empty outputs and its initial states as finals (after the
+    same checks); a `tensor.concat` with a static extent of 0 (the outputs of
+    such a bidirectional layer) becomes a `tensor.empty`. A `tensor.dim` whose
+    constant index is not a dimension of its operand is an error (upstream's
+    folders of the `memref.dim` it becomes read the shape at that index). A tensor of the module whose static size in bytes does not
+    fit in 63 bits is an error naming it (argument, or op result).
+
     The result is pure upstream IR (tensor, linalg, scf, arith, math): it
     feeds one-shot bufferization and either the CPU or the GPU lowering.
   }];
@@ -39,6 +47,22 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def FusePointwiseGenericsPass : Pass<"lstm-fuse-pointwise-generics"> {
+  let summary = "Fuse the pointwise linalg.generics of a step, leaving "
+                "contractions alone";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` with one more condition: a
+    producer is fused only into a consumer whose loops are all parallel.
+    Upstream's pass also fuses a pointwise producer into a contraction (the
+    GEMM of Cho's GRU, `R_n (r ⊙ h)`) as soon as the producer has no other
+    use, which recomputes the producer once per reduction step and turns
+    a GEMM that cuBLAS would run into a generated kernel. Runs in
+    `lstm-to-cpu` and `lstm-to-nvvm` after the lowering to linalg.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ReadOnlyArgumentsPass
@@ -93,6 +117,96 @@ def ElideCopiesPass : Pass<"lstm-elide-copies", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GenerateRuntimeChecksPass
+    : Pass<"lstm-generate-runtime-checks", "::mlir::func::FuncOp"> {
+  let summary = "Check at run time the extents that the function's tensor "
+                "ops need to agree";
+  let description = [{
+    The first pass of `lstm-to-cpu` and `lstm-to-nvvm`: it sees the IR after
+    whatever passes ran before the lowering (`lstm-optimize`, say), and
+    makes the generated code check, when the function is called, what the
+    verifiers could not check statically because an extent is dynamic:
+
+    - the ops with upstream's `RuntimeVerifiableOpInterface` (a
+      `tensor.extract_slice` or `tensor.insert_slice` within bounds, a
+      `tensor.cast` to a static extent, a `tensor.dim` or `tensor.extract`
+      index, a linalg op's operands agreeing with its loop ranges), with
+      upstream's checks;
+    - elementwise ops on tensors (`arith.mulf` of two `[B, H]` tensors,
+      say): every operand and result has the same extents;
+    - `tensor.concat`: the operands agree in every dimension but the
+      concatenated one;
+    - `tensor.expand_shape`: the output shape's product in each group is
+      the source's extent;
+    - `tensor.empty` with dynamic extents: its size in bytes fits in 63 bits
+      (the buffer it becomes would otherwise be allocated with a size that
+      wrapped around).
+
+    Each check stops the run with a message naming the op, its source
+    location and, where the op reads an argument of the function directly,
+    that argument (its number and where it is declared), e.g. a stack whose
+    `c0` has a smaller batch than the `h0` its slices are sized by:
+
+        run-time check failed: tensor.extract_slice at stack3.mlir:55:12: extract_slice runs out-of-bounds along dimension 1 (operand #0 is argument #2 of @forward, declared at stack3.mlir:37:5)
+
+    The `lstm` ops are checked by their lowering (`convert-lstm-to-linalg`)
+    and the rewrites of `lstm-optimize` check what they take from them
+    (`lstm-wavefront` the batch of each layer's initial state). Checks of
+    static extents fold away; the others are a few integer comparisons per
+    op (in a cell, per step).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::index::IndexDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def HoistRuntimeChecksPass
+    : Pass<"lstm-hoist-runtime-checks", "::mlir::func::FuncOp"> {
+  let summary = "Move run-time checks that do not change from step to step "
+                "out of the loops";
+  let description = [{
+    The checks of `lstm-generate-runtime-checks` are made where the checked
+    op is, so those of a cell's ops end up in the time loop, once per step,
+    although what they compare (the batch, the hidden size) is the same at
+    every step: host work per check per step, and, on the GPU path, a
+    `gpu.wait` that `gpu-async-region` puts before each one, splitting the
+    step's chain of asynchronous launches.
+
+    For each `cf.assert` directly in the body of an `scf.for` whose
+    condition is computed, inside the loop, only by ops without memory
+    effects from values defined outside it, this pass moves the check (and
+    a copy of that computation) before the loop. The hoisted condition is
+    `cond || lb >= ub`, so that a loop that runs no step checks nothing, as
+    before. Identical checks (one condition, one message) are made once.
+    Loops are visited innermost first, so a check leaves every loop it does
+    not depend on. Runs on buffers, at the end of the bufferization of
+    `lstm-to-cpu` and `lstm-to-nvvm`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
+def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
+  let summary = "Stop with a message when a buffer of the generated code "
+                "cannot be allocated";
+  let description = [{
+    Runs on the LLVM dialect, at the end of `lstm-to-cpu` and `lstm-to-nvvm`
+    (host code; kernels do not allocate). Every call to `malloc` or
+    `aligned_alloc` (what `memref.alloc` becomes) is followed by a check of
+    its result: a null pointer, which the code would otherwise write
+    through (a segmentation fault), prints
+
+        lstm: out of memory: cannot allocate a buffer of 25600000000 bytes (for the value made at lstm.mlir:52:18)
+
+    on stdout, flushes it and aborts, like a failed `cf.assert`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ConvertHostMemoryToGPUPass
     : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Move the host code's buffers to the GPU";
@@ -105,6 +219,18 @@ def ConvertHostMemoryToGPUPass
     (the host must never dereference device memory). Buffers the host itself
     reads or writes (the deallocation helper's pointer lists and ownership
     flags) stay in host memory.
+
+    Constants (`memref.get_global`, whatever pass made them: the stacks of
+    a constant that `lstm-wavefront` batches, say) are host memory too. The
+    device reads a copy, allocated with `gpu.alloc` at the start of the
+    function and freed before it returns (a returned constant is the
+    caller's): a `linalg.copy` from the global, whose kernel reads the global
+    from the kernels' module (`lstm-parallel-loops-to-gpu` puts the
+    `memref.get_global` into the kernel, outlining copies the global).
+
+    Afterwards, every buffer of a linalg op must be device memory; one made
+    by `memref.alloca` (or any other host buffer) is reported as an error
+    naming the op, instead of a kernel reading host memory at run time.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
@@ -122,7 +248,9 @@ def ConvertParallelLoopsToGPUPass
     `delinearize(i)` (reductions stay sequential loops inside the body).
     Unlike upstream's mapping, it needs no static bounds and no tiling, and
     it covers any rank: one kernel launch per loop nest, `block-size`
-    threads per block.
+    threads per block. A `memref.get_global` that the body reads is cloned
+    into the launch, so that the kernel reads the global from the kernels'
+    module (device memory), not from the host's.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",

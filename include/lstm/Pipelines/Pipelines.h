@@ -11,10 +11,18 @@ class OpPassManager;
 
 namespace lstm {
 
+struct LSTMToCPUOptions {
+  /// Whether the generated code checks the dynamic extents of the tensor
+  /// ops before the lstm ops (lstm-generate-runtime-checks). The lstm ops
+  /// check theirs regardless.
+  bool runtimeChecks = true;
+};
+
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,
 /// one-shot bufferization and loops to the LLVM dialect, ready for the JIT or
 /// for translation to LLVM IR.
-void buildLSTMToCPUPipeline(OpPassManager &pm);
+void buildLSTMToCPUPipeline(OpPassManager &pm,
+                            const LSTMToCPUOptions &options = {});
 
 /// Which of the four optimisations `--lstm-optimize` runs, and whether it
 /// adds the gradient functions.
@@ -53,6 +61,8 @@ struct LSTMToNVVMOptions {
   /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 operands,
   /// rounded from fp32 by lstm-gemm-operands-to-bf16, fp32 accumulation).
   std::string computeType = "fp32";
+  /// As LSTMToCPUOptions::runtimeChecks (the checks run on the host).
+  bool runtimeChecks = true;
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls

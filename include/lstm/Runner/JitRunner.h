@@ -66,6 +66,9 @@ struct JitOptions {
   std::string prePasses;
   /// The GPU lowering (Device::CUDA only).
   LSTMToNVVMOptions nvvm;
+  /// Whether the generated code checks the dynamic extents of the tensor ops
+  /// (LSTMToCPUOptions::runtimeChecks, for either device).
+  bool runtimeChecks = true;
   /// The project's CUDA runtime, liblstm_cuda_runtime.so (Device::CUDA
   /// only): the JIT-compiled code calls its `mgpu*` entry points.
   std::string cudaRuntimePath;

@@ -12,6 +12,7 @@
 #include "LoweringUtils.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,6 +23,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONVERTLSTMTOLINALGPASS
@@ -298,6 +300,12 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
 
   LogicalResult matchAndRewrite(LayerOp op,
                                 PatternRewriter &rewriter) const override {
+    // Before anything is created: a pattern that fails must leave the IR as
+    // it was.
+    for (Value result : op.getOutputs())
+      if (cast<RankedTensorType>(result.getType()).isDynamicDim(2))
+        return rewriter.notifyMatchFailure(
+            op, "outputs need a static feature size");
     Location loc = op.getLoc();
     Value seq0 = op.getInputs().front();
     Value seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
@@ -431,9 +439,6 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
         if (owner == i && !j)
           j = k;
       auto type = cast<RankedTensorType>(op.getOutputs()[*j].getType());
-      if (type.isDynamicDim(2))
-        return rewriter.notifyMatchFailure(
-            op, "outputs need a static feature size");
       iterInits.push_back(
           writeRow(rewriter, loc, init, emptySequence(type, 1), initRow));
       stackedStates.push_back(i);
@@ -444,9 +449,6 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
       if (stackOf[j])
         continue;
       auto type = cast<RankedTensorType>(result.getType());
-      if (type.isDynamicDim(2))
-        return rewriter.notifyMatchFailure(
-            op, "outputs need a static feature size");
       iterInits.push_back(emptySequence(type, 0));
       plainOutputs.push_back(j);
     }
@@ -547,22 +549,102 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Whether every tensor of the module has a size in bytes that fits in 63
+/// bits, as far as its static extents tell; reports the first that does
+/// not. The lowering computes offsets and strides in 64-bit integers: a
+/// weight argument of 384 x (2^63 - 1) would give negative offsets, which
+/// upstream's verifiers then report on IR the user never wrote.
+static LogicalResult checkTensorSizes(Operation *root) {
+  auto tooLarge = [](Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.getElementType().isIntOrIndexOrFloat())
+      return false;
+    int64_t bytes = std::max<int64_t>(
+        1, llvm::divideCeil(t.getElementType().getIntOrFloatBitWidth(), 8));
+    for (int64_t d : t.getShape())
+      if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+        return true;
+    return false;
+  };
+  WalkResult result = root->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (tooLarge(arg.getType())) {
+            emitError(arg.getLoc())
+                << "argument #" << arg.getArgNumber() << " of type "
+                << arg.getType()
+                << " is larger than 2^63 bytes, more than any buffer can be";
+            return WalkResult::interrupt();
+          }
+    for (OpResult r : op->getResults())
+      if (tooLarge(r.getType())) {
+        op->emitError("result #")
+            << r.getResultNumber() << " of type " << r.getType()
+            << " is larger than 2^63 bytes, more than any buffer can be";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Whether every tensor.dim with a constant index names one of the tensor's
+/// dimensions; reports the first that does not. The verifier accepts any
+/// index (out of range, the op is undefined at run time), but upstream's
+/// folders of memref.dim, which bufferization makes of it, read the shape at
+/// that index: an index of -1 crashed the GPU lowering (found by the fuzzer
+/// of test/Fuzz).
+static LogicalResult checkDimIndices(Operation *root) {
+  WalkResult result = root->walk([](tensor::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+    if (!index || !type || (*index >= 0 && *index < type.getRank()))
+      return WalkResult::advance();
+    dim.emitOpError("index ") << *index << " is not a dimension of " << type
+                              << " (0 to " << type.getRank() - 1 << ")";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertLSTMToLinalgPass
     : lstm::impl::ConvertLSTMToLinalgPassBase<ConvertLSTMToLinalgPass> {
   void runOnOperation() override {
+    if (failed(checkTensorSizes(getOperation())) ||
+        failed(checkDimIndices(getOperation())))
+      return signalPassFailure();
+    // Layers that statically run no step are their initial states and empty
+    // outputs (EmptyLayers.h): lowered, they would slice dimensions of
+    // extent 0, which upstream's verifiers reject.
+    replaceEmptyLayers(getOperation());
+    replaceEmptyConcats(getOperation());
     RewritePatternSet patterns(&getContext());
     populateLSTMToLinalgPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "convert-lstm-to-linalg: the rewrite did not converge");
       return signalPassFailure();
+    }
     // Whatever a pattern declined to lower is reported, not left behind.
-    WalkResult result = getOperation()->walk([](Operation *op) {
-      if (isa<LSTMDialect>(op->getDialect())) {
-        op->emitError("could not be lowered to linalg (see the op's "
-                      "documentation for the supported forms)");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    WalkResult result =
+        getOperation()->walk<WalkOrder::PreOrder>([](Operation *op) {
+          if (auto layer = dyn_cast<LayerOp>(op))
+            for (auto [i, out] : llvm::enumerate(layer.getOutputs()))
+              if (cast<RankedTensorType>(out.getType()).isDynamicDim(2)) {
+                layer.emitOpError("output #")
+                    << i << " of type " << out.getType()
+                    << " cannot be lowered: the output sequence needs a static "
+                       "feature extent (N of [T, B, N])";
+                return WalkResult::interrupt();
+              }
+          if (isa<LSTMDialect>(op->getDialect())) {
+            op->emitError("could not be lowered to linalg (see the op's "
+                          "documentation for the supported forms)");
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
     if (result.wasInterrupted())
       signalPassFailure();
   }

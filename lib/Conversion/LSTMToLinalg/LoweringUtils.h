@@ -8,6 +8,7 @@
 #ifndef LIB_CONVERSION_LSTMTOLINALG_LOWERINGUTILS_H
 #define LIB_CONVERSION_LSTMTOLINALG_LOWERINGUTILS_H
 
+#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -19,14 +20,6 @@ namespace mlir::lstm::detail {
 SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
                                 RankedTensorType type,
                                 ArrayRef<std::pair<Value, int64_t>> from);
-
-/// Emits a run-time check that `x`'s extent `dx` equals `y`'s extent `dy`,
-/// unless both are static (then the verifier has already compared them).
-/// Dynamic shapes (batch size, sequence length) are only known when the
-/// function is called; a mismatch must stop the run instead of reading out
-/// of bounds.
-void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx, Value y,
-                      int64_t dy, const Twine &what);
 
 } // namespace mlir::lstm::detail
 

@@ -5,6 +5,10 @@
 // robust: one thread per iteration of the linearised space, guarded by a
 // bounds check, in blocks of a fixed size.
 //
+// Constants (memref.get_global) that a kernel reads are read from the
+// kernels' module: the launch gets its own memref.get_global, which kernel
+// outlining turns into a global of the gpu.module, in device memory.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
@@ -12,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -80,6 +85,23 @@ static void launchLoop(OpBuilder &b, scf::ParallelOp loop, int64_t blockSize) {
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   loop.erase();
+
+  // A constant (the copy kernel of HostMemoryToGPU reads one) is read from
+  // the kernels' module, where outlining copies the global: the global of
+  // the host code is host memory.
+  b.setInsertionPointToStart(&launch.getBody().front());
+  DenseMap<Value, Value> sunk;
+  launch.getBody().walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto getGlobal = operand.get().getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal || launch->isAncestor(getGlobal))
+        continue;
+      Value &inside = sunk[getGlobal.getResult()];
+      if (!inside)
+        inside = b.clone(*getGlobal)->getResult(0);
+      operand.set(inside);
+    }
+  });
 }
 
 struct ConvertParallelLoopsToGPUPass

@@ -101,7 +101,7 @@ func.func @output_shape(%x: tensor<5x2x4xf32>, %h0: tensor<2x8xf32>) {
 // -----
 
 func.func @input_rank(%x: tensor<2x4xf32>, %h0: tensor<2x8xf32>) {
-  // expected-error @+1 {{operand #0 must be variadic of 3D tensor of floating-point values}}
+  // expected-error @+1 {{operand #0 must be variadic of 3D tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
   %hT = lstm.layer forward ins(%x : tensor<2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
   ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
     lstm.yield state(%h : tensor<2x8xf32>)
@@ -236,7 +236,7 @@ func.func @gate_element_type(%x: tensor<2x4xf32>, %W: tensor<8x4xf64>) -> tensor
 // -----
 
 func.func @gate_integer(%x: tensor<2x4xi32>, %W: tensor<8x4xi32>) -> tensor<2x8xi32> {
-  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of floating-point values}}
+  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
   %g = lstm.gate sigmoid (%x : tensor<2x4xi32>) weights(%W : tensor<8x4xi32>) -> tensor<2x8xi32>
   return %g : tensor<2x8xi32>
 }
@@ -500,7 +500,7 @@ func.func @pointwise_yield_outside(%a: f32) {
 // -----
 
 func.func @gate_integer(%x: tensor<2x4xi32>, %W: tensor<8x4xi32>) -> tensor<2x8xi32> {
-  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of floating-point values}}
+  // expected-error @+1 {{operand #0 must be variadic of 2D/3D tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
   %g = lstm.gate sigmoid (%x : tensor<2x4xi32>) weights(%W : tensor<8x4xi32>) -> tensor<2x8xi32>
   return %g : tensor<2x8xi32>
 }
@@ -543,4 +543,116 @@ func.func @gate_rank4(%x: tensor<1x3x2x4xf32>, %W: tensor<1x3x8x4xf32>) -> tenso
   // expected-error @+1 {{'lstm.gate' op operand #0 must be variadic of}}
   %g = lstm.gate sigmoid (%x : tensor<1x3x2x4xf32>) weights(%W : tensor<1x3x8x4xf32>) -> tensor<1x3x2x8xf32>
   return %g : tensor<1x3x2x8xf32>
+}
+
+// -----
+
+// Zero features: only the sequence length, the batch and the group extent
+// may be 0 (issue 11: the passes sliced such extents, which upstream's
+// verifiers reject).
+func.func @layer_input_without_features(%x: tensor<?x?x0xf32>, %h0: tensor<?x8xf32>) {
+  // expected-error @+1 {{'lstm.layer' op input #0 of type 'tensor<?x?x0xf32>' has no features: its extent 2 is 0 (only the sequence length, the batch and the group extent may be 0)}}
+  %hT = lstm.layer forward ins(%x : tensor<?x?x0xf32>) init(%h0 : tensor<?x8xf32>) -> (), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x0xf32>, %h: tensor<?x8xf32>):
+    lstm.yield state(%h : tensor<?x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @layer_state_without_features(%x: tensor<?x?x4xf32>, %h0: tensor<?x0xf32>) {
+  // expected-error @+1 {{'lstm.layer' op initial state #0 of type 'tensor<?x0xf32>' has no features: its extent 1 is 0}}
+  %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x0xf32>) -> (), (tensor<?x0xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x0xf32>):
+    lstm.yield state(%h : tensor<?x0xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @layer_output_without_features(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %o: tensor<?x0xf32>) {
+  // expected-error @+1 {{'lstm.layer' op output #0 of type 'tensor<?x?x0xf32>' has no features: its extent 2 is 0}}
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>) -> (tensor<?x?x0xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    lstm.yield out(%o : tensor<?x0xf32>) state(%h : tensor<?x8xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @gate_weight_without_rows(%x: tensor<?x4xf32>, %W: tensor<0x4xf32>) -> tensor<?x0xf32> {
+  // expected-error @+1 {{'lstm.gate' op the result of type 'tensor<?x0xf32>' has no features: its extent 1 is 0}}
+  %g = lstm.gate sigmoid (%x : tensor<?x4xf32>) weights(%W : tensor<0x4xf32>) -> tensor<?x0xf32>
+  return %g : tensor<?x0xf32>
+}
+
+// -----
+
+func.func @gate_input_without_features(%x: tensor<?x0xf32>, %W: tensor<8x0xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op input #0 of type 'tensor<?x0xf32>' has no features: its extent 1 is 0}}
+  %g = lstm.gate sigmoid (%x : tensor<?x0xf32>) weights(%W : tensor<8x0xf32>) -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @batched_gate_without_features(%x: tensor<3x?x4xf32>, %W: tensor<3x8x4xf32>, %b: tensor<3x0xf32>) -> tensor<3x?x8xf32> {
+  // expected-error @+1 {{'lstm.gate' op bias #0 of type 'tensor<3x0xf32>' has no features: its extent 1 is 0}}
+  %g = lstm.gate sigmoid (%x : tensor<3x?x4xf32>) weights(%W : tensor<3x8x4xf32>) bias(%b : tensor<3x0xf32>) -> tensor<3x?x8xf32>
+  return %g : tensor<3x?x8xf32>
+}
+
+// -----
+
+// A batch of 0 is fine (the gate computes nothing).
+func.func @gate_empty_batch(%x: tensor<0x4xf32>, %W: tensor<8x4xf32>) -> tensor<0x8xf32> {
+  %g = lstm.gate sigmoid (%x : tensor<0x4xf32>) weights(%W : tensor<8x4xf32>) -> tensor<0x8xf32>
+  return %g : tensor<0x8xf32>
+}
+
+// -----
+
+func.func @pointwise_without_features(%a: tensor<?x0xf32>) -> tensor<?x0xf32> {
+  // expected-error @+1 {{'lstm.pointwise' op a value of the region's iteration space of type 'tensor<?x0xf32>' has no features: its extent 1 is 0}}
+  %r = lstm.pointwise ins(%a : tensor<?x0xf32>) -> tensor<?x0xf32> {
+  ^bb0(%x: f32):
+    lstm.pointwise_yield %x : f32
+  }
+  return %r : tensor<?x0xf32>
+}
+
+// -----
+
+// Sizes in bytes beyond 2^63: the lowerings compute offsets and strides in
+// 64-bit integers (issue 11: a weight of 384 x (2^63 - 1) gave negative
+// offsets).
+func.func @gate_weight_too_large(%x: tensor<?x9223372036854775807xf32>, %W: tensor<128x9223372036854775807xf32>) -> tensor<?x128xf32> {
+  // expected-error @+1 {{'lstm.gate' op operand #0 of type 'tensor<?x9223372036854775807xf32>' is larger than 2^63 bytes, more than any buffer can be}}
+  %g = lstm.gate sigmoid (%x : tensor<?x9223372036854775807xf32>) weights(%W : tensor<128x9223372036854775807xf32>) -> tensor<?x128xf32>
+  return %g : tensor<?x128xf32>
+}
+
+// -----
+
+func.func @layer_sequence_too_large(%x: tensor<4611686018427387904x2x4xf32>, %h0: tensor<2x8xf32>) {
+  // expected-error @+1 {{'lstm.layer' op operand #0 of type 'tensor<4611686018427387904x2x4xf32>' is larger than 2^63 bytes}}
+  %hT = lstm.layer forward ins(%x : tensor<4611686018427387904x2x4xf32>) init(%h0 : tensor<2x8xf32>) -> (), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    lstm.yield state(%h : tensor<2x8xf32>)
+  }
+  return
+}
+
+// -----
+
+// Element types that the lowerings compile: f16, bf16, f32, f64 (an f8 type
+// has no LLVM arithmetic: "failed to legalize operation 'math.tanh'" after
+// the module verified, found by the fuzzer of test/Fuzz).
+func.func @f8_gate(%x: tensor<2x4xf8E4M3FN>, %W: tensor<8x4xf8E4M3FN>) -> tensor<2x8xf8E4M3FN> {
+  // expected-error @+1 {{'lstm.gate' op operand #0 must be variadic of 2D/3D tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<2x4xf8E4M3FN>'}}
+  %g = lstm.gate sigmoid (%x : tensor<2x4xf8E4M3FN>) weights(%W : tensor<8x4xf8E4M3FN>) -> tensor<2x8xf8E4M3FN>
+  return %g : tensor<2x8xf8E4M3FN>
 }

@@ -10,6 +10,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -53,6 +54,54 @@ static std::string extent(int64_t d) {
   return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
 }
 
+/// Every tensor of an lstm op has a size in bytes that fits in 63 bits (as
+/// far as its static extents tell): the lowerings compute the offsets and
+/// strides of its buffer in 64-bit integers, which would wrap around.
+static LogicalResult verifySize(Operation *op, Value v, const Twine &what) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return success();
+  unsigned bits = type.getElementType().isIntOrIndexOrFloat()
+                      ? type.getElementType().getIntOrFloatBitWidth()
+                      : 8;
+  int64_t bytes = std::max<int64_t>(1, llvm::divideCeil(bits, 8));
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return op->emitOpError()
+             << what << " of type " << type
+             << " is larger than 2^63 bytes, more than any buffer can be";
+  return success();
+}
+
+/// Feature extents (the K of an input, the H of a weight, the N of an
+/// output) are at least 1: only the sequence length, the batch and the
+/// group extent may be 0. A layer of zero features computes nothing, and
+/// the slices that the passes take of its features (at offset 0 of an
+/// empty dimension) are IR that upstream's verifiers reject.
+static LogicalResult verifyFeatures(Operation *op, Value v,
+                                    ArrayRef<int64_t> dims, const Twine &what) {
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t d : dims)
+    if (d < type.getRank() && type.getDimSize(d) == 0)
+      return op->emitOpError()
+             << what << " of type " << type << " has no features: its extent "
+             << d
+             << " is 0 (only the sequence length, the batch and the group "
+                "extent may be 0)";
+  return success();
+}
+
+/// verifySize of every operand and result of `op`.
+static LogicalResult verifySizes(Operation *op) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (failed(verifySize(op, v, "operand #" + Twine(i))))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (failed(verifySize(op, v, "result #" + Twine(i))))
+      return failure();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // LayerOp
 //===----------------------------------------------------------------------===//
@@ -66,6 +115,22 @@ LogicalResult LayerOp::verify() {
     return emitOpError("needs at least one input sequence");
   if (getInits().empty())
     return emitOpError("needs at least one recurrent state");
+  if (failed(verifySizes(*this)))
+    return failure();
+  for (auto [i, v] : llvm::enumerate(getInputs()))
+    if (failed(verifyFeatures(*this, v, {2}, "input #" + Twine(i))))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(getOutputs()))
+    if (failed(verifyFeatures(*this, v, {2}, "output #" + Twine(i))))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(getInits())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> dims;
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      dims.push_back(d);
+    if (failed(verifyFeatures(*this, v, dims, "initial state #" + Twine(i))))
+      return failure();
+  }
 
   auto first = cast<RankedTensorType>(getInputs().front().getType());
   int64_t seqLen = first.getDimSize(0), batch = first.getDimSize(1);
@@ -251,6 +316,8 @@ LogicalResult GateOp::verify() {
                                << getWeights().size() << " weights";
   if (static_cast<bool>(getPeephole()) != static_cast<bool>(getPeepholeState()))
     return emitOpError("needs both a peephole weight and the state it reads");
+  if (failed(verifySizes(*this)))
+    return failure();
 
   for (Value v : getOperands())
     if (getElementTypeOrSelf(v.getType()) != elementType)
@@ -275,6 +342,32 @@ LogicalResult GateOp::verify() {
              << t << " must have " << extent(groups)
              << " groups (the result's leading extent)";
   }
+
+  // Feature extents, once the ranks are known right.
+  auto features = [&](Value v, ArrayRef<int64_t> dims, const Twine &what) {
+    SmallVector<int64_t> shifted;
+    for (int64_t d : dims)
+      shifted.push_back(d + lead);
+    return verifyFeatures(*this, v, shifted, what);
+  };
+  if (failed(features(getResult(), {1}, "the result")))
+    return failure();
+  for (auto [k, v] : llvm::enumerate(getInputs()))
+    if (failed(features(v, {1}, "input #" + Twine(k))))
+      return failure();
+  for (auto [k, v] : llvm::enumerate(getWeights()))
+    if (failed(features(v, {0, 1}, "weight #" + Twine(k))))
+      return failure();
+  for (auto [a, v] : llvm::enumerate(getAddends()))
+    if (failed(features(v, {1}, "addend #" + Twine(a))))
+      return failure();
+  for (auto [j, v] : llvm::enumerate(getBiases()))
+    if (failed(features(v, {0}, "bias #" + Twine(j))))
+      return failure();
+  if (Value p = getPeephole())
+    if (failed(features(p, {0}, "the peephole weight")) ||
+        failed(features(getPeepholeState(), {1}, "the peephole state")))
+      return failure();
 
   for (auto [k, pair] : llvm::enumerate(
            llvm::zip(getInputs().getTypes(), getWeights().getTypes()))) {
@@ -346,6 +439,8 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 LogicalResult PointwiseOp::verify() {
   if (getResults().empty())
     return emitOpError("needs at least one result");
+  if (failed(verifySizes(*this)))
+    return failure();
   // The iteration space is [B, N], or [L, B, N] for the batched cell of a
   // wavefront; operands without the batch extent are broadcast along it.
   int64_t rank = cast<RankedTensorType>(getResult(0).getType()).getRank();
@@ -407,6 +502,12 @@ LogicalResult PointwiseOp::verify() {
   if (!hasFull)
     return emitOpError("needs at least one operand of the results' rank (the "
                        "batch extent comes from it)");
+  for (Value v : llvm::concat<Value>(getInputs(), getResults())) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (failed(verifyFeatures(*this, v, {type.getRank() - 1},
+                              "a value of the region's iteration space")))
+      return failure();
+  }
   return success();
 }
 

@@ -14,9 +14,12 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -209,6 +212,9 @@ namespace {
 struct LSTMFuseElementwisePass
     : lstm::impl::LSTMFuseElementwisePassBase<LSTMFuseElementwisePass> {
   void runOnOperation() override {
+    // Layers that statically run no step (T or B of 0) are what they
+    // compute before anything else looks at them (EmptyLayers.h).
+    replaceEmptyLayers(getOperation());
     // The cells: the bodies of layers and of the wavefront loops that
     // lstm-wavefront made of chains of layers (whose batched cell has the
     // same structure on [L, B, N]).

@@ -13,7 +13,9 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -207,6 +209,9 @@ struct LSTMHoistInputProjectionPass
     : lstm::impl::LSTMHoistInputProjectionPassBase<
           LSTMHoistInputProjectionPass> {
   void runOnOperation() override {
+    // Layers that statically run no step (T or B of 0) are what they
+    // compute before anything else looks at them (EmptyLayers.h).
+    replaceEmptyLayers(getOperation());
     SmallVector<LayerOp> layers;
     getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
     for (LayerOp layer : layers) {

@@ -24,7 +24,9 @@ static Value sliceOfSource(OpBuilder &b, Location loc, int64_t dim,
       end = *begin + *size;
   if (!end)
     return Value();
-  for (Value part : parts) {
+  // The first part is compared by index, not by value: a part may repeat
+  // (two gates on the same weight block), and a repeat is not adjacent.
+  for (auto [index, part] : llvm::enumerate(parts)) {
     auto slice = part.getDefiningOp<tensor::ExtractSliceOp>();
     if (!slice || slice.getSource() != source ||
         slice.getType().getRank() != slice.getSourceType().getRank() ||
@@ -38,7 +40,7 @@ static Value sliceOfSource(OpBuilder &b, Location loc, int64_t dim,
           slice.getMixedSizes()[d] != sizes[d])
         return Value();
     }
-    if (part == parts.front())
+    if (index == 0)
       continue;
     std::optional<int64_t> offset =
         getConstantIntValue(slice.getMixedOffsets()[dim]);

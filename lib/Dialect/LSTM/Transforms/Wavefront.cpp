@@ -13,7 +13,10 @@
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
+#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -237,9 +240,20 @@ static FailureOr<WavefrontPlan> planChain(ArrayRef<LayerOp> layers) {
   return plan;
 }
 
-/// `[n, ...]` from n values of one type: value i becomes row i.
-static Value stackValues(OpBuilder &b, Location loc, ValueRange values) {
+/// `[n, ...]` from n values of one type: value i becomes row i. The rows
+/// take the first value's extents: where they are dynamic, the others are
+/// checked against them at run time (`what` names the values).
+static Value stackValues(OpBuilder &b, Location loc, ValueRange values,
+                         const Twine &what) {
   auto type = cast<RankedTensorType>(values.front().getType());
+  for (auto [l, v] : llvm::enumerate(values))
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+      lstm::assertSameExtent(b, loc, v, d, values.front(), d,
+                             "lstm-wavefront: " + what + " of layer #" +
+                                 Twine(l) +
+                                 " differs from layer #0's in "
+                                 "dimension " +
+                                 Twine(d));
   auto stackedType = prependExtent(type, values.size());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, values[0]);
   SmallVector<Value> dynamic;
@@ -383,7 +397,7 @@ static void rewriteChain(const WavefrontPlan &plan) {
     for (auto &[key, stacked] : stacks)
       if (ArrayRef<Value>(key) == values)
         return stacked;
-    Value stacked = stackValues(b, loc, values);
+    Value stacked = stackValues(b, loc, values, "a value the cell captures");
     stacks.push_back({SmallVector<Value>(values), stacked});
     return stacked;
   };
@@ -401,12 +415,20 @@ static void rewriteChain(const WavefrontPlan &plan) {
 
   // Loop-carried: the stacked states, the previous diagonal's outputs and
   // the last layer's output sequence.
+  // Each layer's lowering would have checked that its initial states have
+  // the batch size of its input; the stacked loop checks it for them.
   SmallVector<Value> iterInits;
   for (unsigned k = 0, e = ref.getInits().size(); k < e; ++k) {
     SmallVector<Value> inits;
-    for (LayerOp layer : layers)
+    for (LayerOp layer : layers) {
       inits.push_back(layer.getInits()[k]);
-    iterInits.push_back(stackValues(b, loc, inits));
+      lstm::assertSameExtent(b, layer.getLoc(), inits.back(), 0, x, 1,
+                             "lstm.layer: initial state #" + Twine(k) +
+                                 " has a different batch size than the "
+                                 "input");
+    }
+    iterInits.push_back(
+        stackValues(b, loc, inits, "initial state #" + Twine(k)));
   }
   auto outType = cast<RankedTensorType>(refYield.getOutputs()[0].getType());
   auto outsType = prependExtent(outType, numLayers);
@@ -637,6 +659,9 @@ namespace {
 struct LSTMWavefrontPass
     : lstm::impl::LSTMWavefrontPassBase<LSTMWavefrontPass> {
   void runOnOperation() override {
+    // Layers that statically run no step (T or B of 0) are what they
+    // compute before anything else looks at them (EmptyLayers.h).
+    replaceEmptyLayers(getOperation());
     SmallVector<LayerOp> all;
     getOperation()->walk([&](LayerOp layer) { all.push_back(layer); });
     // Chains start at layers that do not continue another chain.

@@ -279,3 +279,29 @@ func.func @constant_weights(%x: tensor<?x?x4xf32>, %h0: tensor<?x2xf32>) -> tens
   }
   return %hT : tensor<?x2xf32>
 }
+
+// -----
+
+// A block used by two gates (JANET's forget gate and its shifted copy) is
+// packed twice: the packing [W[0:2]; W[0:2]; W[2:4]] is not W, although its
+// parts are slices of W and the first and last are adjacent.
+// CHECK-LABEL: func.func @repeated_block
+// CHECK-SAME: %[[W:[^:]*]]: tensor<4x4xf32>
+// CHECK-DAG: %[[A:.*]] = tensor.extract_slice %[[W]][0, 0] [2, 4] [1, 1]
+// CHECK-DAG: %[[B:.*]] = tensor.extract_slice %[[W]][2, 0] [2, 4] [1, 1]
+// CHECK: %[[P:.*]] = tensor.concat dim(0) %[[A]], %[[A]], %[[B]] : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<6x4xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[P]] : tensor<6x4xf32>) -> tensor<?x6xf32>
+func.func @repeated_block(%x: tensor<?x?x4xf32>, %h0: tensor<?x2xf32>, %W: tensor<4x4xf32>) -> tensor<?x2xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [2, 4] [1, 1] : tensor<4x4xf32> to tensor<2x4xf32>
+  %Wb = tensor.extract_slice %W[2, 0] [2, 4] [1, 1] : tensor<4x4xf32> to tensor<2x4xf32>
+  %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x2xf32>) -> (), (tensor<?x2xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x2xf32>):
+    %a = lstm.gate sigmoid (%xt : tensor<?x4xf32>) weights(%Wa : tensor<2x4xf32>) -> tensor<?x2xf32>
+    %a2 = lstm.gate tanh (%xt : tensor<?x4xf32>) weights(%Wa : tensor<2x4xf32>) -> tensor<?x2xf32>
+    %b = lstm.gate tanh (%xt : tensor<?x4xf32>) weights(%Wb : tensor<2x4xf32>) -> tensor<?x2xf32>
+    %ab = arith.mulf %a, %b : tensor<?x2xf32>
+    %hn = arith.addf %ab, %a2 : tensor<?x2xf32>
+    lstm.yield state(%hn : tensor<?x2xf32>)
+  }
+  return %hT : tensor<?x2xf32>
+}

@@ -83,6 +83,10 @@
 // Layer 0's input size equals the hidden size: the input of all layers is
 // one batched operand [x_t; output of layer 0 at the previous diagonal].
 // RNN2-LABEL: func.func @forward
+// What each layer's lowering would have checked, the loop checks before it
+// starts: the batch of every layer's initial state.
+// RNN2: cf.assert %{{.*}}, "lstm.layer: initial state #0 has a different batch size than the input (at {{.*}}wavefront-rnn2.mlir:16:15)"
+// RNN2: cf.assert %{{.*}}, "lstm.layer: initial state #0 has a different batch size than the input (at {{.*}}wavefront-rnn2.mlir:25:15)"
 // RNN2: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
 // RNN2: %[[XT:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
 // RNN2: %[[Y0:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<2x?x16xf32> to tensor<1x?x16xf32>

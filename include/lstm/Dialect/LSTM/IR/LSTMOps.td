@@ -12,13 +12,16 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 class LSTM_Op<string mnemonic, list<Trait> traits = []>
     : Op<LSTM_Dialect, mnemonic, traits>;
 
+// The float types that both lowerings compile (an f8 type has no LLVM
+// arithmetic): f16, bf16, f32, f64.
+def LSTM_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
 def LSTM_FloatTensor2D : 2DTensorOf<[AnyFloat]>;
 def LSTM_FloatTensor1D : 1DTensorOf<[AnyFloat]>;
 // A gate's per-row operands ([B, K], [H, K], [B, H]) or their batched form
 // with a leading group extent L ([L, B, K], ...).
-def LSTM_GateRowsTensor : TensorRankOf<[AnyFloat], [2, 3]>;
+def LSTM_GateRowsTensor : TensorRankOf<[LSTM_Float], [2, 3]>;
 // A gate's per-feature operands ([H]) or their batched form ([L, H]).
-def LSTM_GateVectorTensor : TensorRankOf<[AnyFloat], [1, 2]>;
+def LSTM_GateVectorTensor : TensorRankOf<[LSTM_Float], [1, 2]>;
 
 //===----------------------------------------------------------------------===//
 // LayerOp
@@ -62,12 +65,12 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
 
   let arguments = (ins
     LSTM_Direction:$direction,
-    Variadic<3DTensorOf<[AnyFloat]>>:$inputs,
+    Variadic<3DTensorOf<[LSTM_Float]>>:$inputs,
     Variadic<AnyRankedTensor>:$inits,
     Optional<1DTensorOf<[I32, I64]>>:$lengths
   );
   let results = (outs
-    Variadic<3DTensorOf<[AnyFloat]>>:$outputs,
+    Variadic<3DTensorOf<[LSTM_Float]>>:$outputs,
     Variadic<AnyRankedTensor>:$finals
   );
   let regions = (region SizedRegion<1>:$body);
@@ -230,8 +233,8 @@ def LSTM_OneMinusOp : LSTM_Op<"one_minus", [
     %f = lstm.one_minus %i : tensor<?x128xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input);
-  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let arguments = (ins RankedTensorOf<[LSTM_Float]>:$input);
+  let results = (outs RankedTensorOf<[LSTM_Float]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 

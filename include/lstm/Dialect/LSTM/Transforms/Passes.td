@@ -50,7 +50,10 @@ def LSTMCombineGateGemmsPass : Pass<"lstm-combine-gate-gemms"> {
     %f = lstm.gate sigmoid add(%pf : tensor<?x8xf32>) -> tensor<?x8xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
 }
 
 def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
@@ -122,7 +125,9 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
@@ -175,6 +180,11 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     - the finals of the layers are only used after the last layer (the
       loop replaces them there).
 
+    **Run-time checks.** What the layers' lowering would have checked at
+    run time, the loop checks before it starts (`cf.assert`): every layer's
+    initial states have the input's batch size, and the values stacked
+    `[L, ...]` (states, captured weights) agree in their dynamic extents.
+
     T = 1, L > T and a dynamic T work (with T = 0 the loop runs no
     diagonal). Everything else is left alone: single layers, mixed
     directions, bidirectional stacks (their layers feed a `tensor.concat`,
@@ -188,8 +198,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -242,7 +253,8 @@ def LSTMHoistInputProjectionPass : Pass<"lstm-hoist-input-projection"> {
     from `CellDependence::getInputProjectionGroups`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -1,0 +1,18 @@
+//===- FusePointwiseGenerics.h - A step's pointwise fusion --*- C++ -*-===//
+//-*-===//
+
+#ifndef LSTM_CONVERSION_FUSEPOINTWISEGENERICS_FUSEPOINTWISEGENERICS_H
+#define LSTM_CONVERSION_FUSEPOINTWISEGENERICS_FUSEPOINTWISEGENERICS_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace lstm {
+
+#define GEN_PASS_DECL_FUSEPOINTWISEGENERICSPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_FUSEPOINTWISEGENERICS_FUSEPOINTWISEGENERICS_H

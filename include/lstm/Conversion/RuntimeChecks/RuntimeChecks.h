@@ -1,0 +1,23 @@
+//===- RuntimeChecks.h - Run-time checks of the generated code --*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_RUNTIMECHECKS_RUNTIMECHECKS_H
+#define LSTM_CONVERSION_RUNTIMECHECKS_RUNTIMECHECKS_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
+
+namespace lstm {
+
+#define GEN_PASS_DECL_CHECKALLOCATIONSPASS
+#define GEN_PASS_DECL_GENERATERUNTIMECHECKSPASS
+#define GEN_PASS_DECL_HOISTRUNTIMECHECKSPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_RUNTIMECHECKS_RUNTIMECHECKS_H

@@ -1,0 +1,33 @@
+//===- RuntimeChecks.h - Run-time checks that generated code makes -*- C++
+//-*-===//
+//
+// Extents that are dynamic (the batch size, the sequence length) only meet
+// when the function is called. Where two of them must agree, the passes and
+// lowerings emit a check that stops the run with a message naming the op and
+// its source location, instead of reading out of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_DIALECT_LSTM_UTILS_RUNTIMECHECKS_H
+#define LSTM_DIALECT_LSTM_UTILS_RUNTIMECHECKS_H
+
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir::lstm {
+
+/// `loc` as a user reads it: "file:line:col" of the first file location in
+/// it (a fused location's first, say), else as MLIR prints it.
+std::string describeLocation(Location loc);
+
+/// Emits a run-time check that `x`'s extent `dx` equals `y`'s extent `dy`,
+/// unless both are static (then the verifier has already compared them) or
+/// they are the same extent of the same value. The check fails with
+/// "`what` (at `loc`)", or `what` alone without `withLocation`.
+void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx, Value y,
+                      int64_t dy, const Twine &what, bool withLocation = true);
+
+} // namespace mlir::lstm
+
+#endif // LSTM_DIALECT_LSTM_UTILS_RUNTIMECHECKS_H

@@ -1,0 +1,45 @@
+//===- RuntimeChecks.cpp - Run-time checks that generated code makes ------===//
+
+#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Location.h"
+
+using namespace mlir;
+
+std::string mlir::lstm::describeLocation(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  FileLineColLoc file;
+  loc->walk([&](Location inner) {
+    if (auto f = dyn_cast<FileLineColLoc>(inner)) {
+      file = f;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (file)
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+  return s;
+}
+
+void mlir::lstm::assertSameExtent(OpBuilder &b, Location loc, Value x,
+                                  int64_t dx, Value y, int64_t dy,
+                                  const Twine &what, bool withLocation) {
+  auto tx = cast<RankedTensorType>(x.getType());
+  auto ty = cast<RankedTensorType>(y.getType());
+  if ((!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy)) || (x == y && dx == dy))
+    return;
+  Value ex = tensor::DimOp::create(b, loc, x, dx);
+  Value ey = tensor::DimOp::create(b, loc, y, dy);
+  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ex, ey);
+  cf::AssertOp::create(
+      b, loc, same,
+      withLocation ? (what + " (at " + describeLocation(loc) + ")").str()
+                   : what.str());
+}
