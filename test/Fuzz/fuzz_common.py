@@ -10,6 +10,7 @@ A run is one of
   hang      still running at the time limit (killed)
   silent    exit 1 without any message (a pass that failed quietly)
 """
+import concurrent.futures
 import os
 import re
 import resource
@@ -101,3 +102,27 @@ def describe_rc(rc):
         except ValueError:
             return f'signal {-rc}'
     return f'exit {rc}'
+
+
+def run_cases(one, indices, jobs, budget):
+    """Runs `one(index)` for each of `indices` on `jobs` threads and yields
+    what each returns as it finishes; no case starts after `budget` seconds
+    (the ones running then are waited for)."""
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        pending, it, done = set(), iter(indices), False
+        while pending or not done:
+            while not done and len(pending) < 2 * jobs:
+                if time.monotonic() - start > budget:
+                    done = True
+                    break
+                try:
+                    pending.add(pool.submit(one, next(it)))
+                except StopIteration:
+                    done = True
+            if not pending:
+                break
+            finished, pending = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in finished:
+                yield fut.result()

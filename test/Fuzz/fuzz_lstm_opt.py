@@ -28,7 +28,6 @@ hangs, internal errors, and the kinds of clean errors seen.
 """
 import argparse
 import collections
-import concurrent.futures
 import os
 import random
 import re
@@ -326,30 +325,13 @@ class Fuzzer:
     def run(self):
         start = time.monotonic()
         indices = [self.args.only] if self.args.only is not None else range(self.args.count)
-        with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
-            pending = set()
-            it = iter(indices)
-            done_generating = False
-            while pending or not done_generating:
-                while not done_generating and len(pending) < 2 * self.args.jobs:
-                    if time.monotonic() - start > self.args.budget:
-                        done_generating = True
-                        break
-                    try:
-                        pending.add(pool.submit(self.one, next(it)))
-                    except StopIteration:
-                        done_generating = True
-                if not pending:
-                    break
-                finished, pending = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                for fut in finished:
-                    stats, errors, failures = fut.result()
-                    self.stats.update(stats)
-                    self.errors.update(errors)
-                    for f in failures:
-                        self.report(f)
-                    self.failures += failures
+        for stats, errors, failures in fc.run_cases(self.one, indices, self.args.jobs,
+                                                    self.args.budget):
+            self.stats.update(stats)
+            self.errors.update(errors)
+            for f in failures:
+                self.report(f)
+            self.failures += failures
         return time.monotonic() - start
 
     def report(self, failure):

@@ -28,8 +28,8 @@
 // TENSOR: func.func @forward
 // TENSOR-DAG: %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x64xf32>) outs(%{{.*}} : tensor<512x64xbf16>)
 // TENSOR-DAG: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x128xf32>) outs(%{{.*}} : tensor<512x128xbf16>)
-// TENSOR-DAG: %[[X:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x?x64xf32>) outs(%{{.*}} : tensor<?x?x64xbf16>)
-// TENSOR: linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<?x?x64xbf16>, tensor<512x64xbf16>) outs(%{{.*}} : tensor<?x?x512xf32>)
+// TENSOR-DAG: %[[X:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x64xf32>) outs(%{{.*}} : tensor<?x64xbf16>)
+// TENSOR: linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<?x64xbf16>, tensor<512x64xbf16>) outs(%{{.*}} : tensor<?x512xf32>)
 // TENSOR: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[HS:.*]] = %{{.*}}) -> (tensor<?x128xf32>, tensor<?x?x128xf32>) {
 // TENSOR-NOT: scf.yield {{.*}} : tensor<
 // TENSOR: %[[H:.*]] = tensor.extract_slice %[[HS]]

@@ -312,22 +312,7 @@ struct LayerOpLowering : OpRewritePattern<LayerOp> {
     Value batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
     Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (auto [i, seq] : llvm::enumerate(op.getInputs())) {
-      assertSameExtent(rewriter, loc, seq, 0, seq0, 0,
-                       "lstm.layer: input #" + Twine(i) +
-                           " has a different sequence length than input #0");
-      assertSameExtent(rewriter, loc, seq, 1, seq0, 1,
-                       "lstm.layer: input #" + Twine(i) +
-                           " has a different batch size than input #0");
-    }
-    for (auto [i, init] : llvm::enumerate(op.getInits()))
-      assertSameExtent(rewriter, loc, init, 0, seq0, 1,
-                       "lstm.layer: initial state #" + Twine(i) +
-                           " has a different batch size than the input");
-    if (Value lengths = op.getLengths())
-      assertSameExtent(rewriter, loc, lengths, 0, seq0, 1,
-                       "lstm.layer: lengths has a different size than the "
-                       "batch");
+    assertLayerExtents(rewriter, op);
 
     size_t numStates = op.getInits().size();
     Value lengths = op.getLengths();

@@ -286,6 +286,26 @@ Value lstm::detail::buildSumOverLeadingDim(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+Value lstm::detail::buildColumnSums(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  assert(type.getRank() == 2 && "column sums of a matrix");
+  Type element = type.getElementType();
+  SmallVector<Value> sizes;
+  if (type.isDynamicDim(0))
+    sizes.push_back(tensor::DimOp::create(b, loc, x, 0));
+  // A splat, not a linalg.fill: linalg's canonicalization folds a filled
+  // operand into the generic's body, which would make the GEMM a reduction
+  // again.
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0));
+  Value ones = tensor::SplatOp::create(
+      b, loc, one, ArrayRef<int64_t>{1, type.getDimSize(0)}, sizes);
+  Value row = buildMatmul(b, loc, ones, x, /*transposeLhs=*/false,
+                          /*transposeRhs=*/false);
+  auto resultType = RankedTensorType::get({type.getDimSize(1)}, element);
+  return tensor::CollapseShapeOp::create(
+      b, loc, resultType, row, ArrayRef<ReassociationIndices>{{0, 1}});
+}
+
 Value lstm::detail::buildBroadcastMul(OpBuilder &b, Location loc, Value rows,
                                       Value v) {
   auto type = cast<RankedTensorType>(rows.getType());

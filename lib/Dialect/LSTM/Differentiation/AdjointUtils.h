@@ -74,6 +74,12 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// The sum over dimension 0 of a tensor (`[R, ...] -> [...]`).
 Value buildSumOverLeadingDim(OpBuilder &b, Location loc, Value x);
 
+/// The column sums of a matrix (`[R, N] -> [N]`) as the GEMM `1ᵀ · x`
+/// (`[1, R] · [R, N]`), for sums over many rows (a bias gradient over all
+/// T·B rows): cuBLAS reads the rows at memory speed where a generated
+/// kernel has one thread per column, each adding R values in sequence.
+Value buildColumnSums(OpBuilder &b, Location loc, Value x);
+
 /// `rows ⊙ v` for `rows` of rank r and `v` of rank r - 1, broadcast along
 /// dimension r - 2 of `rows` (the batch).
 Value buildBroadcastMul(OpBuilder &b, Location loc, Value rows, Value v);

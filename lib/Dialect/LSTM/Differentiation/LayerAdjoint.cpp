@@ -819,8 +819,8 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
       // One sum per output sequence, sliced by the gates that share it.
       Value &sum = sums[rows];
       if (!sum)
-        sum = buildSumOverLeadingDim(builder, loc,
-                                     collapseLeadingDims(builder, loc, rows));
+        sum = buildColumnSums(builder, loc,
+                              collapseLeadingDims(builder, loc, rows));
       Value v = sum;
       if (item.columnOffset) {
         int64_t width =

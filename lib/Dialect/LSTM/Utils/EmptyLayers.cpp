@@ -25,22 +25,7 @@ LogicalResult mlir::lstm::replaceEmptyLayer(RewriterBase &rewriter,
   rewriter.setInsertionPoint(layer);
   Value seq0 = layer.getInputs().front();
   // The checks of the layer's lowering that do not need a step.
-  for (auto [i, seq] : llvm::enumerate(layer.getInputs())) {
-    assertSameExtent(rewriter, loc, seq, 0, seq0, 0,
-                     "lstm.layer: input #" + Twine(i) +
-                         " has a different sequence length than input #0");
-    assertSameExtent(rewriter, loc, seq, 1, seq0, 1,
-                     "lstm.layer: input #" + Twine(i) +
-                         " has a different batch size than input #0");
-  }
-  for (auto [i, init] : llvm::enumerate(layer.getInits()))
-    assertSameExtent(rewriter, loc, init, 0, seq0, 1,
-                     "lstm.layer: initial state #" + Twine(i) +
-                         " has a different batch size than the input");
-  if (Value lengths = layer.getLengths())
-    assertSameExtent(rewriter, loc, lengths, 0, seq0, 1,
-                     "lstm.layer: lengths has a different size than the "
-                     "batch");
+  assertLayerExtents(rewriter, layer);
   SmallVector<Value> replacements;
   for (Value out : layer.getOutputs()) {
     auto type = cast<RankedTensorType>(out.getType());

@@ -43,3 +43,24 @@ void mlir::lstm::assertSameExtent(OpBuilder &b, Location loc, Value x,
       withLocation ? (what + " (at " + describeLocation(loc) + ")").str()
                    : what.str());
 }
+
+void mlir::lstm::assertLayerExtents(OpBuilder &b, LayerOp layer) {
+  Location loc = layer.getLoc();
+  Value seq0 = layer.getInputs().front();
+  for (auto [i, seq] : llvm::enumerate(layer.getInputs())) {
+    assertSameExtent(b, loc, seq, 0, seq0, 0,
+                     "lstm.layer: input #" + Twine(i) +
+                         " has a different sequence length than input #0");
+    assertSameExtent(b, loc, seq, 1, seq0, 1,
+                     "lstm.layer: input #" + Twine(i) +
+                         " has a different batch size than input #0");
+  }
+  for (auto [i, init] : llvm::enumerate(layer.getInits()))
+    assertSameExtent(b, loc, init, 0, seq0, 1,
+                     "lstm.layer: initial state #" + Twine(i) +
+                         " has a different batch size than the input");
+  if (Value lengths = layer.getLengths())
+    assertSameExtent(b, loc, lengths, 0, seq0, 1,
+                     "lstm.layer: lengths has a different size than the "
+                     "batch");
+}

@@ -48,7 +48,11 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
 // CHECK: %[[DW:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[XF]] : tensor<?x8xf32>, tensor<?x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
 // CHECK: %[[HF:.*]] = tensor.collapse_shape %[[FWD]]#1
 // CHECK: %[[DR:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[HF]] : tensor<?x8xf32>, tensor<?x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
-// CHECK: %[[DB:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[DZF]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<8xf32>)
+// The bias gradient, a sum over all T·B rows, is the GEMM 1ᵀ·dZ (cuBLAS on
+// the GPU), the ones a splat that canonicalization does not fold into it.
+// CHECK: %[[ONES:.*]] = tensor.splat %{{.*}}[%{{.*}}] : tensor<1x?xf32>
+// CHECK: %[[DB1:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ONES]], %[[DZF]] : tensor<1x?xf32>, tensor<?x8xf32>) outs(%{{.*}} : tensor<1x8xf32>)
+// CHECK: %[[DB:.*]] = tensor.collapse_shape %[[DB1]] {{\[\[}}0, 1]] : tensor<1x8xf32> into tensor<8xf32>
 // CHECK: return %[[DX]], %[[DH0]], %[[DW]], %[[DR]], %[[DB]]
 
 // The training forward returns y and hT, then the saved sequence.
@@ -124,7 +128,8 @@ func.func @lstm(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>, %h0: tensor<?x8xf32>
 // COMBINED-NEXT: %[[DH:.*]] = lstm.gate identity(%[[DG]] : tensor<?x32xf32>) weights(%{{.*}} : tensor<8x32xf32>) -> tensor<?x8xf32>
 // COMBINED-NOT: lstm.gate
 // COMBINED: lstm.yield out(%[[DG]] : tensor<?x32xf32>) state(%[[DH]], %{{.*}} : tensor<?x8xf32>, tensor<?x8xf32>)
-// COMBINED: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<32xf32>)
+// COMBINED: %[[SUM1:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%{{.*}} : tensor<1x32xf32>)
+// COMBINED: %[[SUM:.*]] = tensor.collapse_shape %[[SUM1]]
 // COMBINED-COUNT-4: tensor.extract_slice %[[SUM]]
 // The integer lengths get no gradient.
 // COMBINED: return {{.*}} : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<32x4xf32>, tensor<32x8xf32>, tensor<32xf32>
@@ -186,4 +191,5 @@ func.func @fused(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>, %b: tensor<8xf32>)
 // CHECK: math.tanh
 // CHECK: arith.subf
 // CHECK: lstm.pointwise_yield
-// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: tensor.splat
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]

@@ -21,13 +21,14 @@
 // LSTM-COMB: @forward layer 0 (forward): gemms/step=2 pointwise/step=9 hoisted-gemms=0 steps=T
 // LSTM-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T gemms-after=0
 // The training functions: the backward layer of the LSTM has one GEMM and
-// one fused kernel per step, and three GEMMs after its loop (dX, dW, dR);
-// the forward's saved h_{t-1} feeds one of them.
+// one fused kernel per step, and four GEMMs after its loop (dX, dW, dR and
+// the bias gradients as 1ᵀ·dG); the forward's saved h_{t-1} feeds one of
+// them.
 // TRAIN: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
 // TRAIN-NEXT: @forward_grad layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=1
-// TRAIN-NEXT: @forward_grad layer 1 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=3
+// TRAIN-NEXT: @forward_grad layer 1 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=4
 // TRAIN-NEXT: @forward_train layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
-// TRAIN-NEXT: @forward_backward layer 0 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=3
+// TRAIN-NEXT: @forward_backward layer 0 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=4
 
 // The GRU's identity gate for x_n (with b_in) folds into the hoisted GEMM.
 // GRU: @forward layer 0 (forward): gemms/step=6 pointwise/step=11 hoisted-gemms=0 steps=T

@@ -1,5 +1,4 @@
-//===- RuntimeChecks.h - Run-time checks that generated code makes -*- C++
-//-*-===//
+//===- RuntimeChecks.h - Run-time checks of generated code -----*- C++ -*-===//
 //
 // Extents that are dynamic (the batch size, the sequence length) only meet
 // when the function is called. Where two of them must agree, the passes and
@@ -11,6 +10,7 @@
 #ifndef LSTM_DIALECT_LSTM_UTILS_RUNTIMECHECKS_H
 #define LSTM_DIALECT_LSTM_UTILS_RUNTIMECHECKS_H
 
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <string>
@@ -27,6 +27,11 @@ std::string describeLocation(Location loc);
 /// "`what` (at `loc`)", or `what` alone without `withLocation`.
 void assertSameExtent(OpBuilder &b, Location loc, Value x, int64_t dx, Value y,
                       int64_t dy, const Twine &what, bool withLocation = true);
+
+/// The checks of an `lstm.layer` that need no step: every input sequence
+/// has the first one's length and batch, every initial state and the
+/// lengths have its batch.
+void assertLayerExtents(OpBuilder &b, LayerOp layer);
 
 } // namespace mlir::lstm
 
