@@ -142,6 +142,10 @@ def GenerateRuntimeChecksPass
       (the buffer it becomes would otherwise be allocated with a size that
       wrapped around).
 
+    One thing it rejects at compile time: a slice's static offset that no
+    tensor of the sliced type can hold in bounds (its byte offset alone
+    does not fit in 63 bits), which the lowering would overflow on.
+
     Each check stops the run with a message naming the op, its source
     location and, where the op reads an argument of the function directly,
     that argument (its number and where it is declared), e.g. a stack whose

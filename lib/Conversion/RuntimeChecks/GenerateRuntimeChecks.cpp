@@ -169,6 +169,31 @@ static void checkEmpty(OpBuilder &b, func::FuncOp func, tensor::EmptyOp empty) {
                                "63 bits"));
 }
 
+/// A static offset of a slice that no tensor of the sliced type can hold:
+/// the byte offset of its first element alone (the offset times the static
+/// extents inside it) does not fit in 63 bits. The run-time check would stop
+/// such a call, but the lowering computes that offset first, and it
+/// overflows (a negative offset that upstream's verifiers reject): a
+/// compile-time error naming the op instead.
+static LogicalResult checkStaticOffsets(Operation *op,
+                                        ArrayRef<int64_t> offsets,
+                                        RankedTensorType whole) {
+  int64_t inner =
+      std::max<int64_t>(1, llvm::divideCeil(whole.getElementTypeBitWidth(), 8));
+  for (int64_t d = whole.getRank() - 1; d >= 0; --d) {
+    int64_t offset = offsets[d], bytes = 0;
+    if (!ShapedType::isDynamic(offset) && offset > 0 &&
+        llvm::MulOverflow(offset, inner, bytes))
+      return op->emitOpError("offset ")
+             << offset << " in dimension " << d << " is out of bounds of any "
+             << whole << ": its byte offset does not fit in 63 bits";
+    if (!whole.isDynamicDim(d) &&
+        llvm::MulOverflow(inner, whole.getDimSize(d), inner))
+      return success(); // The type itself is too large: its verifier says so.
+  }
+  return success();
+}
+
 struct GenerateRuntimeChecksPass
     : lstm::impl::GenerateRuntimeChecksPassBase<GenerateRuntimeChecksPass> {
   void runOnOperation() override {
@@ -180,6 +205,15 @@ struct GenerateRuntimeChecksPass
     });
     OpBuilder b(&getContext());
     for (Operation *op : ops) {
+      LogicalResult offsets = success();
+      if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op))
+        offsets = checkStaticOffsets(op, extract.getStaticOffsets(),
+                                     extract.getSourceType());
+      else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+        offsets = checkStaticOffsets(op, insert.getStaticOffsets(),
+                                     insert.getDestType());
+      if (failed(offsets))
+        return signalPassFailure();
       b.setInsertionPoint(op);
       if (auto verifiable = dyn_cast<RuntimeVerifiableOpInterface>(op))
         verifiable.generateRuntimeVerification(
