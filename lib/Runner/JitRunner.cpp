@@ -360,10 +360,13 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   ExecutionEngineOptions engineOptions;
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
                                             /*targetMachine=*/nullptr);
-  engineOptions.transformer = [optimize](llvm::Module *m) -> llvm::Error {
+  // ExecutionEngineOptions::transformer is a function_ref: the callable
+  // must outlive ExecutionEngine::create (a lambda temporary would not).
+  auto transform = [&optimize](llvm::Module *m) -> llvm::Error {
     hoistLaunchAllocas(*m);
     return optimize(m);
   };
+  engineOptions.transformer = transform;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // Neither creating the engine nor looking a function up runs the module's
   // global constructors (initialize() does): compiling touches no GPU.

@@ -280,6 +280,14 @@ def MergeGPUModulesPass
     each `gpu.launch_func` at its kernel's new place, so that the kernels
     compile, and load at run time, as one module. It runs before targets
     are attached.
+
+    Then it keeps one kernel of each set of identical ones (same type,
+    same attributes but the name, equivalent bodies), pointing their
+    launches at it: functions lowered side by side repeat kernels (a
+    module with its gradient functions has the training forward's and the
+    backward's kernels twice, in `@f_grad` and in `@f_train` /
+    `@f_backward`). For char-rnn's LSTM with gradients, 124 kernels become
+    39; for the 4-layer appleyard network, 245 become 44.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

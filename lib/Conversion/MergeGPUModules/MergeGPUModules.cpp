@@ -7,12 +7,20 @@
 // it take seconds. Moving every kernel into one module compiles them all in
 // one go and loads one module at run time.
 //
+// Functions lowered side by side repeat kernels: the training forward and
+// the backward of @f_train/@f_backward are also @f_grad's, the forward's
+// pointwise kernel is the training forward's. A kernel identical to an
+// earlier one (same type, attributes and body) is dropped and its launches
+// use the earlier one: half the code to generate for a module with its
+// gradient functions.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::lstm {
@@ -24,12 +32,60 @@ using namespace mlir;
 
 namespace {
 
+/// The attributes of `kernel` but its name.
+static DictionaryAttr attributesButName(gpu::GPUFuncOp kernel) {
+  NamedAttrList attrs(kernel->getAttrDictionary());
+  attrs.erase(SymbolTable::getSymbolAttrName());
+  return attrs.getDictionary(kernel.getContext());
+}
+
+/// Whether two kernels compute the same thing: the same type and
+/// attributes (but their names) and equivalent bodies.
+static bool isSameKernel(gpu::GPUFuncOp a, gpu::GPUFuncOp b) {
+  return a.getFunctionType() == b.getFunctionType() &&
+         attributesButName(a) == attributesButName(b) &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
+}
+
+/// Drops every kernel of `gpuModule` that repeats an earlier one, pointing
+/// its launches in `module` at the earlier one.
+static void dropRepeatedKernels(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+  SmallVector<gpu::GPUFuncOp> kept;
+  llvm::DenseMap<StringAttr, StringAttr> replacement;
+  for (auto kernel :
+       llvm::make_early_inc_range(gpuModule.getOps<gpu::GPUFuncOp>())) {
+    if (!kernel.isKernel())
+      continue;
+    auto same = llvm::find_if(
+        kept, [&](gpu::GPUFuncOp k) { return isSameKernel(k, kernel); });
+    if (same == kept.end()) {
+      kept.push_back(kernel);
+      continue;
+    }
+    replacement[kernel.getNameAttr()] = same->getNameAttr();
+  }
+  if (replacement.empty())
+    return;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != gpuModule.getSymNameAttr())
+      return;
+    auto it = replacement.find(launch.getKernelName());
+    if (it != replacement.end())
+      launch.setKernelAttr(SymbolRefAttr::get(
+          gpuModule.getSymNameAttr(), {FlatSymbolRefAttr::get(it->second)}));
+  });
+  SymbolTable symbols(gpuModule);
+  for (auto [name, keptName] : replacement)
+    symbols.erase(symbols.lookup(name));
+}
+
 struct MergeGPUModulesPass
     : lstm::impl::MergeGPUModulesPassBase<MergeGPUModulesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
-    if (gpuModules.size() < 2)
+    if (gpuModules.empty())
       return;
     // Modules with targets or attributes of their own would need those
     // reconciled; outlined modules have none yet.
@@ -89,6 +145,7 @@ struct MergeGPUModulesPass
         return signalPassFailure();
       moduleSymbols.erase(from);
     }
+    dropRepeatedKernels(module, into);
   }
 };
 

@@ -40,6 +40,7 @@ module attributes {gpu.container_module} {
   }
   gpu.module @second {
     gpu.func @second() kernel {
+      %i = gpu.thread_id x
       gpu.return
     }
   }
@@ -62,5 +63,58 @@ module attributes {gpu.container_module} {
   gpu.module @a [#nvvm.target] {
   }
   gpu.module @b [#nvvm.target] {
+  }
+}
+
+// -----
+
+// A kernel identical to an earlier one (the training forward's step, say,
+// outlined once for @f_grad and once for @f_train) is dropped; its launches
+// use the earlier one. A kernel that differs in one constant stays.
+// CHECK-LABEL: func.func @grad
+// CHECK: gpu.launch_func @a::@step blocks
+// CHECK: gpu.launch_func @a::@step blocks
+// CHECK: gpu.launch_func @a::@other blocks
+// CHECK: gpu.module @a {
+// CHECK: gpu.func @step(%{{.*}}: memref<4xf32>) kernel
+// CHECK: gpu.func @other(%{{.*}}: memref<4xf32>) kernel
+// CHECK-NOT: gpu.func
+module attributes {gpu.container_module} {
+  func.func @grad(%m: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @a::@step blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @b::@step_copy blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @c::@other blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    return
+  }
+  gpu.module @a {
+    gpu.func @step(%m: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %m[%i] : memref<4xf32>
+      %two = arith.constant 2.0 : f32
+      %w = arith.mulf %v, %two : f32
+      memref.store %w, %m[%i] : memref<4xf32>
+      gpu.return
+    }
+  }
+  gpu.module @b {
+    gpu.func @step_copy(%m: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %m[%i] : memref<4xf32>
+      %two = arith.constant 2.0 : f32
+      %w = arith.mulf %v, %two : f32
+      memref.store %w, %m[%i] : memref<4xf32>
+      gpu.return
+    }
+  }
+  gpu.module @c {
+    gpu.func @other(%m: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %m[%i] : memref<4xf32>
+      %three = arith.constant 3.0 : f32
+      %w = arith.mulf %v, %three : f32
+      memref.store %w, %m[%i] : memref<4xf32>
+      gpu.return
+    }
   }
 }
