@@ -126,3 +126,22 @@ def run_cases(one, indices, jobs, budget):
                 pending, return_when=concurrent.futures.FIRST_COMPLETED)
             for fut in finished:
                 yield fut.result()
+
+
+class CaseRunner:
+    """What both fuzzers do with their cases: `run()` calls `self.one(i)`
+    (which returns stats, clean errors and failures, each counted here) for
+    the cases of `self.args` (`only`, `count`, `jobs`, `budget`) and
+    `self.report`s each failure. Returns the seconds it took."""
+
+    def run(self):
+        start = time.monotonic()
+        indices = [self.args.only] if self.args.only is not None else range(self.args.count)
+        for stats, errors, failures in run_cases(self.one, indices, self.args.jobs,
+                                                 self.args.budget):
+            self.stats.update(stats)
+            self.errors.update(errors)
+            for f in failures:
+                self.report(f)
+            self.failures += failures
+        return time.monotonic() - start

@@ -32,7 +32,6 @@ import os
 import random
 import re
 import sys
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -260,7 +259,7 @@ def is_internal(stderr, text):
     return False
 
 
-class Fuzzer:
+class Fuzzer(fc.CaseRunner):
     def __init__(self, args):
         self.args = args
         self.examples = sorted(os.path.join(args.examples, f) for f in os.listdir(args.examples)
@@ -321,18 +320,6 @@ class Fuzzer:
                 stats[f'passed {name}'] += 1
         os.remove(path)
         return stats, errors, failures
-
-    def run(self):
-        start = time.monotonic()
-        indices = [self.args.only] if self.args.only is not None else range(self.args.count)
-        for stats, errors, failures in fc.run_cases(self.one, indices, self.args.jobs,
-                                                    self.args.budget):
-            self.stats.update(stats)
-            self.errors.update(errors)
-            for f in failures:
-                self.report(f)
-            self.failures += failures
-        return time.monotonic() - start
 
     def report(self, failure):
         kind, index, example, applied, stage, flags, r = failure

@@ -30,7 +30,6 @@ import random
 import shutil
 import struct
 import sys
-import time
 
 import numpy as np
 
@@ -167,7 +166,7 @@ def shapes_option(rng):
     return '--shapes=' + ','.join(entries)
 
 
-class Fuzzer:
+class Fuzzer(fc.CaseRunner):
     def __init__(self, args):
         self.args = args
         self.stats = collections.Counter()
@@ -223,18 +222,6 @@ class Fuzzer:
             errors[f'{kind}: {r.first_error()}'] += 1
         shutil.rmtree(d, ignore_errors=True)
         return stats, errors, failures
-
-    def run(self):
-        start = time.monotonic()
-        indices = [self.args.only] if self.args.only is not None else range(self.args.count)
-        for stats, errors, failures in fc.run_cases(self.one, indices, self.args.jobs,
-                                                    self.args.budget):
-            self.stats.update(stats)
-            self.errors.update(errors)
-            for f in failures:
-                self.report(f)
-            self.failures += failures
-        return time.monotonic() - start
 
     def report(self, failure):
         kind, index, case_kind, what, cmd, r = failure
