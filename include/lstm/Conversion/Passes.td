@@ -182,8 +182,9 @@ def HoistRuntimeChecksPass
 
     For each `cf.assert` directly in the body of an `scf.for` whose
     condition is computed, inside the loop, only by ops without memory
-    effects from values defined outside it, this pass moves the check (and
-    a copy of that computation) before the loop. The hoisted condition is
+    effects that are safe to run speculatively (no division that the loop
+    might have guarded) from values defined outside it, this pass moves the
+    check (and a copy of that computation) before the loop. The hoisted condition is
     `cond || lb >= ub`, so that a loop that runs no step checks nothing, as
     before. Identical checks (one condition, one message) are made once.
     Loops are visited innermost first, so a check leaves every loop it does

@@ -28,6 +28,21 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `op` may run before the loop even when the loop runs no step:
+/// no memory effects, and nothing in it that may be undefined behaviour on
+/// values the loop would have guarded (a division by zero, say). An scf.if
+/// qualifies when everything inside it does.
+static bool isHoistable(Operation *op) {
+  if (!isMemoryEffectFree(op))
+    return false;
+  WalkResult result = op->walk([](Operation *nested) {
+    if (isa<scf::IfOp, scf::YieldOp>(nested) || isSpeculatable(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
 /// The ops of `loop`'s body that compute `condition`, in program order, if
 /// they have no memory effects and read, besides each other's results, only
 /// values defined outside the loop; failure otherwise.
@@ -42,7 +57,7 @@ static FailureOr<SmallVector<Operation *>> invariantSlice(scf::ForOp loop,
     Operation *def = v.getDefiningOp();
     // The induction variable varies; a value of a nested region is not
     // ours to move.
-    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def))
+    if (!def || def->getBlock() != loop.getBody() || !isHoistable(def))
       return failure();
     if (!slice.insert(def))
       continue;

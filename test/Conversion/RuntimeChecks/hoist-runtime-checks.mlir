@@ -49,7 +49,12 @@ func.func @invariant(%m: memref<?x8xf32>, %n: index, %T: index) {
 // CHECK: %[[V:.*]] = memref.load
 // CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[V]]
 // CHECK: cf.assert %[[POS]], "loaded"
-func.func @variant(%m: memref<?xf32>, %n: index, %T: index) {
+// A division stays too: before a loop without steps it could divide by 0.
+// CHECK: %[[Q:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi ult, %[[Q]]
+// CHECK: cf.assert %[[SMALL]], "quotient"
+// CHECK: }
+func.func @variant(%m: memref<?xf32>, %n: index, %T: index, %d: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
@@ -59,6 +64,9 @@ func.func @variant(%m: memref<?xf32>, %n: index, %T: index) {
     %v = memref.load %m[%c0] : memref<?xf32>
     %pos = arith.cmpf ogt, %v, %zero : f32
     cf.assert %pos, "loaded"
+    %q = arith.divui %n, %d : index
+    %small = arith.cmpi ult, %q, %n : index
+    cf.assert %small, "quotient"
   }
   return
 }
