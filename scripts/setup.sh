@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLVM_PREFIX=/usr/lib/llvm-22
-APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++"
+APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev"
 
 missing=""
 for p in $APT_PACKAGES; do
@@ -36,7 +36,7 @@ start=$(date +%s)
 # LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
 # need besides the tools; test/Embed installs all of these.
 ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test \
-  lstm-capi-compiler-test
+  lstm-capi-compiler-test lstm-cpu-runtime-test
 echo "== build finished in $(( $(date +%s) - start )) s"
 
 # The Python package (python/, docs/python.md) against this build, with what

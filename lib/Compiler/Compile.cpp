@@ -57,7 +57,10 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   }
 
   std::string object = (output + ".o").str();
-  if (auto err = emitObjectFile(*llvmModule, object))
+  std::string hostCPU = options.hostCPU;
+  if (hostCPU.empty())
+    hostCPU = options.target == "cpu" ? "native" : "generic";
+  if (auto err = emitObjectFile(*llvmModule, object, hostCPU))
     return err;
   llvm::Error linked = linkSharedLibrary(object, output, options);
   if (!options.keepObject)

@@ -5,16 +5,19 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 
-llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path) {
+llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
+                                 StringRef cpu) {
   // Idempotent; in-process callers (the C API) have not done it themselves.
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -24,12 +27,26 @@ llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path) {
   const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!t)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  std::string cpuName = cpu.str(), features;
+  if (cpu == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures subtarget;
+    for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+      subtarget.AddFeature(feature, enabled);
+    features = subtarget.getString();
+  } else if (std::unique_ptr<llvm::MCSubtargetInfo> info(
+                 t->createMCSubtargetInfo(triple, cpuName, ""));
+             !info->isCPUStringValid(cpuName)) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown host CPU '" + cpuName +
+                                       "' (expected native, generic or a CPU "
+                                       "that LLVM knows for " +
+                                       triple.str() + ")");
+  }
   llvm::TargetOptions options;
-  // "generic": the library must run on any machine of the architecture, not
-  // only the one that compiled it.
-  std::unique_ptr<llvm::TargetMachine> machine(
-      t->createTargetMachine(triple, "generic", "", options, llvm::Reloc::PIC_,
-                             std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine(t->createTargetMachine(
+      triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
   if (auto err = makeOptimizingTransformer(3, 0, machine.get())(&module))

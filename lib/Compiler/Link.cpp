@@ -2,6 +2,7 @@
 
 #include "lstm/Compiler/Compiler.h"
 
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 using namespace mlir;
@@ -31,6 +32,16 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
     args.push_back("-L" + cudaLibDir);
     args.push_back("-lcuda");
   } else {
+    // The CPU runtime goes in whole, OpenBLAS is linked where it is found.
+    std::string runtimeDir = options.runtimeLibDir.empty()
+                                 ? std::string(LSTM_BUILD_LIB_DIR)
+                                 : options.runtimeLibDir;
+    args.push_back("-Wl,--whole-archive");
+    args.push_back(runtimeDir + "/liblstm_cpu_runtime_static.a");
+    args.push_back("-Wl,--no-whole-archive");
+    std::string blas = LSTM_OPENBLAS_LIBRARY;
+    args.push_back(blas);
+    args.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(blas).str());
     // memrefCopy and friends.
     args.push_back(std::string("-L") + LSTM_MLIR_LIB_DIR);
     args.push_back("-lmlir_c_runner_utils");

@@ -74,6 +74,10 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     nvvm.computeType = options.computeType;
     buildLSTMToNVVMPipeline(pm, nvvm);
   } else {
-    buildLSTMToCPUPipeline(pm);
+    LSTMToCPUOptions cpu;
+    cpu.blas = options.blas;
+    cpu.blasMinSize = options.blasMinSize;
+    cpu.approximateMath = options.approximateMath;
+    buildLSTMToCPUPipeline(pm, cpu);
   }
 }

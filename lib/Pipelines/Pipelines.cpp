@@ -92,7 +92,9 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
 }
 
 /// Host code (and, on the GPU path, what is left of it) to the LLVM dialect.
-static void buildHostToLLVMPipeline(OpPassManager &pm) {
+/// `cachedAllocation`: buffers through the CPU runtime's allocation
+/// functions (lstm/Runtime/CpuRuntime.h), which reuse large blocks.
+static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // LLVM 22's expand-strided-metadata crashes on the [T·B, N] -> [T, B, N]
@@ -100,7 +102,9 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(lstm::createLowerDynamicExpandShapePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = cachedAllocation;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   // What has no LLVM intrinsic (tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
@@ -114,8 +118,16 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
                                   const LSTMToCPUOptions &options) {
   buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
+  // The products in OpenBLAS, the rest as loops.
+  if (options.blas) {
+    ConvertGemmToBlasPassOptions gemm;
+    gemm.minSize = options.blasMinSize;
+    pm.addPass(createConvertGemmToBlasPass(gemm));
+  }
+  if (options.approximateMath)
+    pm.addPass(createApproximateMathPass());
   pm.addPass(createConvertLinalgToLoopsPass());
-  buildHostToLLVMPipeline(pm);
+  buildHostToLLVMPipeline(pm, /*cachedAllocation=*/true);
   pm.addPass(createReconcileUnrealizedCastsPass());
   // A buffer too large for the process stops the run with its size.
   pm.addPass(lstm::createCheckAllocationsPass());
@@ -163,7 +175,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
-  buildHostToLLVMPipeline(pm);
+  buildHostToLLVMPipeline(pm, /*cachedAllocation=*/false);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(lstm::createCheckAllocationsPass());
@@ -209,6 +221,18 @@ static llvm::cl::desc
 struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
                              llvm::cl::init(true)};
+  Option<bool> blas{*this, "blas", llvm::cl::desc("Send the GEMMs to OpenBLAS"),
+                    llvm::cl::init(true)};
+  Option<int64_t> blasMinSize{
+      *this, "blas-min-size",
+      llvm::cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller GEMMs "
+                     "become loops"),
+      llvm::cl::init(0)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("f32 tanh, exp, log as vectorisable polynomials "
+                     "(lstm-approximate-math) instead of libm calls"),
+      llvm::cl::init(true)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -265,6 +289,9 @@ void lstm::registerLSTMPipelines() {
       [](OpPassManager &pm, const CPUPipelineOptions &o) {
         LSTMToCPUOptions options;
         options.runtimeChecks = o.runtimeChecks;
+        options.blas = o.blas;
+        options.blasMinSize = o.blasMinSize;
+        options.approximateMath = o.approximateMath;
         buildLSTMToCPUPipeline(pm, options);
       });
   PassPipelineRegistration<NVVMPipelineOptions>(

@@ -4,6 +4,7 @@
 
 #include "lstm/Compiler/Compiler.h"
 #include "lstm/Pipelines/Pipelines.h"
+#include "lstm/Runtime/CpuRuntime.h"
 #include "lstm/Runtime/CudaRuntime.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -14,7 +15,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -314,6 +317,28 @@ llvm::Error mlir::lstm::runPrePasses(ModuleOp module, StringRef pipeline) {
   return llvm::Error::success();
 }
 
+/// The CPU runtime's entry points (lstm/Runtime/CpuRuntime.h), linked into
+/// this library, made visible to the JIT'd code by name: the executable that
+/// embeds the runner need not export them.
+static void registerCpuRuntime(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](llvm::StringRef name, void *address) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("lstmRuntimeCpuSgemm", reinterpret_cast<void *>(&lstmRuntimeCpuSgemm));
+    add("lstmRuntimeCpuDgemm", reinterpret_cast<void *>(&lstmRuntimeCpuDgemm));
+    add("_mlir_memref_to_llvm_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+    add("_mlir_memref_to_llvm_free",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    return symbols;
+  });
+}
+
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CompiledFunction::compile(ModuleOp module, StringRef entry,
                           const JitOptions &options) {
@@ -346,9 +371,10 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
     nvvm.runtimeChecks = options.runtimeChecks;
     buildLSTMToNVVMPipeline(pm, nvvm);
   } else {
-    LSTMToCPUOptions cpu;
+    LSTMToCPUOptions cpu = options.cpu;
     cpu.runtimeChecks = options.runtimeChecks;
     buildLSTMToCPUPipeline(pm, cpu);
+    lstmRuntimeCpuSetThreads(options.threads);
   }
   if (failed(pm.run(module)))
     return makeError(cuda ? "lowering for CUDA failed"
@@ -358,8 +384,17 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   llvm::InitializeNativeTargetAsmPrinter();
 
   ExecutionEngineOptions engineOptions;
+  // The optimiser sees the host's CPU and vector extensions (the JIT'd code
+  // runs here): without them LLVM vectorises the cells' loops for the
+  // baseline SIMD width only.
+  auto hostMachineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachineBuilder)
+    return hostMachineBuilder.takeError();
+  auto hostMachine = hostMachineBuilder->createTargetMachine();
+  if (!hostMachine)
+    return hostMachine.takeError();
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            /*targetMachine=*/nullptr);
+                                            hostMachine->get());
   // ExecutionEngineOptions::transformer is a function_ref: the callable
   // must outlive ExecutionEngine::create (a lambda temporary would not).
   auto transform = [&optimize](llvm::Module *m) -> llvm::Error {
@@ -373,6 +408,8 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return engine.takeError();
+  if (!cuda)
+    registerCpuRuntime(**engine);
 
   std::unique_ptr<CompiledFunction> fn(new CompiledFunction());
   fn->sig = *sig;

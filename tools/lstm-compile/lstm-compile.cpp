@@ -32,54 +32,79 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// Only these (and LLVM's --help, --version) are listed by --help: the
+// tool links all of LLVM, whose backend options would bury them.
+static cl::OptionCategory toolCategory("lstm-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(toolCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
-                                       cl::Required);
+                                       cl::Required, cl::cat(toolCategory));
 static cl::opt<std::string> target("target", cl::desc("cuda or cpu"),
-                                   cl::init("cuda"));
+                                   cl::init("cuda"), cl::cat(toolCategory));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
-                                 cl::init("sm_90"));
+                                 cl::init("sm_90"), cl::cat(toolCategory));
 static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx80"));
+                                     cl::init("+ptx80"), cl::cat(toolCategory));
 static cl::opt<std::string>
     cudaLibDir("cuda-lib-dir",
                cl::desc("Directory with libcuda.so (the driver or its stub)"),
-               cl::init(LSTM_CUDA_STUBS_DIR));
+               cl::init(LSTM_CUDA_STUBS_DIR), cl::cat(toolCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
-                      "one found when the project was configured)"));
+                      "one found when the project was configured)"),
+             cl::cat(toolCategory));
 static cl::opt<std::string> prePasses(
     "pre-passes",
     cl::desc("Passes to run on the lstm IR before lowering, as a textual "
              "pipeline (e.g. lstm-combine-gate-gemms)"),
-    cl::init(""));
+    cl::init(""), cl::cat(toolCategory));
 static cl::opt<std::string>
     computeType("compute-type",
                 cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
                          "or bf16 (bf16 operands, fp32 accumulation)"),
-                cl::init("fp32"));
+                cl::init("fp32"), cl::cat(toolCategory));
 static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
-                            cl::init(true));
+                            cl::init(true), cl::cat(toolCategory));
 static cl::opt<int64_t> cublasMinSize(
     "cublas-min-size",
     cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs become "
              "generated kernels"),
-    cl::init(0));
+    cl::init(0), cl::cat(toolCategory));
+static cl::opt<bool> blas("blas",
+                          cl::desc("Send the GEMMs to OpenBLAS (--target=cpu)"),
+                          cl::init(true), cl::cat(toolCategory));
+static cl::opt<int64_t>
+    blasMinSize("blas-min-size",
+                cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller "
+                         "GEMMs become loops (--target=cpu)"),
+                cl::init(0), cl::cat(toolCategory));
+static cl::opt<bool> approximateMath(
+    "approximate-math",
+    cl::desc("f32 tanh, exp, log as vectorisable polynomials instead of "
+             "libm calls (--target=cpu)"),
+    cl::init(true), cl::cat(toolCategory));
+static cl::opt<std::string> hostCPU(
+    "host-cpu",
+    cl::desc("CPU of the host code: native (this machine's, with its vector "
+             "extensions), generic, or an LLVM CPU name such as x86-64-v3 "
+             "(default: native for --target=cpu, generic for cuda)"),
+    cl::cat(toolCategory));
 static cl::opt<bool> keepObject("keep-object",
-                                cl::desc("Keep the intermediate object file"));
+                                cl::desc("Keep the intermediate object file"),
+                                cl::cat(toolCategory));
 static cl::opt<std::string>
     emitLLVM("emit-llvm",
              cl::desc("Also write the host code's LLVM IR (before "
                       "optimisation) to this file"),
-             cl::value_desc("file"));
+             cl::value_desc("file"), cl::cat(toolCategory));
 static cl::opt<bool> gradients(
     "gradients",
     cl::desc("Also export the gradient functions NAME_grad, NAME_train and "
              "NAME_backward of every public function with layers "
              "(lstm-combine-gate-gemms and lstm-differentiate before the "
-             "pre-passes)"));
+             "pre-passes)"),
+    cl::cat(toolCategory));
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "lstm-compile: error: " << msg << "\n";
@@ -101,6 +126,7 @@ static std::string libraryDir(const char *argv0) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&toolCategory});
   cl::ParseCommandLineOptions(argc, argv,
                               "lstm-compile: compile an lstm module to a "
                               "shared library\n");
@@ -116,6 +142,10 @@ int main(int argc, char **argv) {
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
   options.keepObject = keepObject;
+  options.hostCPU = hostCPU;
+  options.blas = blas;
+  options.blasMinSize = blasMinSize;
+  options.approximateMath = approximateMath;
   options.llvmIRPath = emitLLVM;
   options.gradients = gradients;
   if (auto err = lstm::verifyCompileOptions(options))

@@ -50,51 +50,75 @@ using namespace mlir;
 using namespace mlir::lstm;
 namespace cl = llvm::cl;
 
+// Only these (and LLVM's --help, --version) are listed by --help: the
+// tool links all of LLVM, whose backend options would bury them.
+static cl::OptionCategory toolCategory("lstm-run options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(toolCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
-                                  cl::init("forward"));
+                                  cl::init("forward"), cl::cat(toolCategory));
 static cl::opt<std::string>
     device("device",
            cl::desc("cpu or cuda (an NVIDIA GPU, with the project's CUDA "
                     "runtime from ../lib or $LSTM_CUDA_RUNTIME)"),
-           cl::init("cpu"));
+           cl::init("cpu"), cl::cat(toolCategory));
 static cl::list<std::string> inputs("inputs",
                                     cl::desc("One .npy file per argument"),
-                                    cl::CommaSeparated);
+                                    cl::CommaSeparated, cl::cat(toolCategory));
 static cl::opt<std::string> outputs("outputs",
-                                    cl::desc("Directory for the results"));
+                                    cl::desc("Directory for the results"),
+                                    cl::cat(toolCategory));
 static cl::opt<bool> randomInputs("random-inputs",
-                                  cl::desc("Draw the arguments at random"));
+                                  cl::desc("Draw the arguments at random"),
+                                  cl::cat(toolCategory));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"),
-                              cl::init(0));
+                              cl::init(0), cl::cat(toolCategory));
 static cl::opt<int64_t>
     dynamicSize("dynamic-size",
                 cl::desc("Extent of each '?' with --random-inputs"),
-                cl::init(4));
+                cl::init(4), cl::cat(toolCategory));
 static cl::list<std::string>
     shapes("shapes",
            cl::desc("Shapes of the random arguments, e.g. 50x32x64,32x128,... "
                     "(an empty entry keeps the default)"),
-           cl::CommaSeparated);
+           cl::CommaSeparated, cl::cat(toolCategory));
 static cl::opt<unsigned>
     repeat("repeat",
            cl::desc("Calls to time (the median is shown); for cuda a call "
                     "includes copying the arguments to the GPU and the "
                     "results back"),
-           cl::init(1));
+           cl::init(1), cl::cat(toolCategory));
 static cl::opt<std::string> prePasses(
     "pre-passes",
     cl::desc("Passes to run on the lstm IR before lowering, as a textual "
              "pipeline (e.g. lstm-optimize)"),
-    cl::init(""));
+    cl::init(""), cl::cat(toolCategory));
 
 static cl::opt<bool> runtimeChecks(
     "runtime-checks",
     cl::desc("Check the dynamic extents of the tensor ops at run time "
              "(lstm-generate-runtime-checks; the lstm ops check theirs "
              "regardless)"),
-    cl::init(true));
+    cl::init(true), cl::cat(toolCategory));
+
+// The CPU lowering, as lstm-compile's options of the same names.
+static cl::OptionCategory cpuCategory("Options of --device=cpu");
+static cl::opt<bool> blas("blas", cl::desc("Send the GEMMs to OpenBLAS"),
+                          cl::init(true), cl::cat(cpuCategory));
+static cl::opt<int64_t> blasMinSize(
+    "blas-min-size",
+    cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller GEMMs become "
+             "loops"),
+    cl::init(0), cl::cat(cpuCategory));
+static cl::opt<bool> approximateMath(
+    "approximate-math",
+    cl::desc("f32 tanh, exp, log as vectorisable polynomials instead of "
+             "libm calls"),
+    cl::init(true), cl::cat(cpuCategory));
+static cl::opt<int>
+    threads("cpu-threads",
+            cl::desc("Threads of the GEMMs (default: one per core)"),
+            cl::init(0), cl::cat(cpuCategory));
 
 // The GPU lowering, as lstm-compile's options of the same names.
 static cl::OptionCategory gpuCategory("Options of --device=cuda");
@@ -336,6 +360,7 @@ static llvm::Expected<std::string> findCudaRuntime(const char *argv0) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&toolCategory, &cpuCategory, &gpuCategory});
   cl::ParseCommandLineOptions(argc, argv,
                               "lstm-run: compile an lstm module and run it\n");
 
@@ -355,6 +380,16 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&cudaPath)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cuda only");
+  if (device == "cuda")
+    for (const cl::Option *opt : {static_cast<cl::Option *>(&blas),
+                                  static_cast<cl::Option *>(&blasMinSize),
+                                  static_cast<cl::Option *>(&approximateMath),
+                                  static_cast<cl::Option *>(&threads)})
+      if (opt->getNumOccurrences())
+        return fail("--" + opt->ArgStr + " applies to --device=cpu only");
+  if (threads < 0)
+    return fail("--cpu-threads=" + llvm::Twine(threads) +
+                ": expected 0 (one per core) or more");
   if (randomInputs == !inputs.empty())
     return fail("give either --inputs=A.npy,... or --random-inputs");
 
@@ -404,6 +439,10 @@ int main(int argc, char **argv) {
 
   JitOptions options;
   options.runtimeChecks = runtimeChecks;
+  options.cpu.blas = blas;
+  options.cpu.blasMinSize = blasMinSize;
+  options.cpu.approximateMath = approximateMath;
+  options.threads = threads;
   if (device == "cuda") {
     options.device = Device::CUDA;
     options.nvvm.computeType = computeType;

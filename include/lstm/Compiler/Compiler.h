@@ -55,11 +55,23 @@ struct CompileOptions {
   bool cublas = true;
   int64_t cublasMinSize = 0;
   std::string computeType = "fp32";
+  /// The CPU lowering (cpu only): GEMMs in OpenBLAS from `blasMinSize`
+  /// m·n·k·batch up, f32 transcendental functions as polynomials; see
+  /// LSTMToCPUOptions.
+  bool blas = true;
+  int64_t blasMinSize = 0;
+  bool approximateMath = true;
   /// Add and export the gradient functions of every public function with
   /// layers (`NAME_grad`, `NAME_train`, `NAME_backward`; see
   /// lstm-differentiate): runs lstm-combine-gate-gemms and
   /// lstm-differentiate before the pre-passes.
   bool gradients = false;
+  /// The CPU the host code is compiled for: "native" (this machine's, with
+  /// its vector extensions), "generic", or an LLVM CPU name; empty: native
+  /// for the cpu target, whose libraries run where they are compiled (the
+  /// vectorised cells need its SIMD width), generic for cuda, whose host code
+  /// only launches kernels and may run on another machine.
+  std::string hostCPU;
   /// Keep the intermediate object file (OUTPUT.o) next to the library.
   bool keepObject = false;
   /// Where to write the host code's LLVM IR before optimisation (after
@@ -101,9 +113,11 @@ void hoistLaunchAllocas(llvm::Module &module);
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
 
-/// Optimises `module` at -O3 for the host and writes it as a relocatable
-/// object file. (EmitObject.cpp)
-llvm::Error emitObjectFile(llvm::Module &module, StringRef path);
+/// Optimises `module` at -O3 for the host CPU `cpu` ("native": this
+/// machine's CPU and features; "generic"; or an LLVM CPU name such as
+/// "x86-64-v3") and writes it as a relocatable object file. (EmitObject.cpp)
+llvm::Error emitObjectFile(llvm::Module &module, StringRef path,
+                           StringRef cpu = "generic");
 
 /// Links `object` into the shared library `output` with the system compiler
 /// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C

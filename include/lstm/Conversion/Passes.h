@@ -3,9 +3,11 @@
 #ifndef LSTM_CONVERSION_PASSES_H
 #define LSTM_CONVERSION_PASSES_H
 
+#include "lstm/Conversion/ApproximateMath/ApproximateMath.h"
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
+#include "lstm/Conversion/GemmToBlas/GemmToBlas.h"
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"

@@ -333,6 +333,70 @@ def ConvertGemmToCublasPass
   ];
 }
 
+def ApproximateMathPass : Pass<"lstm-approximate-math"> {
+  let summary = "Replace f32 tanh, exp, log, ... by upstream's polynomial approximations";
+  let description = [{
+    The CPU path's transcendental functions: each f32 `math` op among
+    `functions` becomes upstream's polynomial approximation (plain `arith`,
+    `populateMathPolynomialApproximationPatterns` and
+    `populatePolynomialApproximateTanhPattern`), which LLVM vectorises,
+    instead of a libm call per element. Other element types (the float64
+    builds) keep libm. The default leaves `log` out: upstream's polynomial
+    flushes denormal inputs (log(1e-45) gives -87.3, not -103.3). The
+    accuracy over the whole f32 range (every binade, large |x|, denormals,
+    infinities, NaN) is checked against float64 by
+    `test/Conversion/ApproximateMath/accuracy.test`: at most 3e-7 relative
+    error, libm's class.
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "The math ops to approximate (tanh, exp, expm1, log, log1p, "
+               "log2)",
+               "llvm::cl::list_init<std::string>({\"tanh\", \"exp\", "
+               "\"expm1\", \"log1p\"})">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def ConvertGemmToBlasPass
+    : Pass<"lstm-gemm-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Turn buffer-level GEMMs into OpenBLAS calls through the CPU runtime";
+  let description = [{
+    The CPU path's counterpart of `lstm-gemm-to-cublas`, run after
+    bufferization: every `linalg` contraction on memrefs that is a plain or
+    batched matrix product (`C[m,n] += A[m,k]·B[k,n]`, either operand
+    transposed, an optional leading batch dimension, rows contiguous) on
+    f32 or f64 buffers becomes a call of `lstmRuntimeCpuSgemm` or
+    `lstmRuntimeCpuDgemm` (lib/Runtime/CpuBlas.cpp, OpenBLAS). When the
+    accumulator is zero-filled right before, the fill is dropped and the
+    call computes with `beta = 0`. The products are recognised as
+    `lstm-gemm-to-cublas` recognises them (lstm/Conversion/Utils/GemmCall.h):
+    the gates' combined products, the hoisted input projections, the
+    batched products of a wavefront and the backward's weight gradients.
+
+    `min-size` keeps small products as loops: a product of `m·n·k·batch`
+    below it is left alone; when a size is dynamic, both versions are
+    emitted behind an `scf.if` on the run-time size, as they are for
+    operands whose rows only run time can tell contiguous. Contractions of
+    other element types (or mixed ones) stay linalg.
+  }];
+  let options = [
+    Option<"minSize", "min-size", "int64_t", /*default=*/"0",
+           "Smallest m·n·k·batch sent to the BLAS">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   let summary = "Give fp32 contractions bf16 operands, keeping the fp32 accumulator";
   let description = [{

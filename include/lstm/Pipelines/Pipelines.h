@@ -16,6 +16,13 @@ struct LSTMToCPUOptions {
   /// ops before the lstm ops (lstm-generate-runtime-checks). The lstm ops
   /// check theirs regardless.
   bool runtimeChecks = true;
+  /// Whether the products (f32 and f64) run in OpenBLAS
+  /// (lstm-gemm-to-blas), and the smallest m·n·k·batch sent there.
+  bool blas = true;
+  int64_t blasMinSize = 0;
+  /// Whether f32 tanh, exp, log, ... become polynomial approximations
+  /// (lstm-approximate-math) rather than libm calls.
+  bool approximateMath = true;
 };
 
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,

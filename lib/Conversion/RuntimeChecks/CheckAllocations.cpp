@@ -35,10 +35,15 @@ static Value allocationSize(LLVM::CallOp call) {
   std::optional<StringRef> callee = call.getCallee();
   if (!callee)
     return {};
-  if (*callee == "malloc" && call.getArgOperands().size() == 1)
+  // malloc(size), or the CPU runtime's caching allocator behind the
+  // memref lowering's generic allocation functions.
+  if ((*callee == "malloc" || *callee == "_mlir_memref_to_llvm_alloc") &&
+      call.getArgOperands().size() == 1)
     return call.getArgOperands()[0];
   // aligned_alloc(alignment, size)
-  if (*callee == "aligned_alloc" && call.getArgOperands().size() == 2)
+  if ((*callee == "aligned_alloc" ||
+       *callee == "_mlir_memref_to_llvm_aligned_alloc") &&
+      call.getArgOperands().size() == 2)
     return call.getArgOperands()[1];
   return {};
 }

@@ -1,0 +1,19 @@
+//===- GemmToBlas.h - Buffer-level GEMMs to OpenBLAS calls ------*- C++ -*-===//
+
+#ifndef LSTM_CONVERSION_GEMMTOBLAS_GEMMTOBLAS_H
+#define LSTM_CONVERSION_GEMMTOBLAS_GEMMTOBLAS_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class ModuleOp;
+
+namespace lstm {
+
+#define GEN_PASS_DECL_CONVERTGEMMTOBLASPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_GEMMTOBLAS_GEMMTOBLAS_H

@@ -1,0 +1,57 @@
+/*===- CpuRuntime.h - C API of the project's CPU runtime ----------*- C -*-===//
+ *
+ * What generated CPU code calls: the products of the cells (combined gate
+ * GEMMs, hoisted input projections, the backward's weight gradients) run in
+ * OpenBLAS, as they run in cuBLAS on the GPU. The entry points have the
+ * argument list of lstmRuntimeGemmStridedBatched (CudaRuntime.h) without the
+ * compute type: lstm-gemm-to-blas emits both kinds of call alike.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef LSTM_RUNTIME_CPURUNTIME_H
+#define LSTM_RUNTIME_CPURUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// For each of `batch` products: C = alpha·op(A)·op(B) + beta·C on row-major
+/// float matrices (op(A) is m×k, op(B) k×n, C m×n; leading dimensions are
+/// row strides and the batch strides step between products, in elements).
+/// Any size is accepted: what exceeds the BLAS's 32-bit sizes is split, and
+/// leading dimensions it would refuse are computed without it.
+void lstmRuntimeCpuSgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
+                         int64_t k, float alpha, const float *a, int64_t lda,
+                         int64_t strideA, const float *b, int64_t ldb,
+                         int64_t strideB, float beta, float *c, int64_t ldc,
+                         int64_t strideC, int64_t batch);
+
+/// The same on double matrices (the float64 builds of the tests).
+void lstmRuntimeCpuDgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
+                         int64_t k, float alpha, const double *a, int64_t lda,
+                         int64_t strideA, const double *b, int64_t ldb,
+                         int64_t strideB, float beta, double *c, int64_t ldc,
+                         int64_t strideC, int64_t batch);
+
+/// The allocation functions of generated CPU code (the memref lowering's
+/// generic ones): blocks from malloc, large freed ones kept for reuse, so
+/// that a buffer a compiled function returns may be released with free().
+void *_mlir_memref_to_llvm_alloc(uint64_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size);
+void _mlir_memref_to_llvm_free(void *block);
+
+/// Frees the blocks the allocation functions keep for reuse.
+void lstmRuntimeCpuEmptyCache(void);
+
+/// The number of threads the products use; `threads` < 1 means one per
+/// core (the default).
+void lstmRuntimeCpuSetThreads(int32_t threads);
+int32_t lstmRuntimeCpuGetThreads(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LSTM_RUNTIME_CPURUNTIME_H */

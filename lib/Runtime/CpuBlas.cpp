@@ -1,0 +1,138 @@
+//===- CpuBlas.cpp - The CPU runtime's GEMMs on OpenBLAS ------------------===//
+//
+// OpenBLAS takes 32-bit sizes (Debian's build is not ILP64) and refuses a
+// leading dimension shorter than a row. Generated code can hand it neither:
+// sizes come from tensors of any extent, and a strided view with one row
+// may carry any stride. Larger products are split into blocks that fit,
+// and the rare layouts it refuses are computed here directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Runtime/CpuRuntime.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <climits>
+#include <thread>
+
+namespace {
+
+/// The largest extent handed to the BLAS in one call.
+constexpr int64_t kMaxBlock = INT_MAX / 2;
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          float alpha, const float *a, int lda, const float *b, int ldb,
+          float beta, float *c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
+}
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          float alpha, const double *a, int lda, const double *b, int ldb,
+          float beta, double *c, int ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
+}
+
+/// One product computed directly, for the layouts the BLAS refuses.
+template <typename T>
+void directGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                T alpha, const T *a, int64_t lda, const T *b, int64_t ldb,
+                T beta, T *c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += (transA ? a[p * lda + i] : a[i * lda + p]) *
+               (transB ? b[j * ldb + p] : b[p * ldb + j]);
+      T &out = c[i * ldc + j];
+      out = alpha * sum + (beta == T(0) ? T(0) : beta * out);
+    }
+}
+
+template <typename T>
+void stridedBatchedGemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
+                        int64_t k, float alpha, const T *a, int64_t lda,
+                        int64_t strideA, const T *b, int64_t ldb,
+                        int64_t strideB, float beta, T *c, int64_t ldc,
+                        int64_t strideC, int64_t batch) {
+  if (m <= 0 || n <= 0 || batch <= 0)
+    return;
+  // Rows of A as stored are k long (m when transposed), and so on. The
+  // stride between the rows of a one-row matrix is never used: any view of
+  // one row may carry any stride, so it is made one the BLAS accepts.
+  int64_t aRow = transA ? m : k, bRow = transB ? k : n;
+  if ((transA ? k : m) == 1)
+    lda = std::max<int64_t>(1, aRow);
+  if ((transB ? n : k) == 1)
+    ldb = std::max<int64_t>(1, bRow);
+  if (m == 1)
+    ldc = std::max<int64_t>(1, n);
+  bool blasLayout = lda >= std::max<int64_t>(1, aRow) && lda <= INT_MAX &&
+                    ldb >= std::max<int64_t>(1, bRow) && ldb <= INT_MAX &&
+                    ldc >= std::max<int64_t>(1, n) && ldc <= INT_MAX;
+  CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+  for (int64_t i = 0; i < batch; ++i) {
+    const T *ai = a + i * strideA, *bi = b + i * strideB;
+    T *ci = c + i * strideC;
+    if (!blasLayout) {
+      directGemm<T>(transA, transB, m, n, k, alpha, ai, lda, bi, ldb, beta, ci,
+                    ldc);
+      continue;
+    }
+    if (k == 0) {
+      // C = beta·C, which the BLAS may skip for an empty sum.
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          ci[r * ldc + j] = beta == 0.0f ? T(0) : T(beta) * ci[r * ldc + j];
+      continue;
+    }
+    for (int64_t m0 = 0; m0 < m; m0 += kMaxBlock)
+      for (int64_t n0 = 0; n0 < n; n0 += kMaxBlock)
+        for (int64_t k0 = 0; k0 < k; k0 += kMaxBlock) {
+          int64_t mb = std::min(kMaxBlock, m - m0);
+          int64_t nb = std::min(kMaxBlock, n - n0);
+          int64_t kb = std::min(kMaxBlock, k - k0);
+          const T *ab = transA ? ai + k0 * lda + m0 : ai + m0 * lda + k0;
+          const T *bb = transB ? bi + n0 * ldb + k0 : bi + k0 * ldb + n0;
+          gemm(ta, tb, static_cast<int>(mb), static_cast<int>(nb),
+               static_cast<int>(kb), alpha, ab, static_cast<int>(lda), bb,
+               static_cast<int>(ldb), k0 == 0 ? beta : 1.0f, ci + m0 * ldc + n0,
+               static_cast<int>(ldc));
+        }
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void lstmRuntimeCpuSgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
+                         int64_t k, float alpha, const float *a, int64_t lda,
+                         int64_t strideA, const float *b, int64_t ldb,
+                         int64_t strideB, float beta, float *c, int64_t ldc,
+                         int64_t strideC, int64_t batch) {
+  stridedBatchedGemm(transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                     strideB, beta, c, ldc, strideC, batch);
+}
+
+void lstmRuntimeCpuDgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
+                         int64_t k, float alpha, const double *a, int64_t lda,
+                         int64_t strideA, const double *b, int64_t ldb,
+                         int64_t strideB, float beta, double *c, int64_t ldc,
+                         int64_t strideC, int64_t batch) {
+  stridedBatchedGemm(transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                     strideB, beta, c, ldc, strideC, batch);
+}
+
+void lstmRuntimeCpuSetThreads(int32_t threads) {
+  if (threads < 1)
+    threads =
+        static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  openblas_set_num_threads(threads);
+}
+
+int32_t lstmRuntimeCpuGetThreads(void) { return openblas_get_num_threads(); }
+
+} // extern "C"

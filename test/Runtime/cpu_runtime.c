@@ -1,0 +1,172 @@
+/* lstm-cpu-runtime-test: the CPU runtime's entry points (CpuRuntime.h)
+ * against a direct computation, on the cases generated code can hand them
+ * and the BLAS alone would refuse or mishandle:
+ *   - every transpose combination, batches with their strides, beta 0 and 1,
+ *     float and double;
+ *   - leading dimensions larger than a row (views into wider buffers);
+ *   - a one-row matrix whose view carries a stride shorter than its row;
+ *   - a leading dimension shorter than a row on several rows (overlapping
+ *     rows of a broadcast view), which the BLAS refuses: computed directly;
+ *   - k = 0 (C = beta·C), m = 0 or n = 0 (nothing), and a NaN in C under
+ *     beta = 0 (overwritten, not propagated);
+ *   - the allocation functions: sizes above and below the cached size,
+ *     reuse of a freed block, alignment, free() of a returned block.
+ * Prints one line per group and "OK"; exits nonzero on a mismatch. */
+
+// RUN: lstm-cpu-runtime-test | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: OK
+#include "lstm/Runtime/CpuRuntime.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long long state = 88172645463325252ULL;
+static double uniform(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static int failures = 0;
+
+/* C[i][j] = alpha * sum_p A(i,p) B(p,j) + beta * C[i][j], in double. */
+static void reference(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                      double alpha, const double *a, int64_t lda,
+                      const double *b, int64_t ldb, double beta, double *c,
+                      int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += (ta ? a[p * lda + i] : a[i * lda + p]) *
+             (tb ? b[j * ldb + p] : b[p * ldb + j]);
+      c[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * c[i * ldc + j]);
+    }
+}
+
+/* One strided batched product in float and in double against the
+ * reference; `lda` etc. of 0 mean "the row length". */
+static void check(const char *what, int ta, int tb, int64_t m, int64_t n,
+                  int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                  int64_t batch, float beta) {
+  int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+  int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+  if (!lda)
+    lda = aCols;
+  if (!ldb)
+    ldb = bCols;
+  if (!ldc)
+    ldc = n;
+  /* Buffers large enough for the views whatever their strides. */
+  int64_t aSize = (aRows ? (aRows - 1) * lda + aCols : 0) + 1;
+  int64_t bSize = (bRows ? (bRows - 1) * ldb + bCols : 0) + 1;
+  int64_t cSize = (m ? (m - 1) * ldc + n : 0) + 1;
+  int64_t sa = aSize + 3, sb = bSize + 5, sc = cSize + 7;
+  double *ad = malloc(sizeof(double) * sa * batch);
+  double *bd = malloc(sizeof(double) * sb * batch);
+  double *cd = malloc(sizeof(double) * sc * batch);
+  double *cref = malloc(sizeof(double) * sc * batch);
+  float *af = malloc(sizeof(float) * sa * batch);
+  float *bf = malloc(sizeof(float) * sb * batch);
+  float *cf = malloc(sizeof(float) * sc * batch);
+  for (int64_t i = 0; i < sa * batch; ++i)
+    af[i] = (float)(ad[i] = uniform());
+  for (int64_t i = 0; i < sb * batch; ++i)
+    bf[i] = (float)(bd[i] = uniform());
+  for (int64_t i = 0; i < sc * batch; ++i)
+    cf[i] = (float)(cd[i] = cref[i] = uniform());
+  if (beta == 0 && m > 0 && n > 0) /* a NaN that beta = 0 must not keep */
+    cf[0] = (float)(cd[0] = cref[0] = NAN);
+  for (int64_t i = 0; i < batch; ++i)
+    reference(ta, tb, m, n, k, 1.0, ad + i * sa, lda, bd + i * sb, ldb, beta,
+              cref + i * sc, ldc);
+  lstmRuntimeCpuSgemm(ta, tb, m, n, k, 1.0f, af, lda, sa, bf, ldb, sb, beta, cf,
+                      ldc, sc, batch);
+  lstmRuntimeCpuDgemm(ta, tb, m, n, k, 1.0f, ad, lda, sa, bd, ldb, sb, beta, cd,
+                      ldc, sc, batch);
+  double errF = 0, errD = 0;
+  for (int64_t i = 0; i < sc * batch; ++i) {
+    if (isnan(cref[i]) != isnan(cf[i]) || isnan(cref[i]) != isnan(cd[i])) {
+      errF = errD = INFINITY;
+      break;
+    }
+    if (isnan(cref[i]))
+      continue;
+    double scale = 1 + fabs(cref[i]);
+    errF = fmax(errF, fabs(cf[i] - cref[i]) / scale);
+    errD = fmax(errD, fabs(cd[i] - cref[i]) / scale);
+  }
+  /* float: k products of values below 1, rounded to float. */
+  int ok = errF <= 1e-6 * (k + 1) && errD <= 1e-13 * (k + 1);
+  printf("%-44s ta=%d tb=%d m=%lld n=%lld k=%lld batch=%lld: float %.2g "
+         "double %.2g %s\n",
+         what, ta, tb, (long long)m, (long long)n, (long long)k,
+         (long long)batch, errF, errD, ok ? "ok" : "FAIL");
+  failures += !ok;
+  free(ad);
+  free(bd);
+  free(cd);
+  free(cref);
+  free(af);
+  free(bf);
+  free(cf);
+}
+
+static void checkAllocation(void) {
+  /* Large blocks come back for a later allocation of their size. */
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 1 << 20);
+  int ok = a != NULL && ((uintptr_t)a % 64) == 0;
+  memset(a, 1, 1 << 20);
+  _mlir_memref_to_llvm_free(a);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, 1 << 20);
+  ok &= b == a;
+  /* A block returned to a caller may be released with free(). */
+  free(b);
+  void *small = _mlir_memref_to_llvm_alloc(100);
+  ok &= small != NULL;
+  _mlir_memref_to_llvm_free(small);
+  _mlir_memref_to_llvm_free(NULL);
+  void *c = _mlir_memref_to_llvm_alloc(3 << 20);
+  _mlir_memref_to_llvm_free(c);
+  lstmRuntimeCpuEmptyCache();
+  printf("%-44s %s\n", "allocation: reuse, alignment, free()",
+         ok ? "ok" : "FAIL");
+  failures += !ok;
+}
+
+int main(void) {
+  lstmRuntimeCpuSetThreads(0);
+  if (lstmRuntimeCpuGetThreads() < 1) {
+    printf("FAIL: %d threads\n", lstmRuntimeCpuGetThreads());
+    return 1;
+  }
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      check("plain", ta, tb, 7, 9, 5, 0, 0, 0, 1, 0.0f);
+      check("accumulate, batched", ta, tb, 6, 4, 11, 0, 0, 0, 3, 1.0f);
+      check("leading dimensions wider than a row", ta, tb, 5, 8, 6, 13, 17, 19,
+            2, 1.0f);
+    }
+  check("one row, stride shorter than the row", 0, 1, 1, 32, 16, 3, 0, 2, 1,
+        0.0f);
+  check("one column of a transposed A", 1, 0, 1, 8, 4, 1, 0, 0, 1, 1.0f);
+  check("overlapping rows (direct)", 0, 0, 4, 6, 5, 2, 0, 0, 2, 1.0f);
+  check("overlapping rows of B (direct)", 0, 1, 4, 6, 5, 0, 3, 0, 1, 0.0f);
+  check("k = 0, beta = 0", 0, 0, 3, 4, 0, 0, 0, 0, 2, 0.0f);
+  check("k = 0, beta = 1", 0, 1, 3, 4, 0, 0, 0, 0, 1, 1.0f);
+  check("m = 0", 0, 0, 0, 4, 3, 0, 0, 0, 1, 0.0f);
+  check("n = 0", 1, 1, 3, 0, 3, 0, 0, 0, 1, 1.0f);
+  check("char-rnn step", 0, 1, 50, 512, 128, 0, 0, 0, 1, 0.0f);
+  checkAllocation();
+  if (failures) {
+    printf("%d FAILED\n", failures);
+    return 1;
+  }
+  printf("OK\n");
+  return 0;
+}
