@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Writes and compiles the benchmark networks of shared/docs/BENCHMARKS.md for
 # CUDA into gpu-build/bench/CONFIG_CELL_LEVEL.so, one library per level of
 # bench/levels.txt, and records each compile time in

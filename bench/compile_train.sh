@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Writes the benchmark networks of shared/docs/BENCHMARKS.md (bench/make_network.py)
 # and compiles them with their gradient functions for the training benchmark
 # (bench/train_gpu.py):

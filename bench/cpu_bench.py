@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The CPU benchmark: our compiled networks beside PyTorch on the CPU, one run.
 
   cpu_bench.py [--configs stack3,charrnn,appleyard] [--cells lstm,peephole,cho_gru]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a stacked network of the benchmark configurations as lstm-dialect IR.
 
   make_network.py --cell {lstm,peephole,cho_gru} --layers L --hidden H --input I -o net.mlir

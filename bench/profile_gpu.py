@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where the time of a compiled LSTM network goes, kernel by kernel (GPU machine).
 
   profile_gpu.py gpu-build/bench/deepbench_lstm_all.so [...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Turns the JSON of bench/run_gpu.py (one or more runs, later ones replacing
 the rows they repeat) into the markdown
 table of docs/benchmarks.md and a plot of the optimisation ladder.

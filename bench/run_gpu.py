@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Times the compiled benchmark networks beside PyTorch in one run (GPU machine).
 
   run_gpu.py [--configs charrnn,...] [--json OUT.json]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The training benchmark: forward + backward, side by side in one run (GPU machine).
 
   train_gpu.py [--configs charrnn,...] [--cells lstm,peephole,cho_gru]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Turns the JSON of bench/train_gpu.py into the markdown tables of docs/training-gpu.md.
 
   train_report.py RUN.json [RUN.json ...] --markdown OUT.md

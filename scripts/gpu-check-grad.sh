@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # On a machine with an NVIDIA GPU and PyTorch but no MLIR: checks the gradient
 # functions of every example compiled by scripts/gpu-compile-grad.sh
 # (gpu-build/grad-VARIANT/NAME.so and NAME.sig.json, or gpu-build/grad.tar.xz,

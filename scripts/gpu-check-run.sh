@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # On a machine with an NVIDIA GPU, without lit or MLIR's tools: what
 # test/Runner/cuda-examples-*.test check, every example JIT-compiled and run
 # by `lstm-run --device=cuda` against the float64 reference, for each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # On a machine with an NVIDIA GPU and PyTorch but no MLIR: checks every
 # example compiled ahead of time into gpu-build/VARIANT/ (scripts/gpu-compile.sh)
 # against the float64 reference with the variant's tolerance (VARIANTS.md),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compiles every example with its gradient functions for CUDA
 # (lstm-compile --gradients) into gpu-build/grad-VARIANT/NAME.so, with the
 # functions' signatures beside it in NAME.sig.json (test/GPU/signature.py: how

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compiles every example for CUDA into gpu-build/VARIANT/NAME.so
 # (lstm-compile), to be run where the GPU is (scripts/gpu-check.sh). The
 # variants: fp32, tf32 and bf16 (--lstm-optimize, GEMMs in cuBLAS; bf16 GEMM

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # On a machine with an NVIDIA GPU, PyTorch and compute-sanitizer, but no
 # MLIR: compute-sanitizer's memcheck, racecheck and synccheck over the
 # networks compiled ahead of time into gpu-build/VARIANT/ (made here by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets up and builds the project, then compiles and runs a real network: the
 # 3-layer PyTorch-layout LSTM of examples/stack3.mlir at T=50, B=32, checked
 # against the float64 numpy reference and timed. Runs on the GPU when there

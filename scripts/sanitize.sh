@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The sanitizer build (docs/testing.md): configures build-asan/ with
 # -DLSTM_ENABLE_SANITIZERS=ON (AddressSanitizer and UndefinedBehaviorSanitizer
 # on the tools, the libraries and the CUDA runtime), builds what the tests

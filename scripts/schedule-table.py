@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints the schedule table of docs/passes.md: for every example, the
 lstm-schedule-report of each optimisation level (GEMMs per step / pointwise
 kernels per step / hoisted GEMMs, and the sequential steps).

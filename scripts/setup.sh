@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what the project needs on a fresh Debian 12 machine and builds it
 # into build/. Safe to run again: installs are skipped when present and the
 # build is incremental.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets up and builds the project (scripts/setup.sh), then runs the whole lit
 # suite and ends with the line "N passed, N failed".
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets up and builds the project (scripts/setup.sh), then trains char-rnn on
 # Shakespeare (python/examples/charrnn.py, docs/charrnn.md) with the compiled
 # LSTM beside PyTorch's nn.LSTM on the same batches from the same weights, and

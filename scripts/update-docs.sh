@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the op and pass reference in docs/generated/ from the ODS
 # definitions. test/docs/up-to-date.test fails while they differ.
 set -euo pipefail

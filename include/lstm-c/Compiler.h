@@ -1,5 +1,9 @@
 //===-- lstm-c/Compiler.h - Compile a module to a shared library --*- C -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Ahead-of-time compilation from C: what lstm-compile does, in-process, on a
 // module that the caller parsed or built (lstm/Compiler/Compiler.h).
 //
@@ -32,8 +36,8 @@ typedef struct {
   /// The directory of libcuda.so to link against (the driver or its stub);
   /// default: the configured toolkit's stubs.
   MlirStringRef cudaLibDir;
-  /// The directory with liblstm_cuda_runtime_static.a; default: the build
-  /// tree's lib/.
+  /// The directory with the target's runtime (liblstm_cuda_runtime_static.a
+  /// or liblstm_cpu_runtime_static.a); default: the build tree's lib/.
   MlirStringRef runtimeLibDir;
   /// Passes on the lstm IR before the lowering, a textual pipeline such as
   /// "lstm-combine-gate-gemms"; default: none.

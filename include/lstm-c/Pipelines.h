@@ -1,5 +1,9 @@
 //===-- lstm-c/Pipelines.h - Run the project's pipelines from C ---*- C -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Runs a pass pipeline given by name on a module, without the C code having
 // to build a pass manager.
 //

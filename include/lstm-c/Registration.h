@@ -1,5 +1,9 @@
 //===-- lstm-c/Registration.h - Register the project from C -------*- C -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The C counterparts of lstm/Registration.h.
 //
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,9 @@
 //===- Registration.h - Entry points to register the project ----*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What another MLIR tool calls from its main() to take the lstm dialect, its
 // passes and its pipelines on board. registerAllLSTM() alone is enough for a
 // tool that registers nothing else (see examples/embed); in a tool that

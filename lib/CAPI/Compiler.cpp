@@ -1,4 +1,8 @@
 //===- Compiler.cpp - Compile a module to a shared library from C ---------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "lstm-c/Compiler.h"
 #include "lstm/Compiler/Compiler.h"

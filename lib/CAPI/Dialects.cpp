@@ -1,4 +1,8 @@
 //===- Dialects.cpp - C API of the lstm dialect ---------------------------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "lstm-c/Dialects.h"
 

@@ -1,5 +1,9 @@
 //===- HoistLaunchAllocas.cpp - Kernel arguments on a fixed stack slot ----===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The translation of gpu.launch_func to LLVM IR puts each launch's argument
 // arrays on the stack with `alloca` where the launch is. Inside a loop (the
 // time loop of a layer) such an alloca is dynamic: every iteration takes new

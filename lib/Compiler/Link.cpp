@@ -1,4 +1,8 @@
 //===- Link.cpp - An object file to a shared library ----------------------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "lstm/Compiler/Compiler.h"
 
@@ -17,28 +21,23 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
         "no C++ compiler driver (c++) on PATH to link with");
   std::vector<std::string> args = {*cxx, "-shared", "-o", output.str(),
                                    object.str()};
+  // The target's runtime goes in whole: the library calls it by name.
+  std::string runtimeDir = options.runtimeLibDir.empty()
+                               ? std::string(LSTM_BUILD_LIB_DIR)
+                               : options.runtimeLibDir;
+  args.push_back("-Wl,--whole-archive");
+  args.push_back(runtimeDir + "/liblstm_" + options.target +
+                 "_runtime_static.a");
+  args.push_back("-Wl,--no-whole-archive");
   if (options.target == "cuda") {
-    // The runtime goes in whole: the library then needs only libcuda.so.1
-    // where it runs, not MLIR.
-    std::string runtimeDir = options.runtimeLibDir.empty()
-                                 ? std::string(LSTM_BUILD_LIB_DIR)
-                                 : options.runtimeLibDir;
+    // The library then needs only libcuda.so.1 where it runs, not MLIR.
     std::string cudaLibDir = options.cudaLibDir.empty()
                                  ? std::string(LSTM_CUDA_STUBS_DIR)
                                  : options.cudaLibDir;
-    args.push_back("-Wl,--whole-archive");
-    args.push_back(runtimeDir + "/liblstm_cuda_runtime_static.a");
-    args.push_back("-Wl,--no-whole-archive");
     args.push_back("-L" + cudaLibDir);
     args.push_back("-lcuda");
   } else {
-    // The CPU runtime goes in whole, OpenBLAS is linked where it is found.
-    std::string runtimeDir = options.runtimeLibDir.empty()
-                                 ? std::string(LSTM_BUILD_LIB_DIR)
-                                 : options.runtimeLibDir;
-    args.push_back("-Wl,--whole-archive");
-    args.push_back(runtimeDir + "/liblstm_cpu_runtime_static.a");
-    args.push_back("-Wl,--no-whole-archive");
+    // OpenBLAS, where it was found when the project was configured.
     std::string blas = LSTM_OPENBLAS_LIBRARY;
     args.push_back(blas);
     args.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(blas).str());

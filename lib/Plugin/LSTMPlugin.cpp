@@ -1,5 +1,9 @@
 //===- LSTMPlugin.cpp - The lstm dialect and passes for mlir-opt ----------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One shared object with both plugin entry points, loaded by the stock tool:
 //
 //   mlir-opt --load-dialect-plugin=LSTMPlugin.so \

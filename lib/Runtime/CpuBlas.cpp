@@ -1,5 +1,9 @@
 //===- CpuBlas.cpp - The CPU runtime's GEMMs on OpenBLAS ------------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // OpenBLAS takes 32-bit sizes (Debian's build is not ILP64) and refuses a
 // leading dimension shorter than a row. Generated code can hand it neither:
 // sizes come from tensors of any extent, and a strided view with one row

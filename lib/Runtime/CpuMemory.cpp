@@ -1,5 +1,9 @@
 //===- CpuMemory.cpp - The buffers of generated CPU code, reused ----------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A step's buffers are allocated and freed on every call: the hoisted input
 // projections, the output sequences, the backward's saved activations, each
 // megabytes. From malloc, a block that large is fresh mmap'd memory whose

@@ -1,5 +1,9 @@
 //===- Cublas.cpp - GEMMs of a compiled network through cuBLAS ------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The GEMM call-out of the GPU path (GemmToCublas.cpp emits the calls). cuBLAS
 // is loaded with dlopen on the first GEMM rather than linked, so that a
 // compiled network whose GEMMs all became kernels needs only the CUDA driver,

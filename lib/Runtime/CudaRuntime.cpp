@@ -1,5 +1,9 @@
 //===- CudaRuntime.cpp - The mgpu* ABI on the CUDA driver API -------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Debian's MLIR ships no CUDA runtime wrappers, so the project implements the
 // functions that `gpu-to-llvm` lowers gpu.launch_func, gpu.alloc, gpu.memcpy,
 // streams and events to. Every driver call is checked; the first failure is

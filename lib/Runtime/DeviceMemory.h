@@ -1,4 +1,8 @@
 //===- DeviceMemory.h - Device buffers of a run, cached per size -*- C++
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // A compiled network allocates and frees the same scratch buffers every step

@@ -1,4 +1,8 @@
 //===- RuntimeState.h - Errors, context and stream of the runtime --*- C++
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // State the runtime's entry points share, per host thread: the first failure

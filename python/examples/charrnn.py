@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Karpathy's char-rnn on Shakespeare with any cell of lstmc.cells, trained
 side by side with PyTorch's nn.LSTM (cuDNN on the GPU) on the same batches.
 

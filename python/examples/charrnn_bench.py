@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """char-rnn training speed, side by side in one run (the H100 of issue 13):
 one iteration = forward, loss, backward and Adam step of the seeds' model
 (one-hot input, 2 layers, H=128, linear output, cross-entropy, Adam 2e-3,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The tutorial's cell (docs/tutorial.md): a GRU whose update gate peeks at
 the state through a peephole and whose candidate is ReLU, not in VARIANTS.md.
 Run: python python/examples/peephole_gru.py (checks CPU, and the GPU if any)."""

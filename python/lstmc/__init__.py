@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """lstmc: define LSTM-family cells in Python, compile them with the lstm
 compiler, run them on numpy arrays (CPU) and PyTorch/CuPy tensors (GPU).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The cells of shared/docs/VARIANTS.md, each a few lines of the DSL.
 
 Every function here is a cell: ``cell(c, x, hidden=..., ...)`` declares

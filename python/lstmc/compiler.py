@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The compiler, in-process (the native extension lstmc._lstmc over the C
 API): verification, IR transformations and compilation to a library."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The cell DSL: primitives that build lstm-dialect IR.
 
 A cell is a Python function ``cell(c, x)`` of a :class:`CellBuilder` ``c`` and

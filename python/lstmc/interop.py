@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch interop: networks and parameters from nn.LSTM / nn.GRU or their
 state_dict.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Networks: layers of a cell, stacked, in one or both directions, with
 optional per-sequence lengths, written out as one func.func of lstm IR.
 

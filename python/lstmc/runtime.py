@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Calling compiled networks: ctypes and memref descriptors, no compiler.
 
 A compiled network is a shared library exporting ``_mlir_ciface_<entry>``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compiled networks as PyTorch modules: ``lstmc.torch_module(network)``.
 
     m = lstmc.torch_module(lc.Network(lc.cells.greff, input_size=65, hidden=128,

@@ -1,5 +1,9 @@
 //===- lstmc_ext.cpp - The native part of the lstmc Python package --------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // lstmc._lstmc: parses, verifies, transforms and compiles lstm IR in-process
 // through the project's C API (include/lstm-c) and upstream's (mlir-c). The
 // IR crosses the boundary as text; every error (a parse or verifier error, a

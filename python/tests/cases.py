@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Every example of examples/ as a Python-defined network (shared by tests)."""
 import lstmc as lc
 from lstmc import cells

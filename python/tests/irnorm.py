@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A canonical text of a printed func.func, for comparing IR up to SSA names
 and the order of independent function-level ops.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """python/examples/charrnn.py: char-rnn with a compiled cell beside nn.LSTM.
 A few iterations on a small text (our LSTM's losses must equal nn.LSTM's from
 the same weights on the same batches), another cell, the loader's batch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """lstmc.torch_module under torch.nn.parallel.DistributedDataParallel: two
 processes on the CPU (gloo), each on half of the batch, get the gradients of
 one process on the whole batch, and take the same optimizer step.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Errors a Python user understands: cells that do not type-check (the
 primitive and the shapes are named), calls with wrong shapes or dtypes, GPU
 tensors where there is no GPU; exceptions, never a crash."""

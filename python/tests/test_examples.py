@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Every cell of VARIANTS.md, written in Python (lstmc.cells): the IR equals
 the hand-written examples/*.mlir after canonicalisation, and the compiled
 network matches the float64 numpy reference on the CPU."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The GPU path: CUDA tensors of PyTorch (and CuPy if installed) in, without
 copies, on the caller's stream; checked against the float64 reference.
 Marked gpu: skipped without a GPU (conftest.py)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Gradients from Python: networks compiled with gradients=True expose
 grad, train and backward (lstm-differentiate), checked against central finite
 differences of the compiled forward in float64, for cells of lstmc.cells and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A compiled network saved and loaded again runs where the compiler is not
 importable (lstmc.load needs only numpy and ctypes)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch interop on the CPU: networks from nn.LSTM / nn.GRU (and their
 state_dict) give the modules' outputs."""
 import numpy as np

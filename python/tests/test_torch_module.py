@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """lstmc.torch_module on the CPU: compiled networks as torch.nn.Modules whose
 backward is the compiled gradient (@f_train, then @f_backward on its saved
 activations). Checked with torch.autograd.gradcheck in float64 (every cell of

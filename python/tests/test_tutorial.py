@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The tutorial's cell (python/examples/peephole_gru.py, docs/tutorial.md)
 runs and matches its numpy reference."""
 import os

@@ -1,5 +1,9 @@
 //===- lstm-compile.cpp - Compile an lstm module to a shared library ------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //   lstm-compile FILE.mlir --target=cuda [--chip=sm_90] -o net.so
 //   lstm-compile FILE.mlir --target=cpu -o net.so
 //

@@ -1,4 +1,8 @@
 //===- lstm-opt.cpp - mlir-opt with the lstm dialect and passes -----------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "lstm/Registration.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -1,5 +1,9 @@
 //===- lstm-run.cpp - Compile an lstm module and run it -------------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //   lstm-run FILE.mlir --entry=NAME --device=cpu|cuda --inputs=A.npy,B.npy,...
 //            --outputs=DIR
 //   lstm-run FILE.mlir --entry=NAME --random-inputs --seed=N [--shapes=...]

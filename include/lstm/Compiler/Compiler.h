@@ -1,5 +1,9 @@
 //===- Compiler.h - Compile lstm modules to shared libraries ----*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Ahead-of-time compilation of a module of lstm IR into a shared library that
 // exports the C interface of every public function (`_mlir_ciface_NAME`).
 // lstm-compile is a command line around compileToSharedLibrary(); the C API
@@ -42,8 +46,8 @@ struct CompileOptions {
   /// The directory with libcuda.so (the driver or its stub) to link against;
   /// empty: the stubs of the toolkit found at configure time.
   std::string cudaLibDir;
-  /// The directory with liblstm_cuda_runtime_static.a (cuda only); empty: the
-  /// build tree's lib/.
+  /// The directory with the target's runtime, liblstm_cuda_runtime_static.a
+  /// or liblstm_cpu_runtime_static.a; empty: the build tree's lib/.
   std::string runtimeLibDir;
   /// Passes run on the lstm IR before the lowering, as a textual pipeline on
   /// builtin.module (e.g. "lstm-combine-gate-gemms"); empty for none.

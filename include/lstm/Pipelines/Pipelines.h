@@ -1,4 +1,8 @@
 //===- Pipelines.h - Named pass pipelines of the project --------*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef LSTM_PIPELINES_PIPELINES_H
 #define LSTM_PIPELINES_PIPELINES_H

@@ -1,5 +1,9 @@
 //===- JitRunner.h - JIT-compile a module and call it -----------*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Lowers a tensor-level module with the `lstm-to-cpu` or `lstm-to-nvvm`
 // pipeline, JIT-compiles it with mlir::ExecutionEngine and calls one of its
 // functions on host arrays (copied to the GPU and back for CUDA). Behind

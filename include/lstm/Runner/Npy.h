@@ -1,5 +1,9 @@
 //===- Npy.h - Reading and writing NumPy .npy files -------------*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runner's exchange format. Only what the runner needs: little-endian
 // C-order arrays of float32, float64, int32 and int64 (format versions 1-3).
 //

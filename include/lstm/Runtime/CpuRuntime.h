@@ -1,5 +1,9 @@
 /*===- CpuRuntime.h - C API of the project's CPU runtime ----------*- C -*-===//
  *
+ * Part of lstm-compiler, under the Apache License v2.0 with LLVM
+ * Exceptions. See LICENSE for license information.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
  * What generated CPU code calls: the products of the cells (combined gate
  * GEMMs, hoisted input projections, the backward's weight gradients) run in
  * OpenBLAS, as they run in cuBLAS on the GPU. The entry points have the

@@ -1,5 +1,9 @@
 /*===- CudaRuntime.h - C API of the project's CUDA runtime --------*- C -*-===//
  *
+ * Part of lstm-compiler, under the Apache License v2.0 with LLVM
+ * Exceptions. See LICENSE for license information.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
  * The runtime implements the `mgpu*` ABI that upstream `gpu-to-llvm` emits
  * (module load, launch, streams, events, memory) on the CUDA driver API.
  * Those entry points return no status, so a failing CUDA call is recorded

@@ -1,5 +1,9 @@
 //===- ApproximateMath.cpp - f32 math functions as polynomials ------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // On the CPU, each tanh and exp of a cell's pointwise work was a call into
 // libm: a scalar call per element that also keeps LLVM from vectorising
 // the loop around it. Upstream's polynomial approximations are plain arith

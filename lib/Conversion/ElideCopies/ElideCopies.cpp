@@ -1,4 +1,8 @@
 //===- ElideCopies.cpp - Buffers written where they are copied
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-------------===//
 //
 // One-shot bufferization gives each op's result a buffer and copies it where

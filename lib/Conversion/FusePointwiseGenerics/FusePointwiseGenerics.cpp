@@ -1,5 +1,9 @@
 //===- FusePointwiseGenerics.cpp - Fuse a step's pointwise generics -------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Upstream's elementwise fusion (linalg-fuse-elementwise-ops) merges a
 // producer into any linalg.generic consumer, a contraction included, as soon
 // as the producer has one use. For a cell whose GEMM reads a pointwise value

@@ -1,5 +1,9 @@
 //===- GemmOperandsToBF16.cpp - bf16 operands for fp32 contractions -------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The bf16 compute type: the GEMMs read bf16 weights and activations and
 // accumulate in fp32 (cuBLAS with CUDA_R_16BF inputs and CUBLAS_COMPUTE_32F,
 // see lib/Runtime/Cublas.cpp). Everything else of the network (the pointwise

@@ -1,5 +1,9 @@
 //===- GemmToBlas.cpp - Buffer-level GEMMs to OpenBLAS calls --------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The CPU lowering ends in loop nests, about a GFLOP/s for a matrix product:
 // the cells' products dominate a CPU run by far. This pass hands them to
 // OpenBLAS through the CPU runtime (lstm/Runtime/CpuRuntime.h), recognising
@@ -35,22 +39,13 @@ struct ConvertGemmToBlasPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     IRRewriter rewriter(module.getContext());
-    SmallVector<linalg::GenericOp> generics;
-    module.walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    for (linalg::GenericOp op : generics)
-      collapseLeadingRowDims(rewriter, op);
-
-    SmallVector<GemmMatch> gemms;
-    module.walk([&](linalg::LinalgOp op) {
-      FailureOr<GemmMatch> g = matchGemm(op);
+    for (const GemmMatch &g : collectGemms(rewriter, module)) {
       // One element type throughout, one the BLAS has a routine for.
-      if (succeeded(g) && g->getElementTypeA() == g->getElementTypeC() &&
-          (g->getElementTypeC().isF32() || g->getElementTypeC().isF64()))
-        gemms.push_back(*g);
-    });
-    for (const GemmMatch &g : gemms) {
-      StringRef name = g.getElementTypeC().isF32() ? "lstmRuntimeCpuSgemm"
-                                                   : "lstmRuntimeCpuDgemm";
+      Type type = g.getElementTypeC();
+      if (g.getElementTypeA() != type || !(type.isF32() || type.isF64()))
+        continue;
+      StringRef name =
+          type.isF32() ? "lstmRuntimeCpuSgemm" : "lstmRuntimeCpuDgemm";
       func::FuncOp callee = declareGemmFunction(module, name, TypeRange{});
       replaceGemmWithCall(rewriter, g, callee, ValueRange{}, minSize);
     }

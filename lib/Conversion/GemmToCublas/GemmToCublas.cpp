@@ -1,5 +1,9 @@
 //===- GemmToCublas.cpp - Buffer-level GEMMs to cuBLAS calls --------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The generated kernel of a contraction is one thread per output element
 // with a sequential reduction: fine for the tiny products of toy cells, far
 // from the GEMM ceiling for real ones. This pass hands the products to cuBLAS
@@ -56,22 +60,12 @@ struct ConvertGemmToCublasPass
     }
 
     IRRewriter rewriter(module.getContext());
-    SmallVector<linalg::GenericOp> generics;
-    module.walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    for (linalg::GenericOp op : generics)
-      collapseLeadingRowDims(rewriter, op);
-
-    SmallVector<GemmMatch> gemms;
-    module.walk([&](linalg::LinalgOp op) {
-      // Kernels already formed are left alone.
-      if (op->getParentOfType<func::FuncOp>() == nullptr)
-        return;
-      FailureOr<GemmMatch> g = matchGemm(op);
-      // fp32 accumulators; the operands fp32, or bf16 for the bf16 compute
-      // type.
-      if (succeeded(g) && g->getElementTypeC().isF32() &&
-          (g->getElementTypeA().isF32() || g->getElementTypeA().isBF16()))
-        gemms.push_back(*g);
+    // fp32 accumulators; the operands fp32, or bf16 for the bf16 compute
+    // type.
+    SmallVector<GemmMatch> gemms = collectGemms(rewriter, module);
+    llvm::erase_if(gemms, [](const GemmMatch &g) {
+      return !g.getElementTypeC().isF32() ||
+             !(g.getElementTypeA().isF32() || g.getElementTypeA().isBF16());
     });
     if (gemms.empty())
       return;

@@ -1,5 +1,9 @@
 //===- HostMemoryToGPU.cpp - Move host buffers to the GPU -----------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // On the GPU path the host code only orchestrates: it allocates, frees and
 // launches, while every buffer lives in device memory. Allocations move to
 // gpu.alloc/gpu.dealloc and copies become linalg.copy so that they turn into

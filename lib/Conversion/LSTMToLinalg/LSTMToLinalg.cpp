@@ -1,5 +1,9 @@
 //===- LSTMToLinalg.cpp - Lower the lstm dialect to linalg and scf --------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Layers become an scf.for over time carrying the state and the stacked
 // outputs; gates become linalg contractions plus one pointwise epilogue.
 // Everything stays at tensor level so that the same output feeds the CPU and

@@ -1,4 +1,8 @@
 //===- LoweringUtils.cpp - Helpers shared by the lstm lowerings -----------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "LoweringUtils.h"
 

@@ -1,5 +1,9 @@
 //===- LoweringUtils.h - Helpers shared by the lstm lowerings ---*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Private to lib/Conversion/LSTMToLinalg: the pieces that the patterns of
 // the different files of the lowering share.
 //

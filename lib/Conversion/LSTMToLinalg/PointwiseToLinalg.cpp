@@ -1,5 +1,9 @@
 //===- PointwiseToLinalg.cpp - lstm.pointwise to one linalg.generic -------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // An `lstm.pointwise` is the fused pointwise work of a step: it becomes one
 // `linalg.generic` over [B, N] (or [L, B, N] for the batched cell of a
 // wavefront) whose body is the op's region, so that bufferization and the

@@ -1,5 +1,9 @@
 //===- LowerDynamicExpandShape.cpp - expand_shape as reinterpret_cast -----===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // LLVM 22's expand-strided-metadata crashes on a memref.expand_shape with
 // more than one dynamic extent in one reassociation group
 // (llvm/llvm-project#186830, fixed for LLVM 23): it infers the sizes of a

@@ -1,5 +1,9 @@
 //===- MergeGPUModules.cpp - All kernels into one gpu.module --------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Kernel outlining gives every kernel a gpu.module of its own, and
 // gpu-module-to-binary compiles each module separately: one NVPTX code
 // generation and one ptxas process per kernel. A network has tens of

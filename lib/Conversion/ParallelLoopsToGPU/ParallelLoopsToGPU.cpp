@@ -1,5 +1,9 @@
 //===- ParallelLoopsToGPU.cpp - scf.parallel to 1-D gpu.launch ------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The iteration space of a step's linalg ops is small and dynamic ([B, H]
 // with a run-time batch size), so the simplest mapping is also the most
 // robust: one thread per iteration of the linearised space, guarded by a

@@ -1,5 +1,9 @@
 //===- ReadOnlyArguments.cpp - Callers own the arguments ------------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Compiled networks are called on the caller's arrays (numpy, PyTorch and
 // CuPy tensors, .npy files): writing them would change the caller's data.
 // One-shot bufferization takes function arguments as writable unless told

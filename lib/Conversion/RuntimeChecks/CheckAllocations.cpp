@@ -1,5 +1,9 @@
 //===- CheckAllocations.cpp - Stop on a failed malloc in generated code ---===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // memref.alloc becomes a call to malloc (or aligned_alloc) whose result the
 // generated code uses as it is: when the buffer is too large for the
 // process (a sequence of 10^9 steps, say), malloc returns null and the code

@@ -1,5 +1,9 @@
 //===- GenerateRuntimeChecks.cpp - Check dynamic extents at run time ------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Verifiers compare static extents; dynamic ones (the batch size above all)
 // only meet when the function is called. A function that slices per-layer
 // states out of `%c0` with the batch of `%h0`, say, reads past the end of

@@ -1,5 +1,9 @@
 //===- HoistRuntimeChecks.cpp - Run-time checks out of loops --------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The checks of a cell's ops are generated where the ops are, in the time
 // loop, although they compare extents that no step changes: host work per
 // step, and on the GPU path a gpu.wait before each (a cf.assert is host

@@ -1,5 +1,9 @@
 //===- GemmCall.cpp - Buffer-level GEMMs as calls of a BLAS ---------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // See GemmCall.h. The rewrite runs on memrefs, after bufferization, so that
 // it sees the layouts the products really have: a BLAS reads row-major
 // matrices with contiguous rows and any leading dimension, which views of
@@ -173,6 +177,22 @@ void lstm::collapseLeadingRowDims(RewriterBase &rewriter,
   rewriter.inlineRegionBefore(op.getRegion(), collapsed.getRegion(),
                               collapsed.getRegion().end());
   rewriter.eraseOp(op);
+}
+
+SmallVector<GemmMatch> lstm::collectGemms(RewriterBase &rewriter,
+                                          ModuleOp module) {
+  SmallVector<linalg::GenericOp> generics;
+  module.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics)
+    collapseLeadingRowDims(rewriter, op);
+  SmallVector<GemmMatch> gemms;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<func::FuncOp>() == nullptr)
+      return;
+    if (FailureOr<GemmMatch> g = matchGemm(op); succeeded(g))
+      gemms.push_back(*g);
+  });
+  return gemms;
 }
 
 /// The zero fill of `c` right before `op` (nothing in between touches

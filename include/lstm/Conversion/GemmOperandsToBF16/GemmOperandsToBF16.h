@@ -1,4 +1,8 @@
 //===- GemmOperandsToBF16.h - bf16 operands of contractions -----*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 
 #ifndef LSTM_CONVERSION_GEMMOPERANDSTOBF16_GEMMOPERANDSTOBF16_H

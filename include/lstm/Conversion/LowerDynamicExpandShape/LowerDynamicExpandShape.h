@@ -1,4 +1,8 @@
 //===- LowerDynamicExpandShape.h - expand_shape as reinterpret_cast -*- C++
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 
 #ifndef LSTM_CONVERSION_LOWERDYNAMICEXPANDSHAPE_LOWERDYNAMICEXPANDSHAPE_H

@@ -1,4 +1,8 @@
 //===- MergeGPUModules.h - All kernels into one gpu.module ------*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef LSTM_CONVERSION_MERGEGPUMODULES_MERGEGPUMODULES_H
 #define LSTM_CONVERSION_MERGEGPUMODULES_MERGEGPUMODULES_H

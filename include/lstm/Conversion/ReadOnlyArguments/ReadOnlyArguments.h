@@ -1,4 +1,8 @@
 //===- ReadOnlyArguments.h - Callers own the arguments ----------*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef LSTM_CONVERSION_READONLYARGUMENTS_READONLYARGUMENTS_H
 #define LSTM_CONVERSION_READONLYARGUMENTS_READONLYARGUMENTS_H

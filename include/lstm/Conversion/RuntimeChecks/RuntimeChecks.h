@@ -1,4 +1,8 @@
 //===- RuntimeChecks.h - Run-time checks of the generated code --*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef LSTM_CONVERSION_RUNTIMECHECKS_RUNTIMECHECKS_H
 #define LSTM_CONVERSION_RUNTIMECHECKS_RUNTIMECHECKS_H

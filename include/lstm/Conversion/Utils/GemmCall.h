@@ -1,5 +1,9 @@
 //===- GemmCall.h - Buffer-level GEMMs as calls of a BLAS -------*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The generated code of a contraction is a loop nest (CPU) or one thread per
 // output element (GPU) with a sequential reduction: far from the GEMM
 // ceiling on either device. Both paths hand their products to a BLAS through
@@ -61,6 +65,11 @@ FailureOr<GemmMatch> matchGemm(linalg::LinalgOp op);
 /// on `memref.collapse_shape`d views, which matchGemm takes. Leaves any
 /// other op alone.
 void collapseLeadingRowDims(RewriterBase &rewriter, linalg::GenericOp op);
+
+/// Every contraction of host code in `module` (not inside kernels already
+/// outlined) that matchGemm takes, after collapseLeadingRowDims has run on
+/// every generic: what both call-out passes start from.
+SmallVector<GemmMatch> collectGemms(RewriterBase &rewriter, ModuleOp module);
 
 /// Declares (once per module) `name(prefix..., transA: i32, transB: i32,
 /// m, n, k: i64, alpha: f32, a: ptr, lda, strideA: i64, b: ptr, ldb,

@@ -1,5 +1,9 @@
 //===- AdjointUtils.h - Pieces shared by the adjoint builders ---*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Private to lib/Dialect/LSTM/Differentiation: the accumulation of
 // cotangents, the tensor-level building blocks of the backward pass (GEMMs
 // over all steps, row sums, splats), and the registration of each file's

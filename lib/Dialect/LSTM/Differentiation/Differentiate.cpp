@@ -1,5 +1,9 @@
 //===- Differentiate.cpp - Gradient functions of lstm networks ------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The gradient function `@f_grad` is built first: a copy of the forward
 // body followed by its adjoint, built op by op in reverse order by the
 // AdjointOpInterface rules in a FunctionAdjointContext (layers rebuild

@@ -1,5 +1,9 @@
 //===- ElementwiseAdjoints.cpp - Derivatives of elementwise math ----------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The adjoints of the elementwise arith and math ops that cells compute with,
 // and of lstm.one_minus. Each rule is written once for float tensors and
 // float scalars: the same rules differentiate the `[B, N]` math of a cell

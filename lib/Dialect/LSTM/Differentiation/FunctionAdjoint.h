@@ -1,5 +1,9 @@
 //===- FunctionAdjoint.h - The adjoint of a function body -------*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Private to lib/Dialect/LSTM/Differentiation: which values need cotangents
 // (ActivityAnalysis) and the context in which the body of a gradient
 // function is differentiated (FunctionAdjointContext). Its layers are

@@ -1,5 +1,9 @@
 //===- LSTMOpAdjoints.cpp - Derivatives of the lstm ops -------------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // lstm.gate: the activation's derivative gives the cotangent dz of the gate's
 // sum; every term of the sum passes dz on (products as GEMMs against the
 // weight, biases and the peephole weight as sums over the batch). The

@@ -1,5 +1,9 @@
 //===- LayerAdjoint.cpp - The backward recurrence of an lstm.layer --------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The adjoint of a layer is another lstm.layer that walks the sequence the
 // other way. Its state is the cotangent of the forward state (dh, dc, ...);
 // its cell is the adjoint of the forward cell, built op by op from the rules

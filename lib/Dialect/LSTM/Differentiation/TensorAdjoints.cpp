@@ -1,5 +1,9 @@
 //===- TensorAdjoints.cpp - Derivatives of slicing, stacking, reshaping ---===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Networks cut their stacked parameters into per-gate blocks
 // (tensor.extract_slice), stack per-layer states (tensor.insert_slice,
 // tensor.concat), concatenate the directions of a bidirectional layer, and

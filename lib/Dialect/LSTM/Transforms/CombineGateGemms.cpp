@@ -1,5 +1,9 @@
 //===- CombineGateGemms.cpp - One GEMM per shared gate operand ------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The gates of a cell mostly multiply the same operands (x_t, h_{t-1}) by
 // different weights. G small GEMMs on one operand waste the matrix units
 // that one [B, K] x [K, G·H] GEMM keeps busy, so the products of a group are

@@ -1,5 +1,9 @@
 //===- Differentiate.cpp - The lstm-differentiate pass --------------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A thin pass around lstm::differentiateFunction
 // (lib/Dialect/LSTM/Differentiation): every public function with layers gets
 // its gradient functions.

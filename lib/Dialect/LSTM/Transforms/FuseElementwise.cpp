@@ -1,5 +1,9 @@
 //===- FuseElementwise.cpp - One fused region per group of pointwise work -===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Between its GEMMs, a step of a cell is a chain of small pointwise ops (bias
 // adds, activations, the cell update, the output), each of which would be a
 // kernel of its own reading and writing [B, H] from memory. The pointwise

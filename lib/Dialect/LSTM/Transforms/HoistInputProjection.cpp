@@ -1,5 +1,9 @@
 //===- HoistInputProjection.cpp - Input GEMMs of all steps at once --------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The products x_t · W^T of a cell do not depend on the recurrence: step t
 // needs nothing from step t - 1 to compute them. Inside the time loop they
 // are T small [B, K] x [K, N] GEMMs; before it they are one [T·B, K] x

@@ -1,5 +1,9 @@
 //===- ScheduleReport.cpp - Per-step schedule of every layer --------------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What the optimisation passes buy is visible in a few numbers per layer:
 // how many GEMMs and pointwise kernels one step launches, how many GEMMs
 // run once before the loop, and how many steps run one after another. This

@@ -1,5 +1,9 @@
 //===- Wavefront.cpp - Stacked layers as a layer-time wavefront -----------===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A stack of L layers run one after the other takes L·T sequential steps,
 // each too small to fill a GPU. Cell (l, t) only needs (l-1, t) and
 // (l, t-1), so the cells of a diagonal l + t = d are independent: this pass

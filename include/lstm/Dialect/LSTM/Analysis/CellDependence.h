@@ -1,5 +1,9 @@
 //===- CellDependence.h - Gate dependences inside an lstm cell --*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Which values of one step of an `lstm.layer` cell depend on which gates.
 // Passes that reorder, merge or fuse the work of a step (combining gate GEMMs,
 // elementwise fusion) must not make a gate's input wait for that gate, or for

@@ -1,5 +1,9 @@
 //===- AdjointOpInterface.h - Reverse-mode derivatives of ops ---*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The AdjointOpInterface (what an op answers: the cotangents of its operands
 // from those of its results) and the AdjointContext it answers to (where the
 // adjoint is built: a gradient function, a step of a backward recurrence, a

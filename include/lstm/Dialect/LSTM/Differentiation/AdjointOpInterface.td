@@ -1,5 +1,9 @@
 //===- AdjointOpInterface.td - Reverse-mode derivatives of ops -*- tablegen -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The interface through which `lstm-differentiate` asks an op for its
 // derivative. The rules of upstream ops (arith, math, tensor) are attached as
 // external models, like upstream's bufferization interfaces, so that every op

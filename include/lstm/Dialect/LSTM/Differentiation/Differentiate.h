@@ -1,5 +1,9 @@
 //===- Differentiate.h - Gradient functions of lstm networks ----*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Reverse-mode differentiation of functions holding lstm.layer ops, at the
 // level of the lstm dialect: the backward pass is ordinary lstm IR (a
 // backward lstm.layer per layer, GEMMs and sums over all steps around it),

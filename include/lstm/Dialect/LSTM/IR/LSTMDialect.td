@@ -1,5 +1,9 @@
 //===- LSTMDialect.td - The lstm dialect -------------------*- tablegen -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The `lstm` dialect: recurrent layers whose cell is a region, and the gate op
 // that the optimisation passes reason about.
 //

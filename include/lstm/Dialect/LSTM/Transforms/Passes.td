@@ -1,4 +1,8 @@
 //===- Passes.td - Rewrites of the lstm dialect ------------*- tablegen -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_TD
 #define LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_TD

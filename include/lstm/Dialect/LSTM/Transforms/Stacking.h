@@ -1,5 +1,9 @@
 //===- Stacking.h - Stacking per-gate values into one tensor ----*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The passes that combine gates stack their weights and biases along the
 // rows. Cells usually take those per-gate blocks as slices of one stacked
 // parameter (nn.LSTM's weight_ih is [4H, I]); stacking them again in order is

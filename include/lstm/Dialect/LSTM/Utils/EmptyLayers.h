@@ -1,5 +1,9 @@
 //===- EmptyLayers.h - Layers that statically run nothing -------*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A layer whose input has a static sequence length or batch of 0 runs no
 // cell: its outputs are empty and its finals are its initial states. The
 // passes and the lowering replace such layers before anything else, because

@@ -1,5 +1,9 @@
 //===- RuntimeChecks.h - Run-time checks of generated code -----*- C++ -*-===//
 //
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Extents that are dynamic (the batch size, the sequence length) only meet
 // when the function is called. Where two of them must agree, the passes and
 // lowerings emit a check that stops the run with a message naming the op and
