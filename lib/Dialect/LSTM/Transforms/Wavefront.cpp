@@ -371,6 +371,29 @@ static Value keepInactive(OpBuilder &b, Location loc, Value d, Value seqLen,
   return ifOp.getResult(0);
 }
 
+/// `seq · wᵀ` for every step at once: `[T, B, K]` against `w` `[N, K]`,
+/// as one product over the T·B rows, `[T, B, N]`.
+static Value projectSequence(OpBuilder &b, Location loc, Value seq, Value w) {
+  auto seqType = cast<RankedTensorType>(seq.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  Type elementType = seqType.getElementType();
+  SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+  Value flat = tensor::CollapseShapeOp::create(b, loc, seq, rows);
+  auto flatType = cast<RankedTensorType>(flat.getType());
+  auto projType = RankedTensorType::get(
+      {flatType.getDimSize(0), wType.getDimSize(0)}, elementType);
+  Value proj = GateOp::create(b, loc, projType, Activation::identity,
+                              ValueRange{flat}, ValueRange{w}, ValueRange{},
+                              ValueRange{}, Value(), Value());
+  auto seqProjType = RankedTensorType::get(
+      {seqType.getDimSize(0), seqType.getDimSize(1), wType.getDimSize(0)},
+      elementType);
+  SmallVector<OpFoldResult> shape = {tensor::getMixedSize(b, loc, seq, 0),
+                                     tensor::getMixedSize(b, loc, seq, 1),
+                                     tensor::getMixedSize(b, loc, proj, 1)};
+  return tensor::ExpandShapeOp::create(b, loc, seqProjType, proj, rows, shape);
+}
+
 /// Rewrites a planned chain into the diagonal loop.
 static void rewriteChain(const WavefrontPlan &plan) {
   SmallVector<LayerOp> layers(plan.layers);
@@ -415,6 +438,27 @@ static void rewriteChain(const WavefrontPlan &plan) {
                        isInputWeight(refOps[slot.first], slot.second, refInput);
     stackedSlots[slot] =
         stackOnce(ArrayRef<Value>(values).drop_front(inputWeight ? 1 : 0));
+  }
+
+  // Layer 0's products on x (another input size) do not depend on the
+  // recurrence: one product over all T·B rows before the loop, as
+  // lstm-hoist-input-projection makes for a single layer, of which each
+  // diagonal takes its step, instead of a small product per diagonal.
+  DenseMap<Slot, Value> inputProjections;
+  if (plan.separateInput) {
+    for (auto [position, refOp] : llvm::enumerate(refOps)) {
+      auto gate = dyn_cast<GateOp>(refOp);
+      if (!gate)
+        continue;
+      unsigned wBegin = gate.getODSOperandIndexAndLength(1).first;
+      for (unsigned k = 0, e = gate.getInputs().size(); k < e; ++k) {
+        if (gate.getInputs()[k] != refInput)
+          continue;
+        Slot slot = {static_cast<unsigned>(position), wBegin + k};
+        inputProjections[slot] = projectSequence(
+            b, gate.getLoc(), x, plan.captured.lookup(slot).front());
+      }
+    }
   }
 
   // Loop-carried: the stacked states, the previous diagonal's outputs and
@@ -480,22 +524,25 @@ static void rewriteChain(const WavefrontPlan &plan) {
         Value time0 =
             reverse ? arith::SubIOp::create(nb, l, lastStep, step0).getResult()
                     : step0;
-        auto x0Type = cast<RankedTensorType>(plan.inputArg(0).getType());
-        SmallVector<OpFoldResult> xOffsets = {time0, nb.getIndexAttr(0),
-                                              nb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> xSizes = {nb.getIndexAttr(1),
-                                            tensor::getMixedSize(nb, l, x, 1),
-                                            tensor::getMixedSize(nb, l, x, 2)};
-        SmallVector<OpFoldResult> xStrides(3, nb.getIndexAttr(1));
-        Value x0 = tensor::ExtractSliceOp::create(nb, l, x0Type, x, xOffsets,
-                                                  xSizes, xStrides);
         // Layers 1 .. L-1 read the previous diagonal's outputs of 0 .. L-2.
         Value prevBelow = takeRows(nb, l, prevOuts, 0, numLayers - 1,
                                    prependExtent(outType, numLayers - 1));
 
         IRMapping map;
-        if (!plan.separateInput)
+        // Layer 0 reads x_t (with another input size, only through the
+        // projections made before the loop).
+        if (!plan.separateInput) {
+          auto x0Type = cast<RankedTensorType>(plan.inputArg(0).getType());
+          SmallVector<OpFoldResult> xOffsets = {time0, nb.getIndexAttr(0),
+                                                nb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> xSizes = {
+              nb.getIndexAttr(1), tensor::getMixedSize(nb, l, x, 1),
+              tensor::getMixedSize(nb, l, x, 2)};
+          SmallVector<OpFoldResult> xStrides(3, nb.getIndexAttr(1));
+          Value x0 = tensor::ExtractSliceOp::create(nb, l, x0Type, x, xOffsets,
+                                                    xSizes, xStrides);
           map.map(refInput, prependRow(nb, l, x0, prevBelow));
+        }
         for (auto [arg, state] : llvm::zip(ref.getStateArgs(), states))
           map.map(arg, state);
 
@@ -524,12 +571,20 @@ static void rewriteChain(const WavefrontPlan &plan) {
                 weights.push_back(weight);
                 continue;
               }
-              // Layer 0's product on x_t with its own weight; layers
-              // 1 .. L-1's as one batched product; stacked as an addend.
-              Value w0 = plan.captured.lookup({position, wBegin + k}).front();
-              Value head = GateOp::create(
-                  nb, opLoc, resultType, Activation::identity, ValueRange{x0},
-                  ValueRange{w0}, ValueRange{}, ValueRange{}, Value(), Value());
+              // Layer 0's product on x_t: its step of the projection made
+              // before the loop; layers 1 .. L-1's as one batched product;
+              // stacked as an addend.
+              Value projection = inputProjections.lookup(
+                  {static_cast<unsigned>(position), wBegin + k});
+              SmallVector<OpFoldResult> offsets = {time0, nb.getIndexAttr(0),
+                                                   nb.getIndexAttr(0)};
+              SmallVector<OpFoldResult> sizes = {
+                  nb.getIndexAttr(1),
+                  tensor::getMixedSize(nb, opLoc, projection, 1),
+                  tensor::getMixedSize(nb, opLoc, projection, 2)};
+              SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+              Value head = tensor::ExtractSliceOp::create(
+                  nb, opLoc, resultType, projection, offsets, sizes, strides);
               Value tail = GateOp::create(
                   nb, opLoc, prependExtent(resultType, numLayers - 1),
                   Activation::identity, ValueRange{prevBelow},

@@ -15,21 +15,28 @@
 
 // stack3 (layer 0: input 64, layers 1 and 2: input 128): the recurrent
 // products of the three layers are one batched gate against [3, 128, 128]
-// weights; layer 0's input product runs on x_t with its own weight, the
-// input products of layers 1 and 2 are one batched product on the previous
-// diagonal's outputs of layers 0 and 1; both are stacked into an addend.
+// weights; layer 0's input products (with its own weights) do not depend on
+// the recurrence and are made before the loop over all T·B rows, of which
+// each diagonal takes its step; the input products of layers 1 and 2 are one
+// batched product on the previous diagonal's outputs of layers 0 and 1; both
+// are stacked into an addend.
 // STACK3-LABEL: func.func @forward
 // STACK3-NOT: lstm.layer
 // STACK3: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x64xf32>
 // STACK3: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
+// STACK3: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+// STACK3: %[[PI:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<128x64xf32>) -> tensor<?x128xf32>
+// STACK3: %[[PROJ:.*]] = tensor.expand_shape %[[PI]] {{\[\[}}0, 1], [2]] output_shape [%[[T]], %{{.*}}, 128] : tensor<?x128xf32> into tensor<?x?x128xf32>
+// STACK3-COUNT-3: lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>)
+// STACK3-NOT: lstm.gate identity(%[[FLAT]]
 // STACK3: %[[ND:.*]] = arith.addi %[[T]], %c2 : index
 // STACK3: %[[NONE:.*]] = arith.cmpi eq, %[[T]], %c0 : index
 // STACK3: %[[UB:.*]] = arith.select %[[NONE]], %c0, %[[ND]] : index
 // STACK3: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = %c0 to %[[UB]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<?x?x128xf32>)
 // STACK3: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
-// STACK3: %[[X0:.*]] = tensor.extract_slice %arg0[%[[S0]], 0, 0] [1, %{{.*}}, 64] [1, 1, 1] : tensor<?x?x64xf32> to tensor<?x64xf32>
+// STACK3-NOT: tensor.extract_slice %arg0
 // STACK3: %[[BELOW:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<2x?x128xf32>
-// STACK3: %[[P0:.*]] = lstm.gate identity(%[[X0]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<128x64xf32>) -> tensor<?x128xf32>
+// STACK3: %[[P0:.*]] = tensor.extract_slice %[[PROJ]][%[[S0]], 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<?x?x128xf32> to tensor<?x128xf32>
 // STACK3: %[[P12:.*]] = lstm.gate identity(%[[BELOW]] : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x128x128xf32>) -> tensor<2x?x128xf32>
 // STACK3: %[[A0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<?x128xf32> into tensor<3x?x128xf32>
 // STACK3: %[[A:.*]] = tensor.insert_slice %[[P12]] into %[[A0]][1, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<2x?x128xf32> into tensor<3x?x128xf32>
@@ -65,13 +72,14 @@
 // STACK3: tensor.extract_slice %[[LOOP]]#0[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<?x128xf32>
 // STACK3: return %[[LOOP]]#3
 
-// After lstm-combine-gate-gemms: per diagonal one GEMM for layer 0's
-// inputs, one batched GEMM for the inputs of layers 1 and 2 and one for
-// all recurrent products; the input products' gate disappears (its result
-// is the stacked addend).
-// COMBINED: scf.for
+// After lstm-combine-gate-gemms: one GEMM for layer 0's inputs over all
+// steps before the loop, then per diagonal one batched GEMM for the inputs
+// of layers 1 and 2 and one for all recurrent products; the input
+// products' gate disappears (its result is the stacked addend).
 // COMBINED-NOT: lstm.layer
 // COMBINED: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%{{.*}} : tensor<512x64xf32>) -> tensor<?x512xf32>
+// COMBINED: scf.for
+// COMBINED-NOT: lstm.gate identity(%{{.*}} : tensor<?x64xf32>)
 // COMBINED: lstm.gate identity(%{{.*}} : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x512x128xf32>) -> tensor<2x?x512xf32>
 // COMBINED-NOT: lstm.gate identity add
 // COMBINED: %[[X:.*]] = tensor.insert_slice %{{.*}}[1, 0, 0] [2, %{{.*}}, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<3x?x512xf32>
@@ -88,23 +96,26 @@
 // RNN2: cf.assert %{{.*}}, "lstm.layer: initial state #0 has a different batch size than the input (at {{.*}}wavefront-rnn2.mlir:16:15)"
 // RNN2: cf.assert %{{.*}}, "lstm.layer: initial state #0 has a different batch size than the input (at {{.*}}wavefront-rnn2.mlir:25:15)"
 // RNN2: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
-// RNN2: %[[XT:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
-// RNN2: %[[Y0:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<2x?x16xf32> to tensor<1x?x16xf32>
+// RNN2-DAG: %[[XT:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
+// RNN2-DAG: %[[Y0:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<2x?x16xf32> to tensor<1x?x16xf32>
 // RNN2: %[[IN0:.*]] = tensor.insert_slice %[[XT]] into %{{.*}}[0, 0, 0]
 // RNN2: %[[IN:.*]] = tensor.insert_slice %[[Y0]] into %[[IN0]][1, 0, 0]
 // RNN2: %[[HN:.*]] = lstm.gate tanh(%[[IN]], %[[H]] : tensor<2x?x16xf32>, tensor<2x?x16xf32>) weights(%{{.*}}, %{{.*}} : tensor<2x16x16xf32>, tensor<2x16x16xf32>) bias(%{{.*}} : tensor<2x16xf32>) -> tensor<2x?x16xf32>
 // RNN2: scf.yield %{{.*}}, %[[HN]], %{{.*}}
 
-// A reverse stack: layer 0 reads x at T-1-min(d, T-1), the last layer
-// writes T-1-max(d-3, 0). GRU's gated recurrent product stays a product of
-// the batched gate; its input-only gate keeps its bias.
+// A reverse stack: layer 0 reads step T-1-min(d, T-1) of its input
+// projections (made before the loop: its input size, 8, is not the others'),
+// the last layer writes T-1-max(d-3, 0). GRU's gated recurrent product stays
+// a product of the batched gate; its input-only gate keeps its bias.
 // GRU4-LABEL: func.func @forward
 // GRU4: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x8xf32>
 // GRU4: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
+// GRU4: %[[PI:.*]] = lstm.gate identity(%{{.*}} : tensor<?x8xf32>)
+// GRU4: %[[PROJ:.*]] = tensor.expand_shape %[[PI]]
 // GRU4: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[Y:.*]] = %{{.*}})
 // GRU4: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
 // GRU4: %[[T0:.*]] = arith.subi %[[LAST]], %[[S0]] : index
-// GRU4: tensor.extract_slice %arg0[%[[T0]], 0, 0] [1, %{{.*}}, 8]
+// GRU4: tensor.extract_slice %{{.*}}[%[[T0]], 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
 // GRU4: lstm.gate identity add(%{{.*}} : tensor<4x?x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
 // GRU4: lstm.gate identity(%[[H]] : tensor<4x?x16xf32>) weights(%{{.*}} : tensor<4x16x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
 // GRU4: lstm.one_minus %{{.*}} : tensor<4x?x16xf32>

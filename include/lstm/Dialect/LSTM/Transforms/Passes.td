@@ -159,9 +159,12 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     **Layer 0 of another input size.** When layer 0's input slice has
     another type than the others' (`I != H`), it may only be used as the
     operand of gate products. Those products are then computed apart:
-    layer 0's with its own weight on `x_t` (an unbatched gate), layers
-    `1 .. L-1`'s as one batched product on the previous outputs, and the
-    two are stacked into an `[L, B, H]` addend of the batched gate.
+    layer 0's, which do not depend on the recurrence, as one product with
+    its own weight over all `T·B` rows of `x` before the loop (as
+    `lstm-hoist-input-projection` makes for a single layer), of which each
+    diagonal takes its step; layers `1 .. L-1`'s as one batched product on
+    the previous outputs; the two are stacked into an `[L, B, H]` addend of
+    the batched gate.
 
     **What it rewrites.** A chain is a maximal sequence of `lstm.layer`s in
     one block where layer `k + 1`'s only input is layer `k`'s only output,
