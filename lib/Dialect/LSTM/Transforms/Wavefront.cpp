@@ -371,6 +371,18 @@ static Value keepInactive(OpBuilder &b, Location loc, Value d, Value seqLen,
   return ifOp.getResult(0);
 }
 
+/// Step `t` of a sequence `[T, B, N]`, as `type` (`[B, N]`).
+static Value extractStep(OpBuilder &b, Location loc, Value seq, Value t,
+                         RankedTensorType type) {
+  SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     tensor::getMixedSize(b, loc, seq, 1),
+                                     tensor::getMixedSize(b, loc, seq, 2)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, type, seq, offsets, sizes,
+                                        strides);
+}
+
 /// `seq · wᵀ` for every step at once: `[T, B, K]` against `w` `[N, K]`,
 /// as one product over the T·B rows, `[T, B, N]`.
 static Value projectSequence(OpBuilder &b, Location loc, Value seq, Value w) {
@@ -532,15 +544,9 @@ static void rewriteChain(const WavefrontPlan &plan) {
         // Layer 0 reads x_t (with another input size, only through the
         // projections made before the loop).
         if (!plan.separateInput) {
-          auto x0Type = cast<RankedTensorType>(plan.inputArg(0).getType());
-          SmallVector<OpFoldResult> xOffsets = {time0, nb.getIndexAttr(0),
-                                                nb.getIndexAttr(0)};
-          SmallVector<OpFoldResult> xSizes = {
-              nb.getIndexAttr(1), tensor::getMixedSize(nb, l, x, 1),
-              tensor::getMixedSize(nb, l, x, 2)};
-          SmallVector<OpFoldResult> xStrides(3, nb.getIndexAttr(1));
-          Value x0 = tensor::ExtractSliceOp::create(nb, l, x0Type, x, xOffsets,
-                                                    xSizes, xStrides);
+          Value x0 =
+              extractStep(nb, l, x, time0,
+                          cast<RankedTensorType>(plan.inputArg(0).getType()));
           map.map(refInput, prependRow(nb, l, x0, prevBelow));
         }
         for (auto [arg, state] : llvm::zip(ref.getStateArgs(), states))
@@ -574,17 +580,11 @@ static void rewriteChain(const WavefrontPlan &plan) {
               // Layer 0's product on x_t: its step of the projection made
               // before the loop; layers 1 .. L-1's as one batched product;
               // stacked as an addend.
-              Value projection = inputProjections.lookup(
-                  {static_cast<unsigned>(position), wBegin + k});
-              SmallVector<OpFoldResult> offsets = {time0, nb.getIndexAttr(0),
-                                                   nb.getIndexAttr(0)};
-              SmallVector<OpFoldResult> sizes = {
-                  nb.getIndexAttr(1),
-                  tensor::getMixedSize(nb, opLoc, projection, 1),
-                  tensor::getMixedSize(nb, opLoc, projection, 2)};
-              SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
-              Value head = tensor::ExtractSliceOp::create(
-                  nb, opLoc, resultType, projection, offsets, sizes, strides);
+              Value head = extractStep(
+                  nb, opLoc,
+                  inputProjections.lookup(
+                      {static_cast<unsigned>(position), wBegin + k}),
+                  time0, resultType);
               Value tail = GateOp::create(
                   nb, opLoc, prependExtent(resultType, numLayers - 1),
                   Activation::identity, ValueRange{prevBelow},
