@@ -37,7 +37,7 @@ start=$(date +%s)
 # LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
 # need besides the tools; test/Embed installs all of these.
 ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test \
-  lstm-capi-compiler-test lstm-cpu-runtime-test
+  lstm-capi-compiler-test lstm-cpu-runtime-test lstm-cpu-runtime-blocks-test
 echo "== build finished in $(( $(date +%s) - start )) s"
 
 # The Python package (python/, docs/python.md) against this build, with what

@@ -21,8 +21,13 @@
 
 namespace {
 
-/// The largest extent handed to the BLAS in one call.
-constexpr int64_t kMaxBlock = INT_MAX / 2;
+/// The largest extent handed to the BLAS in one call. The tests build the
+/// runtime a second time with a tiny limit, so that the splitting runs on
+/// products that fit in memory (test/Runtime/CMakeLists.txt).
+#ifndef LSTM_CPU_BLAS_MAX_BLOCK
+#define LSTM_CPU_BLAS_MAX_BLOCK (INT_MAX / 2)
+#endif
+constexpr int64_t kMaxBlock = LSTM_CPU_BLAS_MAX_BLOCK;
 
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
           float alpha, const float *a, int lda, const float *b, int ldb,

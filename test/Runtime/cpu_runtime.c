@@ -14,6 +14,9 @@
  * Prints one line per group and "OK"; exits nonzero on a mismatch. */
 
 // RUN: lstm-cpu-runtime-test | FileCheck %s
+// The same with products split into blocks of 4 (sizes beyond the BLAS's
+// 32-bit ints are split the same way):
+// RUN: lstm-cpu-runtime-blocks-test | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: OK
 #include "lstm/Runtime/CpuRuntime.h"

@@ -4,13 +4,14 @@
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// memref.alloc becomes a call to malloc (or aligned_alloc) whose result the
-// generated code uses as it is: when the buffer is too large for the
-// process (a sequence of 10^9 steps, say), malloc returns null and the code
-// writes through it, a segmentation fault far from its cause. This pass,
-// run on the LLVM dialect, follows every such call with a check that prints
-// how many bytes were asked for, and where, then aborts: the same way out
-// as a failed run-time check (cf.assert), which lstm-run reports as an
+// memref.alloc becomes a call to malloc (or aligned_alloc; on the CPU path,
+// the CPU runtime's `_mlir_memref_to_llvm_alloc`, which falls back to
+// malloc) whose result the generated code uses as it is: when the buffer is too
+// large for the process (a sequence of 10^9 steps, say), malloc returns null
+// and the code writes through it, a segmentation fault far from its cause. This
+// pass, run on the LLVM dialect, follows every such call with a check that
+// prints how many bytes were asked for, and where, then aborts: the same way
+// out as a failed run-time check (cf.assert), which lstm-run reports as an
 // error.
 //
 //===----------------------------------------------------------------------===//

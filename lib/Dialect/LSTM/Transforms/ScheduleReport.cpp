@@ -159,21 +159,20 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
   os << " gemms-after=" << countGemmsAfter(layer) << "\n";
 }
 
-/// The products made before `loop` whose results its body reads (through
-/// reshapes): layer 0's input projections of a wavefront, made over all
-/// steps at once.
+/// The products over all steps at once (`[T·B, K]` rows expanded to a
+/// `[T, B, N]` sequence) made before `loop` and read by its body: layer 0's
+/// input projections of a wavefront. A gate whose result the loop reads as
+/// it is (a sequence computed some other way) is not one of them.
 static unsigned countGemmsReadBy(scf::ForOp loop) {
   unsigned gemms = 0;
   llvm::SmallPtrSet<Operation *, 8> counted;
   loop.getBody()->walk([&](Operation *op) {
     for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      while (
-          def &&
-          isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
-              def))
-        def = def->getOperand(0).getDefiningOp();
-      if (!def || loop->isAncestor(def) || !counted.insert(def).second)
+      auto expand = operand.getDefiningOp<tensor::ExpandShapeOp>();
+      if (!expand || loop->isAncestor(expand))
+        continue;
+      Operation *def = expand.getSrc().getDefiningOp();
+      if (!def || !counted.insert(def).second)
         continue;
       if (auto gate = dyn_cast<GateOp>(def))
         gemms += gate.getInputs().size();

@@ -108,4 +108,11 @@ func.func @second(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %R: tensor<4x4xf3
 // input size differs) is made once for all steps before the loop.
 // RUN: lstm-opt %examples/stack3.mlir --lstm-optimize --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WAVE
 // WAVE: @forward wavefront of 3 layers (forward): gemms/step=2 pointwise/step={{[0-9]+}} hoisted-gemms=1 steps=T+2
+// With the input size equal to the hidden size nothing is made before the
+// loop (x_t joins the batched operand); a reverse GRU stack whose layer 0
+// reads 8 features makes its three gates' input products before it.
+// RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=EQUAL-SIZES
+// EQUAL-SIZES: @forward wavefront of 2 layers (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=0 steps=T+1
+// RUN: lstm-opt %S/Inputs/wavefront-gru4-reverse.mlir --lstm-wavefront --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REVERSE-GRU
+// REVERSE-GRU: @forward wavefront of 4 layers (reverse): gemms/step=6 pointwise/step={{[0-9]+}} hoisted-gemms=3 steps=T+3
 // WAVE-NOT: layer

@@ -1,0 +1,23 @@
+// The options of --lstm-to-cpu: by default the products are calls of the
+// CPU runtime's sgemm (dgemm for f64) and f32 tanh/exp are polynomials (no
+// libm call, no llvm.intr.exp); blas=0 keeps the products as loops,
+// approximate-math=0 the math intrinsics; blas-min-size keeps small static
+// products as loops.
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-cpu | FileCheck %s --check-prefix=DEFAULT
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas=0 approximate-math=0})' | FileCheck %s --check-prefix=OFF
+// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas-min-size=1000000000000})' | FileCheck %s --check-prefix=SMALL
+
+// DEFAULT: llvm.call @lstmRuntimeCpuSgemm
+// DEFAULT-NOT: llvm.intr.exp
+// DEFAULT-NOT: llvm.intr.tanh
+// DEFAULT: llvm.call @_mlir_memref_to_llvm_alloc
+// DEFAULT-NOT: llvm.call @malloc
+
+// OFF-NOT: lstmRuntimeCpuSgemm
+// OFF-DAG: llvm.intr.exp
+// OFF-DAG: llvm.intr.tanh
+
+// The sizes of lstm.mlir are dynamic: below the threshold at run time, the
+// loops run instead of the call.
+// SMALL-DAG: llvm.call @lstmRuntimeCpuSgemm
+// SMALL-DAG: llvm.mlir.constant(1000000000000 : index)
