@@ -13,19 +13,30 @@
 
 using namespace mlir;
 
+/// The C++ API's defaults, whose strings live as long as the program.
+static const lstm::CompileOptions &cppDefaults() {
+  static const lstm::CompileOptions defaults;
+  return defaults;
+}
+
+static MlirStringRef wrapString(const std::string &s) {
+  return mlirStringRefCreate(s.data(), s.size());
+}
+
 LstmCompileOptions lstmCompileOptionsDefault(void) {
+  const lstm::CompileOptions &defaults = cppDefaults();
   LstmCompileOptions options;
   MlirStringRef empty = mlirStringRefCreate(nullptr, 0);
-  options.target = mlirStringRefCreateFromCString("cuda");
-  options.chip = mlirStringRefCreateFromCString("sm_90");
-  options.features = mlirStringRefCreateFromCString("+ptx80");
+  options.target = wrapString(defaults.target);
+  options.chip = wrapString(defaults.chip);
+  options.features = wrapString(defaults.features);
   options.cudaPath = options.cudaLibDir = options.runtimeLibDir =
       options.prePasses = empty;
-  options.computeType = mlirStringRefCreateFromCString("fp32");
-  options.cublas = true;
-  options.cublasMinSize = 0;
-  options.keepObject = false;
-  options.gradients = false;
+  options.computeType = wrap(stringifyGemmComputeType(defaults.computeType));
+  options.cublas = defaults.cublas;
+  options.cublasMinSize = defaults.cublasMinSize;
+  options.keepObject = defaults.keepObject;
+  options.gradients = defaults.gradients;
   return options;
 }
 
@@ -38,7 +49,7 @@ MlirLogicalResult
 lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
                            const LstmCompileOptions *options) {
   LstmCompileOptions given = options ? *options : lstmCompileOptionsDefault();
-  lstm::CompileOptions defaults;
+  const lstm::CompileOptions &defaults = cppDefaults();
   lstm::CompileOptions o;
   o.target = orDefault(given.target, defaults.target);
   o.chip = orDefault(given.chip, defaults.chip);
@@ -47,13 +58,23 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.cudaLibDir = orDefault(given.cudaLibDir, "");
   o.runtimeLibDir = orDefault(given.runtimeLibDir, "");
   o.prePasses = orDefault(given.prePasses, "");
-  o.computeType = orDefault(given.computeType, defaults.computeType);
+  ModuleOp moduleOp = unwrap(module);
+  if (given.computeType.length) {
+    std::optional<lstm::GemmComputeType> computeType =
+        lstm::symbolizeGemmComputeType(unwrap(given.computeType));
+    if (!computeType) {
+      emitError(moduleOp.getLoc())
+          << "unknown compute type '" << unwrap(given.computeType)
+          << "' (expected " << lstm::gemmComputeTypeSpellings() << ")";
+      return mlirLogicalResultFailure();
+    }
+    o.computeType = *computeType;
+  }
   o.cublas = given.cublas;
   o.cublasMinSize = given.cublasMinSize;
   o.keepObject = given.keepObject;
   o.gradients = given.gradients;
 
-  ModuleOp moduleOp = unwrap(module);
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.
   std::string parserOutput;

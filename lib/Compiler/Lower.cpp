@@ -33,14 +33,6 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + options.target +
                                        "' (expected cuda or cpu)");
-  // Checked for either target: the CPU ignores it, but a misspelt name
-  // should not pass there and fail only on the GPU.
-  if (options.computeType != "fp32" && options.computeType != "tf32" &&
-      options.computeType != "bf16")
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown compute type '" +
-                                       options.computeType +
-                                       "' (expected fp32, tf32 or bf16)");
   return llvm::Error::success();
 }
 

@@ -144,7 +144,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.
-  if (options.computeType == "bf16")
+  if (options.computeType == GemmComputeType::bf16)
     pm.addPass(lstm::createGemmOperandsToBF16Pass());
   buildBufferizationPipeline(pm);
 
@@ -241,10 +241,10 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
-                           llvm::cl::init("sm_90")};
+                           llvm::cl::init(lstm::kDefaultGpuChip.str())};
   Option<std::string> features{*this, "features",
                                llvm::cl::desc("PTX features"),
-                               llvm::cl::init("+ptx80")};
+                               llvm::cl::init(lstm::kDefaultPtxFeatures.str())};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block of the kernels"),
                             llvm::cl::init(256)};
@@ -261,11 +261,10 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs "
                      "become generated kernels"),
       llvm::cl::init(0)};
-  Option<std::string> computeType{
-      *this, "compute-type",
-      llvm::cl::desc("GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 "
-                     "operands, fp32 accumulation)"),
-      llvm::cl::init("fp32")};
+  Option<lstm::GemmComputeType> computeType{
+      *this, "compute-type", llvm::cl::desc("GEMM arithmetic"),
+      llvm::cl::init(lstm::GemmComputeType::fp32),
+      lstm::gemmComputeTypeValues()};
   Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
                              llvm::cl::init(true)};
 };

@@ -102,8 +102,15 @@ def gradient_functions(network):
             "backward": meta("backward", network.args + results + saved + cots, grads)}
 
 
-def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip="sm_90",
-            features="+ptx80", cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
+def default_options():
+    """The compiler's defaults, from the compiler itself (one source of
+    truth with lstm-compile and the C API): a dict with 'target', 'chip',
+    'features' and 'compute_type'."""
+    return dict(_native().default_options())
+
+
+def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
+            features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
             gradients=False):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
@@ -111,13 +118,17 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
 
     target: 'cpu' or 'cuda'. pre_passes: the optimisation pipeline on the
     lstm IR (a textual pipeline; '' for none). chip, features, cuda_path,
-    cuda_lib_dir: as lstm-compile's options. gradients: also compile the
+    cuda_lib_dir: as lstm-compile's options; chip and features default to
+    the compiler's (default_options()). gradients: also compile the
     gradient functions of lstm-differentiate, as the returned network's
     `grad`, `train` and `backward` (see docs/training.md). Returns a
     CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
     native = _native()
+    defaults = native.default_options()
+    chip = defaults["chip"] if chip is None else chip
+    features = defaults["features"] if features is None else features
     verify(network.ir)
     tmp = None
     if path is None:
@@ -134,7 +145,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
-            "pre_passes": pre_passes, "compute_type": network.compute_type, "chip": chip if target == "cuda" else None,
+            "pre_passes": pre_passes, "compute_type": network.compute_type,
+            "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}
     if gradients:

@@ -160,6 +160,20 @@ void compile(const std::string &ir, const std::string &output,
     context.fail("compiling to " + output + " failed");
 }
 
+/// The C API's defaults of the options that have one (the compiler's, in
+/// lstm/Conversion/Utils/GpuTargetOptions.h): lstmc documents and records
+/// them from here rather than spelling them again.
+nb::dict defaultOptions() {
+  LstmCompileOptions options = lstmCompileOptionsDefault();
+  auto str = [](MlirStringRef s) { return std::string(s.data, s.length); };
+  nb::dict d;
+  d["target"] = str(options.target);
+  d["chip"] = str(options.chip);
+  d["features"] = str(options.features);
+  d["compute_type"] = str(options.computeType);
+  return d;
+}
+
 } // namespace
 
 NB_MODULE(_lstmc, m) {
@@ -175,12 +189,16 @@ NB_MODULE(_lstmc, m) {
         "(e.g. 'canonicalize', 'lstm-combine-gate-gemms') and returns the "
         "printed module.");
   m.def("compile", &compile, nb::arg("ir"), nb::arg("output"),
-        nb::arg("target") = "cpu", nb::arg("chip") = "sm_90",
-        nb::arg("features") = "+ptx80", nb::arg("cuda_path") = "",
+        nb::arg("target") = "cpu", nb::arg("chip") = "",
+        nb::arg("features") = "", nb::arg("cuda_path") = "",
         nb::arg("cuda_lib_dir") = "", nb::arg("runtime_lib_dir") = "",
-        nb::arg("pre_passes") = "", nb::arg("compute_type") = "fp32",
+        nb::arg("pre_passes") = "", nb::arg("compute_type") = "",
         nb::arg("gradients") = false,
         "Compiles `ir` to the shared library `output` (lstm-compile "
-        "in-process); with `gradients`, the gradient functions of "
+        "in-process); an empty option takes the compiler's default (see "
+        "default_options). With `gradients`, the gradient functions of "
         "lstm-differentiate are exported too.");
+  m.def("default_options", &defaultOptions,
+        "The compiler's defaults: {'target', 'chip', 'features', "
+        "'compute_type'}.");
 }

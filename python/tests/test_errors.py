@@ -163,3 +163,23 @@ def test_bf16_compiles_for_cuda(tmp_path):
     assert (tmp_path / "network.so").exists()
     import json
     assert json.loads((tmp_path / "network.json").read_text())["compute_type"] == "bf16"
+
+
+def test_compiler_defaults_come_from_the_compiler(tmp_path):
+    """lstmc spells no default of its own: a GPU library built without a chip
+    records the compiler's default (the C API's, i.e. lstm-compile's)."""
+    defaults = lstmc.compiler.default_options()
+    assert set(defaults) == {"target", "chip", "features", "compute_type"}
+    assert defaults["target"] in ("cpu", "cuda") and defaults["compute_type"] == "fp32"
+    assert defaults["chip"].startswith("sm_") and defaults["features"].startswith("+ptx")
+    net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
+    try:
+        net.compile(path=str(tmp_path), target="cuda")
+    except lc.NoGPUError:
+        pass  # written; loading it needs the driver
+    except RuntimeError as e:
+        if "ptxas" in str(e) or "link" in str(e):
+            pytest.skip(f"no CUDA toolkit to compile with: {e}")
+        raise
+    import json
+    assert json.loads((tmp_path / "network.json").read_text())["chip"] == defaults["chip"]

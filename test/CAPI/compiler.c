@@ -145,12 +145,32 @@ static void testErrors(const char *dir) {
   options.target = mlirStringRefCreateFromCString("cpu");
   options.prePasses = mlirStringRefCreateFromCString("bogus");
   compile(path, options);
+  options = lstmCompileOptionsDefault();
+  options.target = mlirStringRefCreateFromCString("cpu");
+  options.computeType = mlirStringRefCreateFromCString("fp16");
+  compile(path, options);
   // CHECK-LABEL: @errors
   // CHECK-NEXT: diagnostic: unknown target 'tpu' (expected cuda or cpu)
   // CHECK-NEXT: compile: failure
   // CHECK-NEXT: diagnostic: malformed --pre-passes pipeline 'bogus':
   // CHECK-SAME: 'bogus' does not refer to a registered pass
   // CHECK-NEXT: compile: failure
+  // CHECK-NEXT: diagnostic: unknown compute type 'fp16'
+  // CHECK-SAME: (expected fp32, tf32 or bf16)
+  // CHECK-NEXT: compile: failure
+}
+
+/// The defaults come from the C++ API's (lstm/Conversion/Utils/
+/// GpuTargetOptions.h), spelt as the tools' options.
+static void testDefaults(void) {
+  fprintf(stderr, "@defaults\n");
+  LstmCompileOptions options = lstmCompileOptionsDefault();
+  fprintf(stderr, "%.*s %.*s %.*s %.*s\n", (int)options.target.length,
+          options.target.data, (int)options.chip.length, options.chip.data,
+          (int)options.features.length, options.features.data,
+          (int)options.computeType.length, options.computeType.data);
+  // CHECK-LABEL: @defaults
+  // CHECK-NEXT: cuda sm_90 +ptx80 fp32
 }
 
 int main(int argc, char **argv) {
@@ -162,5 +182,6 @@ int main(int argc, char **argv) {
   lstmRegisterTransformsPasses();
   testCompileAndRun(argv[1]);
   testErrors(argv[1]);
+  testDefaults();
   return 0;
 }

@@ -46,9 +46,11 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
 static cl::opt<std::string> target("target", cl::desc("cuda or cpu"),
                                    cl::init("cuda"), cl::cat(toolCategory));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
-                                 cl::init("sm_90"), cl::cat(toolCategory));
+                                 cl::init(lstm::kDefaultGpuChip.str()),
+                                 cl::cat(toolCategory));
 static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx80"), cl::cat(toolCategory));
+                                     cl::init(lstm::kDefaultPtxFeatures.str()),
+                                     cl::cat(toolCategory));
 static cl::opt<std::string>
     cudaLibDir("cuda-lib-dir",
                cl::desc("Directory with libcuda.so (the driver or its stub)"),
@@ -63,11 +65,10 @@ static cl::opt<std::string> prePasses(
     cl::desc("Passes to run on the lstm IR before lowering, as a textual "
              "pipeline (e.g. lstm-combine-gate-gemms)"),
     cl::init(""), cl::cat(toolCategory));
-static cl::opt<std::string>
-    computeType("compute-type",
-                cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
-                         "or bf16 (bf16 operands, fp32 accumulation)"),
-                cl::init("fp32"), cl::cat(toolCategory));
+static cl::opt<lstm::GemmComputeType>
+    computeType("compute-type", cl::desc("GEMM arithmetic on the GPU"),
+                cl::init(lstm::GemmComputeType::fp32),
+                lstm::gemmComputeTypeValues(), cl::cat(toolCategory));
 static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
                             cl::init(true), cl::cat(toolCategory));
 static cl::opt<int64_t> cublasMinSize(

@@ -61,11 +61,13 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::Required, cl::cat(toolCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init("forward"), cl::cat(toolCategory));
-static cl::opt<std::string>
-    device("device",
-           cl::desc("cpu or cuda (an NVIDIA GPU, with the project's CUDA "
-                    "runtime from ../lib or $LSTM_CUDA_RUNTIME)"),
-           cl::init("cpu"), cl::cat(toolCategory));
+static cl::opt<Device> device(
+    "device", cl::desc("Where the module runs"), cl::init(Device::CPU),
+    cl::values(clEnumValN(Device::CPU, "cpu", "The host CPU"),
+               clEnumValN(Device::CUDA, "cuda",
+                          "An NVIDIA GPU, with the project's CUDA runtime "
+                          "from ../lib or $LSTM_CUDA_RUNTIME")),
+    cl::cat(toolCategory));
 static cl::list<std::string> inputs("inputs",
                                     cl::desc("One .npy file per argument"),
                                     cl::CommaSeparated, cl::cat(toolCategory));
@@ -126,11 +128,10 @@ static cl::opt<int>
 
 // The GPU lowering, as lstm-compile's options of the same names.
 static cl::OptionCategory gpuCategory("Options of --device=cuda");
-static cl::opt<std::string>
-    computeType("compute-type",
-                cl::desc("GEMM arithmetic on the GPU: fp32 (no TF32), tf32 "
-                         "or bf16"),
-                cl::init("fp32"), cl::cat(gpuCategory));
+static cl::opt<lstm::GemmComputeType>
+    computeType("compute-type", cl::desc("GEMM arithmetic on the GPU"),
+                cl::init(lstm::GemmComputeType::fp32),
+                lstm::gemmComputeTypeValues(), cl::cat(gpuCategory));
 static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
                             cl::init(true), cl::cat(gpuCategory));
 static cl::opt<int64_t> cublasMinSize(
@@ -139,9 +140,11 @@ static cl::opt<int64_t> cublasMinSize(
              "generated kernels"),
     cl::init(0), cl::cat(gpuCategory));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
-                                 cl::init("sm_90"), cl::cat(gpuCategory));
+                                 cl::init(lstm::kDefaultGpuChip.str()),
+                                 cl::cat(gpuCategory));
 static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx80"), cl::cat(gpuCategory));
+                                     cl::init(lstm::kDefaultPtxFeatures.str()),
+                                     cl::cat(gpuCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
@@ -368,14 +371,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "lstm-run: compile an lstm module and run it\n");
 
-  if (device != "cpu" && device != "cuda")
-    return fail("unknown device '" + device + "' (expected cpu or cuda)");
-  if (computeType != "fp32" && computeType != "tf32" && computeType != "bf16")
-    return fail("unknown --compute-type '" + computeType +
-                "' (expected fp32, tf32 or bf16)");
   // The GPU options mean nothing to the CPU lowering: given with it, they
   // are a mistake worth reporting rather than ignoring.
-  if (device == "cpu")
+  if (device == Device::CPU)
     for (const cl::Option *opt : {static_cast<cl::Option *>(&computeType),
                                   static_cast<cl::Option *>(&cublas),
                                   static_cast<cl::Option *>(&cublasMinSize),
@@ -384,7 +382,7 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&cudaPath)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cuda only");
-  if (device == "cuda")
+  if (device == Device::CUDA)
     for (const cl::Option *opt : {static_cast<cl::Option *>(&blas),
                                   static_cast<cl::Option *>(&blasMinSize),
                                   static_cast<cl::Option *>(&approximateMath),
@@ -447,8 +445,8 @@ int main(int argc, char **argv) {
   options.cpu.blasMinSize = blasMinSize;
   options.cpu.approximateMath = approximateMath;
   options.threads = threads;
-  if (device == "cuda") {
-    options.device = Device::CUDA;
+  options.device = device;
+  if (device == Device::CUDA) {
     options.nvvm.computeType = computeType;
     options.nvvm.cublas = cublas;
     options.nvvm.cublasMinSize = cublasMinSize;

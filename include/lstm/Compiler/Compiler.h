@@ -16,6 +16,7 @@
 #ifndef LSTM_COMPILER_COMPILER_H
 #define LSTM_COMPILER_COMPILER_H
 
+#include "lstm/Conversion/Utils/GpuTargetOptions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
@@ -38,8 +39,8 @@ struct CompileOptions {
   /// "cpu" or "cuda".
   std::string target = "cuda";
   /// The GPU architecture and PTX features of the kernels (cuda only).
-  std::string chip = "sm_90";
-  std::string features = "+ptx80";
+  std::string chip = kDefaultGpuChip.str();
+  std::string features = kDefaultPtxFeatures.str();
   /// The CUDA toolkit with ptxas and libdevice; empty: the one found when the
   /// project was configured.
   std::string cudaPath;
@@ -58,7 +59,7 @@ struct CompileOptions {
   /// CPU computes in the module's types whatever it says.
   bool cublas = true;
   int64_t cublasMinSize = 0;
-  std::string computeType = "fp32";
+  GemmComputeType computeType = GemmComputeType::fp32;
   /// The CPU lowering (cpu only): GEMMs in OpenBLAS from `blasMinSize`
   /// m·n·k·batch up, f32 transcendental functions as polynomials; see
   /// LSTMToCPUOptions.

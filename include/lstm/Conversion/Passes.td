@@ -325,8 +325,10 @@ def ConvertGemmToCublasPass
   let options = [
     Option<"minSize", "min-size", "int64_t", /*default=*/"0",
            "Smallest m·n·k·batch sent to cuBLAS">,
-    Option<"computeType", "compute-type", "std::string", /*default=*/"\"fp32\"",
-           "GEMM arithmetic: fp32, tf32 or bf16">
+    Option<"computeType", "compute-type", "::mlir::lstm::GemmComputeType",
+           /*default=*/"::mlir::lstm::GemmComputeType::fp32",
+           "GEMM arithmetic: fp32, tf32 or bf16",
+           "::mlir::lstm::gemmComputeTypeValues()">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

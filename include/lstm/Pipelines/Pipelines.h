@@ -7,6 +7,8 @@
 #ifndef LSTM_PIPELINES_PIPELINES_H
 #define LSTM_PIPELINES_PIPELINES_H
 
+#include "lstm/Conversion/Utils/GpuTargetOptions.h"
+
 #include <cstdint>
 #include <string>
 
@@ -56,10 +58,9 @@ void buildLSTMOptimizePipeline(OpPassManager &pm,
                                const LSTMOptimizeOptions &options);
 
 struct LSTMToNVVMOptions {
-  /// The GPU architecture and PTX features of the kernels (sm_90 needs PTX
-  /// 7.8 or later).
-  std::string chip = "sm_90";
-  std::string features = "+ptx80";
+  /// The GPU architecture and PTX features of the kernels.
+  std::string chip = kDefaultGpuChip.str();
+  std::string features = kDefaultPtxFeatures.str();
   /// Threads per block of the generated kernels.
   int64_t blockSize = 256;
   /// The CUDA toolkit (ptxas, libdevice); empty means the one found when the
@@ -71,7 +72,7 @@ struct LSTMToNVVMOptions {
   int64_t cublasMinSize = 0;
   /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 operands,
   /// rounded from fp32 by lstm-gemm-operands-to-bf16, fp32 accumulation).
-  std::string computeType = "fp32";
+  GemmComputeType computeType = GemmComputeType::fp32;
   /// As LSTMToCPUOptions::runtimeChecks (the checks run on the host).
   bool runtimeChecks = true;
 };

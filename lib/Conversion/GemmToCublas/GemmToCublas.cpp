@@ -46,18 +46,11 @@ struct ConvertGemmToCublasPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    int32_t compute;
-    if (computeType == "fp32") {
-      compute = LSTM_RUNTIME_COMPUTE_FP32;
-    } else if (computeType == "tf32") {
-      compute = LSTM_RUNTIME_COMPUTE_TF32;
-    } else if (computeType == "bf16") {
-      compute = LSTM_RUNTIME_COMPUTE_BF16;
-    } else {
-      module.emitError() << "lstm-gemm-to-cublas: unknown compute-type '"
-                         << computeType << "' (expected fp32, tf32 or bf16)";
-      return signalPassFailure();
-    }
+    // The enum's values are the runtime's codes.
+    static_assert(int32_t(GemmComputeType::fp32) == LSTM_RUNTIME_COMPUTE_FP32 &&
+                  int32_t(GemmComputeType::tf32) == LSTM_RUNTIME_COMPUTE_TF32 &&
+                  int32_t(GemmComputeType::bf16) == LSTM_RUNTIME_COMPUTE_BF16);
+    auto compute = static_cast<int32_t>(computeType.getValue());
 
     IRRewriter rewriter(module.getContext());
     // fp32 accumulators; the operands fp32, or bf16 for the bf16 compute

@@ -3,7 +3,7 @@
 // RUN: lstm-opt %s --lstm-gemm-to-cublas=compute-type=tf32 --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=TF32
 // RUN: not lstm-opt %s --lstm-gemm-to-cublas=compute-type=fp8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADTYPE
 
-// BADTYPE: unknown compute-type 'fp8' (expected fp32, tf32 or bf16)
+// BADTYPE: for the --compute-type option: Cannot find option named 'fp8'!
 
 // The calls' arguments: (computeType, transA, transB, m, n, k, alpha, A, lda,
 // strideA, B, ldb, strideB, beta, C, ldc, strideC, batch).

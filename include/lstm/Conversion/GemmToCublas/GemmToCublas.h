@@ -7,6 +7,7 @@
 #ifndef LSTM_CONVERSION_GEMMTOCUBLAS_GEMMTOCUBLAS_H
 #define LSTM_CONVERSION_GEMMTOCUBLAS_GEMMTOCUBLAS_H
 
+#include "lstm/Conversion/Utils/GpuTargetOptions.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
