@@ -28,8 +28,12 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
 } // namespace mlir::lstm::detail
 
 namespace mlir::lstm {
-/// The lowering of `lstm.pointwise` to one `linalg.generic`
+/// The conversion patterns of the lowering, by file: `lstm.layer` to an
+/// `scf.for` over time (LayerToLinalg.cpp); `lstm.gate` and `lstm.one_minus`
+/// to linalg (GateToLinalg.cpp); `lstm.pointwise` to one `linalg.generic`
 /// (PointwiseToLinalg.cpp).
+void populateLayerToLinalgPatterns(RewritePatternSet &patterns);
+void populateGateToLinalgPatterns(RewritePatternSet &patterns);
 void populatePointwiseToLinalgPatterns(RewritePatternSet &patterns);
 } // namespace mlir::lstm
 

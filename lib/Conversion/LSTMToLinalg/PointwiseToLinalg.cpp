@@ -17,6 +17,7 @@
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -24,11 +25,12 @@ using namespace mlir::lstm::detail;
 
 namespace {
 
-struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct PointwiseOpLowering : OpConversionPattern<PointwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(PointwiseOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(PointwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
 
@@ -36,8 +38,9 @@ struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
     // every extent. Operands one rank lower lack the batch extent.
     int64_t rank = cast<RankedTensorType>(op.getResult(0).getType()).getRank();
     int64_t batchDim = rank - 2;
+    ValueRange inputs = adaptor.getInputs();
     Value full;
-    for (Value v : op.getInputs())
+    for (Value v : inputs)
       if (cast<RankedTensorType>(v.getType()).getRank() == rank) {
         full = v;
         break;
@@ -51,7 +54,7 @@ struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
         {"batch size", "number of columns"},
         {"number of layers", "batch size", "number of columns"}};
     SmallVector<AffineMap> maps;
-    for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+    for (auto [i, v] : llvm::enumerate(inputs)) {
       bool isFull = cast<RankedTensorType>(v.getType()).getRank() == rank;
       int64_t dim = 0;
       for (int64_t d = 0; d < rank; ++d) {
@@ -81,18 +84,25 @@ struct PointwiseOpLowering : OpRewritePattern<PointwiseOp> {
     }
 
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, op.getResultTypes(), op.getInputs(), outs, maps,
+        rewriter, loc, op.getResultTypes(), inputs, outs, maps,
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
-    // The region is already the scalar body: move it, give it the (unused)
-    // arguments of the outputs and swap the terminator.
-    Region &body = generic.getRegion();
-    rewriter.inlineRegionBefore(op.getBody(), body, body.end());
-    Block &block = body.front();
-    for (Type type : op.getResultTypes())
-      block.addArgument(getElementTypeOrSelf(type), loc);
-    auto yield = cast<PointwiseYieldOp>(block.getTerminator());
+    // The region is already the scalar body: merge it into the generic's
+    // block (whose extra arguments, the outputs' elements, it does not
+    // read) and swap the terminator.
+    SmallVector<Type> argTypes;
+    SmallVector<Location> argLocs;
+    for (Value v : llvm::concat<Value>(inputs, outs)) {
+      argTypes.push_back(getElementTypeOrSelf(v.getType()));
+      argLocs.push_back(loc);
+    }
+    Block *block =
+        rewriter.createBlock(&generic.getRegion(), {}, argTypes, argLocs);
+    Block &cell = op.getBody().front();
+    auto yield = cast<PointwiseYieldOp>(cell.getTerminator());
     rewriter.setInsertionPoint(yield);
     rewriter.replaceOpWithNewOp<linalg::YieldOp>(yield, yield.getValues());
+    rewriter.mergeBlocks(&cell, block,
+                         block->getArguments().take_front(inputs.size()));
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }

@@ -17,8 +17,9 @@ namespace lstm {
 #define GEN_PASS_DECL_CONVERTLSTMTOLINALGPASS
 #include "lstm/Conversion/Passes.h.inc"
 
-/// Patterns that lower `lstm.layer` to `scf.for`, and `lstm.gate` and
-/// `lstm.one_minus` to `linalg.generic`.
+/// Conversion patterns (for a dialect conversion with the lstm dialect
+/// illegal; no type conversion) that lower `lstm.layer` to `scf.for`, and
+/// `lstm.gate`, `lstm.one_minus` and `lstm.pointwise` to linalg.
 void populateLSTMToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace lstm
