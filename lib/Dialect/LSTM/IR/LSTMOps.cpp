@@ -160,15 +160,6 @@ LogicalResult LayerOp::verify() {
              << type << " must have one entry per batch row (" << extent(batch)
              << ")";
   }
-  if (getFinals().size() != getInits().size())
-    return emitOpError("has ") << getInits().size() << " initial states but "
-                               << getFinals().size() << " final states";
-  for (auto [i, pair] : llvm::enumerate(
-           llvm::zip(getInits().getTypes(), getFinals().getTypes())))
-    if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError("final state #")
-             << i << " has type " << std::get<1>(pair)
-             << " but its initial state has type " << std::get<0>(pair);
   for (auto [i, v] : llvm::enumerate(getOutputs())) {
     auto type = cast<RankedTensorType>(v.getType());
     if (!compatible(type.getDimSize(0), seqLen) ||
@@ -180,7 +171,42 @@ LogicalResult LayerOp::verify() {
   return success();
 }
 
-LogicalResult LayerOp::verifyRegions() {
+/// The cell is the body of the loop over time. The recurrent state is the
+/// loop-carried part: `init` operands, the state block arguments, the
+/// yielded `state` and the final states are the interface's inits, region
+/// iteration arguments, yielded values and loop results. The step's input
+/// slices are neither (they are read from the sequences, not carried), and
+/// there is no scalar induction variable to expose.
+SmallVector<Region *> LayerOp::getLoopRegions() { return {&getBody()}; }
+
+Block::BlockArgListType LayerOp::getRegionIterArgs() { return getStateArgs(); }
+
+std::optional<MutableArrayRef<OpOperand>> LayerOp::getYieldedValuesMutable() {
+  // Also called by the interface's verifier, before the block's terminator
+  // has been checked.
+  Block &body = getBody().front();
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return std::nullopt;
+  return MutableArrayRef<OpOperand>(yield.getStateMutable());
+}
+
+std::optional<ResultRange> LayerOp::getLoopResults() { return getFinals(); }
+
+/// Run by the CellMatchesLayer trait, before LoopLikeOpInterface's verifier
+/// reads the states as a loop's iteration arguments (whose messages would not
+/// say which argument of the cell is wrong, or why).
+LogicalResult LayerOp::verifyCell() {
+  if (getFinals().size() != getInits().size())
+    return emitOpError("has ") << getInits().size() << " initial states but "
+                               << getFinals().size() << " final states";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(getInits().getTypes(), getFinals().getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError("final state #")
+             << i << " has type " << std::get<1>(pair)
+             << " but its initial state has type " << std::get<0>(pair);
+
   Block &body = getBody().front();
   size_t numInputs = getInputs().size(), numStates = getInits().size();
   if (body.getNumArguments() != numInputs + numStates)
@@ -205,7 +231,10 @@ LogicalResult LayerOp::verifyRegions() {
              << ", expected the type of initial state #" << i << " ("
              << v.getType() << ")";
 
-  YieldOp yield = getYield();
+  // A cell without its terminator is reported by the region's verifier.
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return success();
   if (yield.getOutputs().size() != getOutputs().size())
     return yield.emitOpError("yields ")
            << yield.getOutputs().size() << " outputs but the layer has "

@@ -13,9 +13,24 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOpsEnums.h.inc"
+
+namespace mlir::lstm {
+/// The trait of lstm.layer that verifies its cell against the layer (the
+/// cell's arguments and yielded values against the layer's inputs, states
+/// and outputs), ahead of the op's other verifiers.
+template <typename ConcreteType>
+class CellMatchesLayer
+    : public OpTrait::TraitBase<ConcreteType, CellMatchesLayer> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return cast<ConcreteType>(op).verifyCell();
+  }
+};
+} // namespace mlir::lstm
 
 #define GET_OP_CLASSES
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h.inc"

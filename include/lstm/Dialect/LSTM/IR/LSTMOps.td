@@ -12,9 +12,16 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
 
 class LSTM_Op<string mnemonic, list<Trait> traits = []>
     : Op<LSTM_Dialect, mnemonic, traits>;
+
+// Checks a layer's cell against the layer (LayerOp::verifyCell); listed
+// before LoopLikeOpInterface so that its messages come first.
+def LSTM_CellMatchesLayer : NativeOpTrait<"CellMatchesLayer"> {
+  let cppNamespace = "::mlir::lstm";
+}
 
 // The float types that both lowerings compile (an f8 type has no LLVM
 // arithmetic): f16, bf16, f32, f64.
@@ -33,7 +40,9 @@ def LSTM_GateVectorTensor : TensorRankOf<[LSTM_Float], [1, 2]>;
 
 def LSTM_LayerOp : LSTM_Op<"layer", [
     RecursiveMemoryEffects, AttrSizedOperandSegments,
-    AttrSizedResultSegments, SingleBlock]> {
+    AttrSizedResultSegments, SingleBlock, LSTM_CellMatchesLayer,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, [
+        "getRegionIterArgs", "getYieldedValuesMutable", "getLoopResults"]>]> {
   let summary = "a recurrence over a [T, B, K] sequence with the cell as region";
   let description = [{
     Runs the cell held in the region once per time step. `ins` are sequences of
@@ -50,7 +59,11 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
     row `b`'s state unchanged and write zeros to its outputs: the semantics of
     PyTorch's packed sequences, in both directions.
 
-    The region may use values defined above it (weights, biases).
+    The region may use values defined above it (weights, biases). The op is
+    a `LoopLikeOpInterface` (the cell is the loop body): upstream
+    `--loop-invariant-code-motion` hoists the cell's work that depends on
+    neither the step's slices nor the state (pure ops on weights and biases
+    only) out of the recurrence, to run once instead of every step.
 
     Example:
 
@@ -99,10 +112,12 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
       return getBody().front().getArguments().drop_front(getInputs().size());
     }
     bool isReverse() { return getDirection() == Direction::reverse; }
+    /// The cell's arguments and yielded values against the layer's
+    /// operands and results (see CellMatchesLayer).
+    ::mlir::LogicalResult verifyCell();
   }];
 
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
   // Output sequences that nothing reads, and outputs that yield the same
   // value as an earlier one, are dropped.
   let hasCanonicalizer = 1;
