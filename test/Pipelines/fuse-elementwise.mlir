@@ -2,8 +2,8 @@
 // loop nest on the CPU path.
 //
 // On the CPU, the pipeline accepts lstm.pointwise and leaves only the LLVM dialect.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/cho-gru.mlir --lstm-fuse-elementwise --lstm-to-cpu | FileCheck %s --check-prefix=CPU
 // CPU: llvm.func @forward
 // CPU-NOT: {{ (lstm|linalg|tensor|memref|scf|arith|math|cf|bufferization|func)\.}}
 //
@@ -13,24 +13,24 @@
 // branches. With every GEMM a generated kernel (cublas=false), the LSTM
 // after combining: two GEMMs (a fill and a contraction each) and ONE
 // pointwise kernel; unfused, its pointwise work takes five kernels.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
-// LSTM: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, i1)
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// LSTM: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x8xf32>, i1)
 // LSTM-COUNT-5: gpu.launch_func
 // LSTM-NOT: gpu.launch_func
 // LSTM: scf.yield
 //
 // With the GEMMs in cuBLAS (the default), a step is two cuBLAS calls and
 // one kernel: the fused pointwise work.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUBLAS
-// CUBLAS: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, i1)
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUBLAS
+// CUBLAS: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x8xf32>, i1)
 // CUBLAS-NOT: gpu.launch_func
 // CUBLAS-COUNT-2: call @lstmRuntimeGemmStridedBatched
 // CUBLAS-NOT: call @lstmRuntimeGemmStridedBatched
 // CUBLAS-COUNT-1: gpu.launch_func
 // CUBLAS-NOT: gpu.launch_func
 // CUBLAS: scf.yield
-// UNFUSED: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x128xf32>, i1)
+// UNFUSED: scf.for {{.*}} iter_args({{.*}}) -> (memref<?x8xf32>, i1)
 // UNFUSED-COUNT-9: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func
 // UNFUSED: scf.yield
@@ -38,8 +38,8 @@
 // The fused kernel holds all of the step's pointwise math (3 sigmoids, 2
 // tanh), reading the GEMM results through strided views; no other kernel
 // has any.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL --implicit-check-not=math.exp --implicit-check-not=math.tanh
-// KERNEL: gpu.func @forward_kernel({{.*}}memref<?x128xf32, strided<[512, 1]>>{{.*}}memref<?x128xf32, strided<[512, 1], offset: 384>>
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm -mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL --implicit-check-not=math.exp --implicit-check-not=math.tanh
+// KERNEL: gpu.func @forward_kernel({{.*}}memref<?x8xf32, strided<[32, 1]>>{{.*}}memref<?x8xf32, strided<[32, 1], offset: 24>>
 // KERNEL-COUNT-2: math.exp
 // KERNEL: math.tanh
 // KERNEL: math.exp
@@ -49,7 +49,7 @@
 // Cho's GRU: two pointwise kernels per step (its reset is applied before
 // the GEMM of n), around three GEMMs; its only state, h, is read from and
 // written to the output sequence: the loop carries nothing.
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/cho-gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
 // CHO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHO-COUNT-8: gpu.launch_func
 // CHO-NOT: gpu.launch_func
@@ -62,7 +62,7 @@
 // the pointwise r ⊙ h is not fused into the GEMM that reads it
 // (lstm-fuse-pointwise-generics), and no check is left in the loop
 // (lstm-hoist-runtime-checks).
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-optimize --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHOBLAS
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/cho-gru.mlir --lstm-optimize --lstm-to-nvvm -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHOBLAS
 // CHOBLAS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHOBLAS-NOT: cf.assert
 // CHOBLAS: call @lstmRuntimeGemmStridedBatched

@@ -3,9 +3,9 @@
 // libm call, no llvm.intr.exp); blas=0 keeps the products as loops,
 // approximate-math=0 the math intrinsics; blas-min-size keeps small static
 // products as loops.
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-to-cpu | FileCheck %s --check-prefix=DEFAULT
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas=0 approximate-math=0})' | FileCheck %s --check-prefix=OFF
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas-min-size=1000000000000})' | FileCheck %s --check-prefix=SMALL
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-to-cpu | FileCheck %s --check-prefix=DEFAULT
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas=0 approximate-math=0})' | FileCheck %s --check-prefix=OFF
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas-min-size=1000000000000})' | FileCheck %s --check-prefix=SMALL
 
 // DEFAULT: llvm.call @lstmRuntimeCpuSgemm
 // DEFAULT-NOT: llvm.intr.exp
@@ -17,7 +17,7 @@
 // OFF-DAG: llvm.intr.exp
 // OFF-DAG: llvm.intr.tanh
 
-// The sizes of lstm.mlir are dynamic: below the threshold at run time, the
+// The batch of the LSTM is dynamic: below the threshold at run time, the
 // loops run instead of the call.
 // SMALL-DAG: llvm.call @lstmRuntimeCpuSgemm
 // SMALL-DAG: llvm.mlir.constant(1000000000000 : index)

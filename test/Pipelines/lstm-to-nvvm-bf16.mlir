@@ -2,13 +2,13 @@
 // tensor level, after the pointwise fusion and before bufferization; the
 // GEMMs then go to cuBLAS with the bf16 compute type (no GPU needed: the
 // kernels are compiled, not run).
-// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" | FileCheck %s
-// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" -mlir-print-ir-after=lstm-gemm-operands-to-bf16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=TENSOR
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" | FileCheck %s
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm="compute-type=bf16" -mlir-print-ir-after=lstm-gemm-operands-to-bf16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=TENSOR
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=bf16 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // fp32 (the default) and tf32 do not run the pass: no bf16 anywhere.
 // RUN: lstm-opt --lstm-to-nvvm --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=tf32 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
-// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm=compute-type=tf32 | FileCheck %s --check-prefix=FP32
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm=compute-type=tf32 | FileCheck %s --check-prefix=FP32
 
 // The optimised LSTM has two GEMMs, the hoisted input projection and the
 // step's recurrent product; both are calls with LSTM_RUNTIME_COMPUTE_BF16 (2).
@@ -26,17 +26,17 @@
 // read them and the fused pointwise work of the step stays f32.
 // TENSOR-LABEL: IR Dump After GemmOperandsToBF16Pass
 // TENSOR: func.func @forward
-// TENSOR-DAG: %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x64xf32>) outs(%{{.*}} : tensor<512x64xbf16>)
-// TENSOR-DAG: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<512x128xf32>) outs(%{{.*}} : tensor<512x128xbf16>)
-// TENSOR-DAG: %[[X:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x64xf32>) outs(%{{.*}} : tensor<?x64xbf16>)
-// TENSOR: linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<?x64xbf16>, tensor<512x64xbf16>) outs(%{{.*}} : tensor<?x512xf32>)
-// TENSOR: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[HS:.*]] = %{{.*}}) -> (tensor<?x128xf32>, tensor<?x?x128xf32>) {
+// TENSOR-DAG: %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32x4xf32>) outs(%{{.*}} : tensor<32x4xbf16>)
+// TENSOR-DAG: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32x8xf32>) outs(%{{.*}} : tensor<32x8xbf16>)
+// TENSOR-DAG: %[[X:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?x4xf32>) outs(%{{.*}} : tensor<?x4xbf16>)
+// TENSOR: linalg.generic {{.*}} ins(%[[X]], %[[W]] : tensor<?x4xbf16>, tensor<32x4xbf16>) outs(%{{.*}} : tensor<?x32xf32>)
+// TENSOR: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[HS:.*]] = %{{.*}}) -> (tensor<?x8xf32>, tensor<?x?x8xf32>) {
 // TENSOR-NOT: scf.yield {{.*}} : tensor<
 // TENSOR: %[[H:.*]] = tensor.extract_slice %[[HS]]
 // TENSOR-NOT: scf.yield {{.*}} : tensor<
-// TENSOR: %[[H16:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<?x128xf32>) outs(%{{.*}} : tensor<?x128xbf16>)
+// TENSOR: %[[H16:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<?x8xbf16>)
 // TENSOR-NOT: scf.yield {{.*}} : tensor<
-// TENSOR: linalg.generic {{.*}} ins(%[[H16]], %[[R]] : tensor<?x128xbf16>, tensor<512x128xbf16>) outs(%{{.*}} : tensor<?x512xf32>)
+// TENSOR: linalg.generic {{.*}} ins(%[[H16]], %[[R]] : tensor<?x8xbf16>, tensor<32x8xbf16>) outs(%{{.*}} : tensor<?x32xf32>)
 // TENSOR-NEXT: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: f32):
 // TENSOR-NOT: arith.truncf
 // TENSOR: scf.yield {{.*}} : tensor<

@@ -1,5 +1,6 @@
-// The wavefronted stack3 lowers through --lstm-to-nvvm (no GPU needed: the
-// kernels are compiled, not run), and one diagonal of the three layers runs
+// The wavefronted 3-layer LSTM (Inputs/lstm-stack3.mlir of the pass tests)
+// lowers through --lstm-to-nvvm (no GPU needed: the kernels are compiled,
+// not run), and one diagonal of the three layers runs
 // a fixed number of kernels (every GEMM a generated kernel here: fill and
 // contraction), counted between the loop header and its back
 // edge (the loop's entry branch passes the induction variable and the
@@ -11,8 +12,8 @@
 // epilogues, cell update, the two state masks). Unwavefronted, every one of
 // the 3·T layer steps runs 9 kernels (h computed in place in its output
 // sequence); wavefronted, each of the T + 2 diagonals runs 14.
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s --check-prefix=LAYERS
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms | lstm-opt --lstm-to-nvvm=cublas=false | FileCheck %s --check-prefix=LAYERS
 
 // CHECK-LABEL: llvm.func @forward
 // CHECK: llvm.br ^[[HEAD:bb[0-9]+]]({{.*}} : i64, !llvm.struct

@@ -1,144 +1,544 @@
-// RUN: lstm-opt %s --lstm-combine-gate-gemms -split-input-file -verify-each | FileCheck %s
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-combine-gate-gemms -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-combine-gate-gemms --canonicalize -split-input-file | FileCheck %s --check-prefix=CANON
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/peephole.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=PEEP
-// RUN: lstm-opt %examples/gru.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=GRU
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=CHO
-// RUN: lstm-opt %examples/mgu.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=MGU
-// RUN: lstm-opt %examples/greff_fgr.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=FGR
-// RUN: lstm-opt %examples/greff_cifg.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=CIFG
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=STACK
-// RUN: lstm-opt %examples/bidirectional.mlir --lstm-combine-gate-gemms | FileCheck %s --check-prefix=BIDIR
 
-// The LSTM, 8 products (4 gates x {x_t, h}) become 2 GEMMs; every gate keeps
-// only addends. The weights packed are the gates' blocks of W and R in order:
-// W and R themselves, no copy.
-// LSTM-LABEL: func.func @forward
-// LSTM-SAME: %[[WX:[^:]*]]: tensor<512x64xf32>, %[[WH:[^:]*]]: tensor<512x128xf32>
-// LSTM-NOT: tensor.concat
-// LSTM: lstm.layer forward
-// LSTM-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>, %{{.*}}: tensor<?x128xf32>):
-// LSTM-NEXT: %[[GX:.*]] = lstm.gate identity(%[[XT]] : tensor<?x64xf32>) weights(%[[WX]] : tensor<512x64xf32>) -> tensor<?x512xf32>
-// LSTM: %[[XI:.*]] = tensor.extract_slice %[[GX]][0, 0] [%{{.*}}, 128] [1, 1] : tensor<?x512xf32> to tensor<?x128xf32>
-// LSTM: %[[XF:.*]] = tensor.extract_slice %[[GX]][0, 128] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[XG:.*]] = tensor.extract_slice %[[GX]][0, 256] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[XO:.*]] = tensor.extract_slice %[[GX]][0, 384] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[GH:.*]] = lstm.gate identity(%[[H]] : tensor<?x128xf32>) weights(%[[WH]] : tensor<512x128xf32>) -> tensor<?x512xf32>
-// LSTM: %[[HI:.*]] = tensor.extract_slice %[[GH]][0, 0] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[HF:.*]] = tensor.extract_slice %[[GH]][0, 128] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[HG:.*]] = tensor.extract_slice %[[GH]][0, 256] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[HO:.*]] = tensor.extract_slice %[[GH]][0, 384] [%{{.*}}, 128] [1, 1]
-// LSTM-NOT: weights(
-// LSTM: lstm.gate sigmoid add(%[[XI]], %[[HI]] : tensor<?x128xf32>, tensor<?x128xf32>) bias(
-// LSTM-NOT: weights(
-// LSTM: lstm.gate sigmoid add(%[[XF]], %[[HF]] : tensor<?x128xf32>, tensor<?x128xf32>) bias(
-// LSTM-NOT: weights(
-// LSTM: lstm.gate tanh add(%[[XG]], %[[HG]] : tensor<?x128xf32>, tensor<?x128xf32>) bias(
-// LSTM-NOT: weights(
-// LSTM: lstm.gate sigmoid add(%[[XO]], %[[HO]] : tensor<?x128xf32>, tensor<?x128xf32>) bias(
-// LSTM-NOT: weights(
-// LSTM: lstm.yield
+// The LSTM (PyTorch layout, x of 4 features, h of 8): its 8 products (4
+// gates x {x_t, h}) become 2 GEMMs; every gate keeps only addends. The
+// weights packed are the gates' blocks of W and R in order: W and R
+// themselves, no copy.
+// CHECK-LABEL: func.func @lstm
+// CHECK-SAME: %[[WX:[^:]*]]: tensor<32x4xf32>, %[[WH:[^:]*]]: tensor<32x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer forward
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>):
+// CHECK-NEXT: %[[GX:.*]] = lstm.gate identity(%[[XT]] : tensor<?x4xf32>) weights(%[[WX]] : tensor<32x4xf32>) -> tensor<?x32xf32>
+// CHECK: %[[XI:.*]] = tensor.extract_slice %[[GX]][0, 0] [%{{.*}}, 8] [1, 1] : tensor<?x32xf32> to tensor<?x8xf32>
+// CHECK: %[[XF:.*]] = tensor.extract_slice %[[GX]][0, 8] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[XG:.*]] = tensor.extract_slice %[[GX]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[XO:.*]] = tensor.extract_slice %[[GX]][0, 24] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[GH:.*]] = lstm.gate identity(%[[H]] : tensor<?x8xf32>) weights(%[[WH]] : tensor<32x8xf32>) -> tensor<?x32xf32>
+// CHECK: %[[HI:.*]] = tensor.extract_slice %[[GH]][0, 0] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[HF:.*]] = tensor.extract_slice %[[GH]][0, 8] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[HG:.*]] = tensor.extract_slice %[[GH]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[HO:.*]] = tensor.extract_slice %[[GH]][0, 24] [%{{.*}}, 8] [1, 1]
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add(%[[XI]], %[[HI]] : tensor<?x8xf32>, tensor<?x8xf32>) bias(
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add(%[[XF]], %[[HF]] : tensor<?x8xf32>, tensor<?x8xf32>) bias(
+// CHECK-NOT: weights(
+// CHECK: lstm.gate tanh add(%[[XG]], %[[HG]] : tensor<?x8xf32>, tensor<?x8xf32>) bias(
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add(%[[XO]], %[[HO]] : tensor<?x8xf32>, tensor<?x8xf32>) bias(
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @lstm(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                %W: tensor<32x4xf32>, %R: tensor<32x8xf32>,
+                %bW: tensor<32xf32>, %bR: tensor<32xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bWi = tensor.extract_slice %bW[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWf = tensor.extract_slice %bW[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWg = tensor.extract_slice %bW[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWo = tensor.extract_slice %bW[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRi = tensor.extract_slice %bR[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRf = tensor.extract_slice %bR[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRg = tensor.extract_slice %bR[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRo = tensor.extract_slice %bR[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %y, %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWi, %bRi : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWf, %bRf : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWg, %bRg : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %ig = arith.mulf %i, %g : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %ig : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWo, %bRo : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
 
-// Peepholes stay on their gates.
-// PEEP-NOT: tensor.concat
-// PEEP: lstm.layer
-// PEEP-COUNT-2: lstm.gate identity{{.*}}
-// PEEP: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(
-// PEEP: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(
-// PEEP: lstm.gate tanh add(
-// PEEP: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(
-// PEEP-NOT: weights(
-// PEEP: lstm.yield
+// -----
+
+// The peephole LSTM (o peeps at the new c): the peepholes stay on their
+// gates.
+// CHECK-LABEL: func.func @peephole
+// CHECK-SAME: %[[W:[^:]*]]: tensor<32x4xf32>, %[[R:[^:]*]]: tensor<32x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<?x8xf32>, %[[C:[^:]*]]: tensor<?x8xf32>):
+// CHECK-NEXT: lstm.gate identity(%[[XT]] : tensor<?x4xf32>) weights(%[[W]] : tensor<32x4xf32>) -> tensor<?x32xf32>
+// CHECK: lstm.gate identity(%[[H]] : tensor<?x8xf32>) weights(%[[R]] : tensor<32x8xf32>) -> tensor<?x32xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(%{{.*}}, %[[C]] : tensor<8xf32>, tensor<?x8xf32>)
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(%{{.*}}, %[[C]] : tensor<8xf32>, tensor<?x8xf32>)
+// CHECK-NOT: weights(
+// CHECK: lstm.gate tanh add({{.*}}) bias({{.*}}) -> tensor<?x8xf32>
+// CHECK: %[[CN:.*]] = arith.addf
+// CHECK-NOT: weights(
+// CHECK: lstm.gate sigmoid add({{.*}}) bias({{.*}}) peephole(%{{.*}}, %[[CN]] : tensor<8xf32>, tensor<?x8xf32>)
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @peephole(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                    %W: tensor<32x4xf32>, %R: tensor<32x8xf32>, %b: tensor<32xf32>,
+                    %P: tensor<3x8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bf = tensor.extract_slice %b[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %pf = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[2, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bi : tensor<8xf32>)
+        peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bf : tensor<8xf32>)
+        peephole(%pf, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    // o peeps at the new c.
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bo : tensor<8xf32>)
+        peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // The PyTorch GRU keeps R_n h separate from x (its own gate), so all three
-// gates share h: two GEMMs, [B, 3H] each.
-// GRU-NOT: tensor.concat
-// GRU: lstm.layer
-// GRU: lstm.gate identity({{.*}}) weights({{.*}} : tensor<384x64xf32>) -> tensor<?x384xf32>
-// GRU: lstm.gate identity({{.*}}) weights({{.*}} : tensor<384x128xf32>) -> tensor<?x384xf32>
-// GRU-NOT: weights(
-// GRU: lstm.yield
+// gates share h: two GEMMs, [B, 3H] each, on W and R as they are; r
+// multiplies the slice of R_n h.
+// CHECK-LABEL: func.func @gru
+// CHECK-SAME: %[[W:[^:]*]]: tensor<24x4xf32>, %[[R:[^:]*]]: tensor<24x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK: %[[GX:.*]] = lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[W]] : tensor<24x4xf32>) -> tensor<?x24xf32>
+// CHECK: %[[XN:.*]] = tensor.extract_slice %[[GX]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[GH:.*]] = lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[R]] : tensor<24x8xf32>) -> tensor<?x24xf32>
+// CHECK: %[[HN:.*]] = tensor.extract_slice %[[GH]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK-NOT: weights(
+// CHECK: %[[RG:.*]] = lstm.gate sigmoid add(
+// CHECK: lstm.gate sigmoid add(
+// CHECK: lstm.gate identity add(%[[XN]] : tensor<?x8xf32>) bias(
+// CHECK: %[[RN:.*]] = lstm.gate identity add(%[[HN]] : tensor<?x8xf32>) bias(
+// CHECK: arith.mulf %[[RG]], %[[RN]]
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<24x4xf32>, %R: tensor<24x8xf32>,
+               %bW: tensor<24xf32>, %bR: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bWr = tensor.extract_slice %bW[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWz = tensor.extract_slice %bW[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWn = tensor.extract_slice %bW[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRr = tensor.extract_slice %bR[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRz = tensor.extract_slice %bR[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRn = tensor.extract_slice %bR[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWr, %bRr : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWz, %bRz : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %xn = lstm.gate identity (%xt : tensor<?x4xf32>) weights(%Wn : tensor<8x4xf32>)
+        bias(%bWn : tensor<8xf32>) -> tensor<?x8xf32>
+    %hn = lstm.gate identity (%h : tensor<?x8xf32>) weights(%Rn : tensor<8x8xf32>)
+        bias(%bRn : tensor<8xf32>) -> tensor<?x8xf32>
+    // n = tanh(xn + r * hn): the reset after the recurrent product.
+    %rhn = arith.mulf %r, %hn : tensor<?x8xf32>
+    %npre = arith.addf %xn, %rhn : tensor<?x8xf32>
+    %n = math.tanh %npre : tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hnew = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hnew : tensor<?x8xf32>) state(%hnew : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
 
-// Cho GRU, R_n multiplies r ⊙ h, which depends on the gate r; it is not
+// -----
+
+// Cho's GRU, R_n multiplies r ⊙ h, which depends on the gate r; it is not
 // combined with R_r and R_z (the h group has two gates, not three). The x
 // group is all of W; the h group the first two blocks of R, one slice.
-// CHO-LABEL: func.func @forward
-// CHO-SAME: %[[WX:[^:]*]]: tensor<384x64xf32>, %[[R:[^:]*]]: tensor<384x128xf32>
-// CHO: %[[WH:.*]] = tensor.extract_slice %[[R]][0, 0] [256, 128] [1, 1] : tensor<384x128xf32> to tensor<256x128xf32>
-// CHO-NOT: tensor.concat
-// CHO: lstm.layer
-// CHO-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>):
-// CHO: %[[GX:.*]] = lstm.gate identity(%[[XT]] : tensor<?x64xf32>) weights(%[[WX]] : tensor<384x64xf32>) -> tensor<?x384xf32>
-// CHO: %[[XN:.*]] = tensor.extract_slice %[[GX]][0, 256] [%{{.*}}, 128] [1, 1]
-// CHO: %[[GH:.*]] = lstm.gate identity(%[[H]] : tensor<?x128xf32>) weights(%[[WH]] : tensor<256x128xf32>) -> tensor<?x256xf32>
-// CHO: %[[R:.*]] = lstm.gate sigmoid add(
-// CHO: lstm.gate sigmoid add(
-// CHO: %[[RH:.*]] = arith.mulf %[[R]], %[[H]]
-// CHO: lstm.gate tanh(%[[RH]] : tensor<?x128xf32>) weights(%[[RN:.*]] : tensor<128x128xf32>) add(%[[XN]] : tensor<?x128xf32>) bias(
-// CHO-NOT: weights(
-// CHO: lstm.yield
+// CHECK-LABEL: func.func @cho_gru
+// CHECK-SAME: %[[WX:[^:]*]]: tensor<24x4xf32>, %[[R:[^:]*]]: tensor<24x8xf32>
+// CHECK: %[[WH:.*]] = tensor.extract_slice %[[R]][0, 0] [16, 8] [1, 1] : tensor<24x8xf32> to tensor<16x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<?x8xf32>):
+// CHECK: %[[GX:.*]] = lstm.gate identity(%[[XT]] : tensor<?x4xf32>) weights(%[[WX]] : tensor<24x4xf32>) -> tensor<?x24xf32>
+// CHECK: %[[XN:.*]] = tensor.extract_slice %[[GX]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[GH:.*]] = lstm.gate identity(%[[H]] : tensor<?x8xf32>) weights(%[[WH]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK: %[[RG:.*]] = lstm.gate sigmoid add(
+// CHECK: lstm.gate sigmoid add(
+// CHECK: %[[RH:.*]] = arith.mulf %[[RG]], %[[H]]
+// CHECK: lstm.gate tanh(%[[RH]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(%[[XN]] : tensor<?x8xf32>) bias(
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @cho_gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+                   %W: tensor<24x4xf32>, %R: tensor<24x8xf32>, %b: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %br = tensor.extract_slice %b[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bn = tensor.extract_slice %b[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>) bias(%br : tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    // The reset before the recurrent product: R_n's operand depends on r.
+    %rh = arith.mulf %r, %h : tensor<?x8xf32>
+    %n = lstm.gate tanh (%xt, %rh : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wn, %Rn : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bn : tensor<8xf32>) -> tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hn = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
 
-// MGU, the x products of f and n combine; h multiplies only f (n multiplies
-// f ⊙ h), so no recurrent product is combined.
-// MGU-NOT: tensor.concat
-// MGU: lstm.layer
-// MGU-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>):
-// MGU: lstm.gate identity(%[[XT]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<256x64xf32>) -> tensor<?x256xf32>
-// MGU: %[[F:.*]] = lstm.gate sigmoid(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(
-// MGU: %[[FH:.*]] = arith.mulf %[[F]], %[[H]]
-// MGU: lstm.gate tanh(%[[FH]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(
-// MGU: lstm.yield
+// -----
 
-// FGR, x and h combine over the four gates; each previous gate activation
-// (i, f, o of the last step, part of the state) is its own operand group
-// over the three gates that read it.
-// (Each group's weights are in-order blocks of W, R or a column block of
-// Rg: slices, no concatenation.)
-// FGR-NOT: tensor.concat
-// FGR: lstm.layer
-// FGR-NEXT: ^bb0(%[[XT:[^:]*]]: {{.*}}, %[[H:[^:]*]]: {{.*}}, %[[C:[^:]*]]: {{.*}}, %[[IP:[^:]*]]: {{.*}}, %[[FP:[^:]*]]: {{.*}}, %[[OP:[^:]*]]: tensor<?x128xf32>):
-// FGR: lstm.gate identity(%[[XT]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<512x64xf32>) -> tensor<?x512xf32>
-// FGR: lstm.gate identity(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<512x128xf32>) -> tensor<?x512xf32>
-// FGR: lstm.gate identity(%[[IP]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<384x128xf32>) -> tensor<?x384xf32>
-// FGR: lstm.gate identity(%[[FP]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<384x128xf32>) -> tensor<?x384xf32>
-// FGR: lstm.gate identity(%[[OP]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<384x128xf32>) -> tensor<?x384xf32>
-// FGR: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
-// FGR: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
-// FGR: lstm.gate tanh add(%{{[^,]*}}, %{{[^ ]*}} : tensor<?x128xf32>, tensor<?x128xf32>) bias(
-// FGR: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
-// FGR-NOT: weights(
-// FGR: lstm.yield
+// MGU, the x products of f and n combine (all of W); h multiplies only f (n
+// multiplies f ⊙ h), so no recurrent product is combined.
+// CHECK-LABEL: func.func @mgu
+// CHECK-SAME: %[[W:[^:]*]]: tensor<16x4xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<?x8xf32>):
+// CHECK: lstm.gate identity(%[[XT]] : tensor<?x4xf32>) weights(%[[W]] : tensor<16x4xf32>) -> tensor<?x16xf32>
+// CHECK-NOT: lstm.gate identity
+// CHECK: %[[F:.*]] = lstm.gate sigmoid(%[[H]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(
+// CHECK: %[[FH:.*]] = arith.mulf %[[F]], %[[H]]
+// CHECK: lstm.gate tanh(%[[FH]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(
+// CHECK: lstm.yield
+func.func @mgu(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<16x4xf32>, %R: tensor<16x8xf32>, %b: tensor<16xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wf = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Rf = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %bf = tensor.extract_slice %b[0] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %bn = tensor.extract_slice %b[8] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bf : tensor<8xf32>) -> tensor<?x8xf32>
+    %fh = arith.mulf %f, %h : tensor<?x8xf32>
+    %n = lstm.gate tanh (%xt, %fh : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wn, %Rn : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bn : tensor<8xf32>) -> tensor<?x8xf32>
+    // h_new = (1 - f) * h + f * n
+    %fc = lstm.one_minus %f : tensor<?x8xf32>
+    %fch = arith.mulf %fc, %h : tensor<?x8xf32>
+    %fn = arith.mulf %f, %n : tensor<?x8xf32>
+    %hn = arith.addf %fch, %fn : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
 
-// CIFG, three gates (f = 1 - i).
-// CIFG-NOT: tensor.concat
-// CIFG: lstm.layer
-// CIFG-COUNT-2: lstm.gate identity{{.*}}
-// CIFG-NOT: weights(
-// CIFG: lstm.yield
+// -----
 
-// Stacked and bidirectional layers: each layer packs its own weights (its
-// own W and R, as they are).
-// STACK: lstm.layer forward
-// STACK-COUNT-2: lstm.gate identity{{.*}}
-// STACK-NOT: weights(
-// STACK: lstm.yield
-// STACK: lstm.layer forward
-// STACK-COUNT-2: lstm.gate identity{{.*}}
-// STACK-NOT: weights(
-// STACK: lstm.yield
-// STACK: lstm.layer forward
-// STACK-COUNT-2: lstm.gate identity{{.*}}
-// STACK-NOT: weights(
-// STACK: lstm.yield
+// FGR (full gate recurrence), x and h combine over the four gates; each
+// previous gate activation (i, f, o of the last step, part of the state) is
+// its own operand group over the three gates that read it. Each group's
+// weights are in-order blocks of W, R or a column block of Rg: slices, no
+// concatenation.
+// CHECK-LABEL: func.func @fgr
+// CHECK-SAME: %[[W:[^:]*]]: tensor<32x4xf32>, %[[R:[^:]*]]: tensor<32x8xf32>, %{{[^:]*}}: tensor<32xf32>, %{{[^:]*}}: tensor<3x8xf32>, %[[RG:[^:]*]]: tensor<24x24xf32>
+// CHECK-DAG: %[[RGI:.*]] = tensor.extract_slice %[[RG]][0, 0] [24, 8] [1, 1] : tensor<24x24xf32> to tensor<24x8xf32>
+// CHECK-DAG: %[[RGF:.*]] = tensor.extract_slice %[[RG]][0, 8] [24, 8] [1, 1] : tensor<24x24xf32> to tensor<24x8xf32>
+// CHECK-DAG: %[[RGO:.*]] = tensor.extract_slice %[[RG]][0, 16] [24, 8] [1, 1] : tensor<24x24xf32> to tensor<24x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: {{.*}}, %[[H:[^:]*]]: {{.*}}, %{{[^:]*}}: {{.*}}, %[[IP:[^:]*]]: {{.*}}, %[[FP:[^:]*]]: {{.*}}, %[[OP:[^:]*]]: tensor<?x8xf32>):
+// CHECK: lstm.gate identity(%[[XT]] : tensor<?x4xf32>) weights(%[[W]] : tensor<32x4xf32>) -> tensor<?x32xf32>
+// CHECK: lstm.gate identity(%[[H]] : tensor<?x8xf32>) weights(%[[R]] : tensor<32x8xf32>) -> tensor<?x32xf32>
+// CHECK: lstm.gate identity(%[[IP]] : tensor<?x8xf32>) weights(%[[RGI]] : tensor<24x8xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.gate identity(%[[FP]] : tensor<?x8xf32>) weights(%[[RGF]] : tensor<24x8xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.gate identity(%[[OP]] : tensor<?x8xf32>) weights(%[[RGO]] : tensor<24x8xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
+// CHECK: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
+// CHECK: lstm.gate tanh add(%{{[^,]*}}, %{{[^ ]*}} : tensor<?x8xf32>, tensor<?x8xf32>) bias(
+// CHECK: lstm.gate sigmoid add(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ]*}} : {{.*}}) bias({{.*}}) peephole(
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @fgr(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+               %i0: tensor<?x8xf32>, %f0: tensor<?x8xf32>, %o0: tensor<?x8xf32>,
+               %W: tensor<32x4xf32>, %R: tensor<32x8xf32>, %b: tensor<32xf32>,
+               %P: tensor<3x8xf32>, %Rg: tensor<24x24xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bf = tensor.extract_slice %b[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %pf = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[2, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  // Rg_<to><from> = Rg[<to>, <from>] (order i, f, o).
+  %Rg_ii = tensor.extract_slice %Rg[0, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_if = tensor.extract_slice %Rg[0, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_io = tensor.extract_slice %Rg[0, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_fi = tensor.extract_slice %Rg[8, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_ff = tensor.extract_slice %Rg[8, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_fo = tensor.extract_slice %Rg[8, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_oi = tensor.extract_slice %Rg[16, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_of = tensor.extract_slice %Rg[16, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_oo = tensor.extract_slice %Rg[16, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %hT, %cT, %iT, %fT, %oT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0, %i0, %f0, %o0 : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>, %ip: tensor<?x8xf32>, %fp: tensor<?x8xf32>, %op: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri, %Rg_ii, %Rg_if, %Rg_io : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bi : tensor<8xf32>) peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf, %Rg_fi, %Rg_ff, %Rg_fo : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bf : tensor<8xf32>) peephole(%pf, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro, %Rg_oi, %Rg_of, %Rg_oo : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bo : tensor<8xf32>) peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn, %i, %f, %o : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
 
-// BIDIR: lstm.layer forward
-// BIDIR-COUNT-2: lstm.gate identity{{.*}}
-// BIDIR-NOT: weights(
-// BIDIR: lstm.yield
-// BIDIR: lstm.layer reverse
-// BIDIR-COUNT-2: lstm.gate identity{{.*}}
-// BIDIR-NOT: weights(
-// BIDIR: lstm.yield
+// -----
+
+// CIFG, three gates with weights (f = 1 - i): W and R as they are.
+// CHECK-LABEL: func.func @cifg
+// CHECK-SAME: %[[W:[^:]*]]: tensor<24x4xf32>, %[[R:[^:]*]]: tensor<24x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[W]] : tensor<24x4xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[R]] : tensor<24x8xf32>) -> tensor<?x24xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.one_minus
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @cifg(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                %W: tensor<24x4xf32>, %R: tensor<24x8xf32>, %b: tensor<24xf32>,
+                %P: tensor<2x8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+  %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bi : tensor<8xf32>)
+        peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    // Coupled input and forget gate.
+    %f = lstm.one_minus %i : tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bo : tensor<8xf32>)
+        peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Stacked layers: each layer packs its own weights (its own W and R, as
+// they are).
+// CHECK-LABEL: func.func @stack
+// CHECK-SAME: %[[W0:[^:]*]]: tensor<16x4xf32>, %[[R0:[^:]*]]: tensor<16x8xf32>, %[[W1:[^:]*]]: tensor<16x8xf32>, %[[R1:[^:]*]]: tensor<16x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer forward
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[W0]] : tensor<16x4xf32>) -> tensor<?x16xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[R0]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+// CHECK: lstm.layer forward
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[W1]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[R1]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @stack(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                 %W0: tensor<16x4xf32>, %R0: tensor<16x8xf32>,
+                 %W1: tensor<16x8xf32>, %R1: tensor<16x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wa0 = tensor.extract_slice %W0[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg0 = tensor.extract_slice %W0[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra0 = tensor.extract_slice %R0[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg0 = tensor.extract_slice %R0[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa0, %Ra0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg0, %Rg0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa1 = tensor.extract_slice %W1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Wg1 = tensor.extract_slice %W1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Ra1 = tensor.extract_slice %R1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg1 = tensor.extract_slice %R1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x8xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wa1, %Ra1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wg1, %Rg1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y1, %hT0, %hT1 : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Bidirectional: each direction packs its own weights.
+// CHECK-LABEL: func.func @bidirectional
+// CHECK-SAME: %[[W:[^:]*]]: tensor<16x4xf32>, %[[R:[^:]*]]: tensor<16x8xf32>, %[[WREV:[^:]*]]: tensor<16x4xf32>, %[[RREV:[^:]*]]: tensor<16x8xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: lstm.layer forward
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[W]] : tensor<16x4xf32>) -> tensor<?x16xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[R]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+// CHECK: lstm.layer reverse
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[WREV]] : tensor<16x4xf32>) -> tensor<?x16xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(%[[RREV]] : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK-NOT: weights(
+// CHECK: lstm.yield
+func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                         %W: tensor<16x4xf32>, %R: tensor<16x8xf32>,
+                         %Wrev: tensor<16x4xf32>, %Rrev: tensor<16x8xf32>)
+    -> tensor<?x?x16xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yf, %hTf = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa_r = tensor.extract_slice %Wrev[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg_r = tensor.extract_slice %Wrev[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra_r = tensor.extract_slice %Rrev[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg_r = tensor.extract_slice %Rrev[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yr, %hTr = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa_r, %Ra_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg_r, %Rg_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %y = tensor.concat dim(2) %yf, %yr : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
+// -----
 
 // Each operand is multiplied by a single gate: nothing to combine.
 // CHECK-LABEL: func.func @one_gate_per_operand

@@ -1,155 +1,551 @@
-// RUN: lstm-opt %s --lstm-fuse-elementwise -split-input-file -verify-each | FileCheck %s
-// RUN: lstm-opt %examples/lstm.mlir --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=LSTM-RAW
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/peephole.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=PEEP
-// RUN: lstm-opt %examples/gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=GRU
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=CHO
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=CHO
-// RUN: lstm-opt %examples/mgu.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=MGU
-// RUN: lstm-opt %examples/greff_fgr.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=FGR
-// RUN: lstm-opt %examples/greff_cifg.mlir --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=CIFG
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=STACK
-// RUN: lstm-opt %examples/bidirectional.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise -verify-each | FileCheck %s --check-prefix=BIDIR
-// RUN: lstm-opt %examples/rnn_tanh.mlir --lstm-fuse-elementwise | FileCheck %s --check-prefix=RNN
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-fuse-elementwise -split-input-file | FileCheck %s --check-prefixes=CHECK,BOTH
+// RUN: lstm-opt %s --lstm-combine-gate-gemms --lstm-fuse-elementwise -split-input-file | FileCheck %s --check-prefixes=COMB,BOTH
 
-// The raw LSTM, each gate keeps its two products as a GEMM where it was
-// (an identity gate without biases); biases, activations, the cell update
-// and the output are one region.
-// LSTM-RAW: lstm.layer forward
-// LSTM-RAW-NEXT: ^bb0(%[[XT:.*]]: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>, %[[C:.*]]: tensor<?x128xf32>):
-// LSTM-RAW-NEXT: %[[PI:.*]] = lstm.gate identity(%[[XT]], %[[H]] : tensor<?x64xf32>, tensor<?x128xf32>) weights({{.*}}) -> tensor<?x128xf32>
-// LSTM-RAW-NEXT: %[[PF:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x128xf32>
-// LSTM-RAW-NEXT: %[[PG:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x128xf32>
-// LSTM-RAW-NEXT: %[[PO:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x128xf32>
-// LSTM-RAW-NEXT: %[[R:.*]]:2 = lstm.pointwise ins(%[[PI]], %{{.*}}, %{{.*}}, %[[PF]], %{{.*}}, %{{.*}}, %[[PG]], %{{.*}}, %{{.*}}, %[[C]], %[[PO]], %{{.*}}, %{{.*}} : tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128xf32>, tensor<?x128xf32> {
-// LSTM-RAW-NEXT: ^bb0(%[[VPI:[^:]*]]: f32, %[[VBWI:[^:]*]]: f32, %[[VBRI:[^:]*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[VC:[^:]*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
-// LSTM-RAW-NEXT: %[[S1:.*]] = arith.addf %[[VPI]], %[[VBWI]] : f32
-// LSTM-RAW-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[VBRI]] : f32
-// LSTM-RAW-NEXT: arith.constant 1.000000e+00 : f32
-// LSTM-RAW-NEXT: arith.negf %[[S2]] : f32
-// LSTM-RAW-NEXT: math.exp
-// LSTM-RAW-NEXT: arith.addf
-// LSTM-RAW-NEXT: %[[I:.*]] = arith.divf
-// LSTM-RAW: %[[F:.*]] = arith.divf
-// LSTM-RAW: %[[G:.*]] = math.tanh
-// LSTM-RAW-NEXT: %[[IG:.*]] = arith.mulf %[[I]], %[[G]] : f32
-// LSTM-RAW-NEXT: %[[FC:.*]] = arith.mulf %[[F]], %[[VC]] : f32
-// LSTM-RAW-NEXT: %[[CN:.*]] = arith.addf %[[FC]], %[[IG]] : f32
-// LSTM-RAW: %[[O:.*]] = arith.divf
-// LSTM-RAW-NEXT: %[[TC:.*]] = math.tanh %[[CN]] : f32
-// LSTM-RAW-NEXT: %[[HN:.*]] = arith.mulf %[[O]], %[[TC]] : f32
-// LSTM-RAW-NEXT: lstm.pointwise_yield %[[CN]], %[[HN]] : f32, f32
-// LSTM-RAW-NEXT: }
-// LSTM-RAW-NEXT: lstm.yield out(%[[R]]#1 : tensor<?x128xf32>) state(%[[R]]#1, %[[R]]#0 : tensor<?x128xf32>, tensor<?x128xf32>)
+// Prefixes: CHECK for the pass alone, COMB after lstm-combine-gate-gemms,
+// BOTH for either.
+
+// The raw LSTM (x of 4 features, h of 8), each gate keeps its two products
+// as a GEMM where it was (an identity gate without biases); biases,
+// activations, the cell update and the output are one region.
+// CHECK-LABEL: func.func @lstm
+// CHECK: lstm.layer forward
+// CHECK-NEXT: ^bb0(%[[XT:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<?x8xf32>, %[[C:[^:]*]]: tensor<?x8xf32>):
+// CHECK-NEXT: %[[PI:.*]] = lstm.gate identity(%[[XT]], %[[H]] : tensor<?x4xf32>, tensor<?x8xf32>) weights({{.*}}) -> tensor<?x8xf32>
+// CHECK-NEXT: %[[PF:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x8xf32>
+// CHECK-NEXT: %[[PG:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x8xf32>
+// CHECK-NEXT: %[[PO:.*]] = lstm.gate identity(%[[XT]], %[[H]] : {{.*}}) weights({{.*}}) -> tensor<?x8xf32>
+// CHECK-NEXT: %[[R:.*]]:2 = lstm.pointwise ins(%[[PI]], %{{.*}}, %{{.*}}, %[[PF]], %{{.*}}, %{{.*}}, %[[PG]], %{{.*}}, %{{.*}}, %[[C]], %[[PO]], %{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>, tensor<?x8xf32> {
+// CHECK-NEXT: ^bb0(%[[VPI:[^:]*]]: f32, %[[VBWI:[^:]*]]: f32, %[[VBRI:[^:]*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[VC:[^:]*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[VPI]], %[[VBWI]] : f32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[VBRI]] : f32
+// CHECK-NEXT: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: arith.negf %[[S2]] : f32
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[I:.*]] = arith.divf
+// CHECK: %[[F:.*]] = arith.divf
+// CHECK: %[[G:.*]] = math.tanh
+// CHECK-NEXT: %[[IG:.*]] = arith.mulf %[[I]], %[[G]] : f32
+// CHECK-NEXT: %[[FC:.*]] = arith.mulf %[[F]], %[[VC]] : f32
+// CHECK-NEXT: %[[CN:.*]] = arith.addf %[[FC]], %[[IG]] : f32
+// CHECK: %[[O:.*]] = arith.divf
+// CHECK-NEXT: %[[TC:.*]] = math.tanh %[[CN]] : f32
+// CHECK-NEXT: %[[HN:.*]] = arith.mulf %[[O]], %[[TC]] : f32
+// CHECK-NEXT: lstm.pointwise_yield %[[CN]], %[[HN]] : f32, f32
+// CHECK-NEXT: }
+// CHECK-NEXT: lstm.yield out(%[[R]]#1 : tensor<?x8xf32>) state(%[[R]]#1, %[[R]]#0 : tensor<?x8xf32>, tensor<?x8xf32>)
 
 // After combining, the two GEMMs come first and the fused region reads the
 // gates' columns of their results (tensor.extract_slice, strided views
 // after bufferization) as operands.
-// LSTM: lstm.layer forward
-// LSTM: %[[GX:.*]] = lstm.gate identity({{.*}}) weights({{.*}} : tensor<512x64xf32>) -> tensor<?x512xf32>
-// LSTM: %[[XI:.*]] = tensor.extract_slice %[[GX]][0, 0] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[GH:.*]] = lstm.gate identity({{.*}}) weights({{.*}} : tensor<512x128xf32>) -> tensor<?x512xf32>
-// LSTM: %[[HI:.*]] = tensor.extract_slice %[[GH]][0, 0] [%{{.*}}, 128] [1, 1]
-// LSTM-NOT: lstm.gate
-// LSTM: %[[R:.*]]:2 = lstm.pointwise ins(%[[XI]], %[[HI]], {{.*}}) -> tensor<?x128xf32>, tensor<?x128xf32> {
-// LSTM-COUNT-2: math.exp
-// LSTM: math.tanh
-// LSTM: math.exp
-// LSTM: math.tanh
-// LSTM: lstm.pointwise_yield
-// LSTM-NEXT: }
-// LSTM-NEXT: lstm.yield out(%[[R]]#1 : tensor<?x128xf32>) state(%[[R]]#1, %[[R]]#0 : tensor<?x128xf32>, tensor<?x128xf32>)
+// COMB-LABEL: func.func @lstm
+// COMB: lstm.layer forward
+// COMB: %[[GX:.*]] = lstm.gate identity({{.*}}) weights({{.*}} : tensor<32x4xf32>) -> tensor<?x32xf32>
+// COMB: %[[XI:.*]] = tensor.extract_slice %[[GX]][0, 0] [%{{.*}}, 8] [1, 1]
+// COMB: %[[GH:.*]] = lstm.gate identity({{.*}}) weights({{.*}} : tensor<32x8xf32>) -> tensor<?x32xf32>
+// COMB: %[[HI:.*]] = tensor.extract_slice %[[GH]][0, 0] [%{{.*}}, 8] [1, 1]
+// COMB-NOT: lstm.gate
+// COMB: %[[R:.*]]:2 = lstm.pointwise ins(%[[XI]], %[[HI]], {{.*}}) -> tensor<?x8xf32>, tensor<?x8xf32> {
+// COMB-COUNT-2: math.exp
+// COMB: math.tanh
+// COMB: math.exp
+// COMB: math.tanh
+// COMB: lstm.pointwise_yield
+// COMB-NEXT: }
+// COMB-NEXT: lstm.yield out(%[[R]]#1 : tensor<?x8xf32>) state(%[[R]]#1, %[[R]]#0 : tensor<?x8xf32>, tensor<?x8xf32>)
+func.func @lstm(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                %W: tensor<32x4xf32>, %R: tensor<32x8xf32>,
+                %bW: tensor<32xf32>, %bR: tensor<32xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bWi = tensor.extract_slice %bW[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWf = tensor.extract_slice %bW[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWg = tensor.extract_slice %bW[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWo = tensor.extract_slice %bW[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRi = tensor.extract_slice %bR[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRf = tensor.extract_slice %bR[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRg = tensor.extract_slice %bR[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRo = tensor.extract_slice %bR[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %y, %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWi, %bRi : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWf, %bRf : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWg, %bRg : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %ig = arith.mulf %i, %g : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %ig : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWo, %bRo : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
 
-// The output gate peeps at the new c, the region computes c_t before o.
-// PEEP: lstm.layer
-// PEEP-COUNT-2: lstm.gate identity
-// PEEP-NOT: lstm.gate
-// PEEP: lstm.pointwise
-// PEEP-COUNT-2: math.exp
-// PEEP: math.tanh
-// PEEP: %[[IG:.*]] = arith.mulf
-// PEEP-NEXT: %[[FC:.*]] = arith.mulf
-// PEEP-NEXT: %[[CN:.*]] = arith.addf %[[FC]], %[[IG]] : f32
-// PEEP: %[[PO:.*]] = arith.mulf %{{.*}}, %[[CN]] : f32
-// PEEP-NEXT: arith.addf %{{.*}}, %[[PO]] : f32
-// PEEP: math.exp
-// PEEP: math.tanh %[[CN]]
-// PEEP: lstm.pointwise_yield %[[CN]], %{{.*}} : f32, f32
-// PEEP-NOT: lstm.pointwise ins
-// PEEP: lstm.yield
+// -----
+
+// The peephole LSTM: the output gate peeps at the new c, the region
+// computes c_t before o.
+// COMB-LABEL: func.func @peephole
+// COMB: lstm.layer
+// COMB-COUNT-2: lstm.gate identity
+// COMB-NOT: lstm.gate
+// COMB: lstm.pointwise
+// COMB-COUNT-2: math.exp
+// COMB: math.tanh
+// COMB: %[[IG:.*]] = arith.mulf
+// COMB-NEXT: %[[FC:.*]] = arith.mulf
+// COMB-NEXT: %[[CN:.*]] = arith.addf %[[FC]], %[[IG]] : f32
+// COMB: %[[PO:.*]] = arith.mulf %{{.*}}, %[[CN]] : f32
+// COMB-NEXT: arith.addf %{{.*}}, %[[PO]] : f32
+// COMB: math.exp
+// COMB: math.tanh %[[CN]]
+// COMB: lstm.pointwise_yield %[[CN]], %{{.*}} : f32, f32
+// COMB-NOT: lstm.pointwise ins
+// COMB: lstm.yield
+func.func @peephole(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                    %W: tensor<32x4xf32>, %R: tensor<32x8xf32>, %b: tensor<32xf32>,
+                    %P: tensor<3x8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bf = tensor.extract_slice %b[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %pf = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[2, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bi : tensor<8xf32>)
+        peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bf : tensor<8xf32>)
+        peephole(%pf, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    // o peeps at the new c.
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bo : tensor<8xf32>)
+        peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // The PyTorch GRU, r ⊙ (R_n h + b_hn) is pointwise, one region.
-// GRU: lstm.layer
-// GRU-COUNT-2: lstm.gate identity
-// GRU-NOT: lstm.gate
-// GRU: %[[R:.*]] = lstm.pointwise
-// GRU-COUNT-2: math.exp
-// GRU: math.tanh
-// GRU: arith.subf
-// GRU: lstm.pointwise_yield
-// GRU-NOT: lstm.pointwise ins
-// GRU-NOT: lstm.one_minus
-// GRU: lstm.yield out(%[[R]] : tensor<?x128xf32>) state(%[[R]] : tensor<?x128xf32>)
+// COMB-LABEL: func.func @gru
+// COMB: lstm.layer
+// COMB-COUNT-2: lstm.gate identity
+// COMB-NOT: lstm.gate
+// COMB: %[[R:.*]] = lstm.pointwise
+// COMB-COUNT-2: math.exp
+// COMB: math.tanh
+// COMB: arith.subf
+// COMB: lstm.pointwise_yield
+// COMB-NOT: lstm.pointwise ins
+// COMB-NOT: lstm.one_minus
+// COMB: lstm.yield out(%[[R]] : tensor<?x8xf32>) state(%[[R]] : tensor<?x8xf32>)
+func.func @gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<24x4xf32>, %R: tensor<24x8xf32>,
+               %bW: tensor<24xf32>, %bR: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bWr = tensor.extract_slice %bW[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWz = tensor.extract_slice %bW[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWn = tensor.extract_slice %bW[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRr = tensor.extract_slice %bR[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRz = tensor.extract_slice %bR[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRn = tensor.extract_slice %bR[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWr, %bRr : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWz, %bRz : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %xn = lstm.gate identity (%xt : tensor<?x4xf32>) weights(%Wn : tensor<8x4xf32>)
+        bias(%bWn : tensor<8xf32>) -> tensor<?x8xf32>
+    %hn = lstm.gate identity (%h : tensor<?x8xf32>) weights(%Rn : tensor<8x8xf32>)
+        bias(%bRn : tensor<8xf32>) -> tensor<?x8xf32>
+    // n = tanh(xn + r * hn): the reset after the recurrent product.
+    %rhn = arith.mulf %r, %hn : tensor<?x8xf32>
+    %npre = arith.addf %xn, %rhn : tensor<?x8xf32>
+    %n = math.tanh %npre : tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hnew = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hnew : tensor<?x8xf32>) state(%hnew : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
 
-// Cho's GRU, the GEMM of R_n (r ⊙ h) splits the step into two groups. The
-// first computes r and r ⊙ h; the second reads the GEMM and computes z, n,
-// 1 - z and the new h (z is computed where it is used, not passed on).
-// CHO: lstm.layer
-// CHO-NEXT: ^bb0(%{{.*}}: tensor<?x64xf32>, %[[H:.*]]: tensor<?x128xf32>):
-// CHO: %[[RH:.*]] = lstm.pointwise ins({{.*}}%[[H]] : {{.*}}) -> tensor<?x128xf32> {
-// CHO: math.exp
-// CHO-NEXT: arith.addf
-// CHO-NEXT: %[[VR:.*]] = arith.divf
-// CHO-NEXT: %[[VRH:.*]] = arith.mulf %[[VR]], %{{.*}} : f32
-// CHO-NEXT: lstm.pointwise_yield %[[VRH]] : f32
-// CHO: %[[N:.*]] = lstm.gate identity({{.*}}%[[RH]] : {{.*}}tensor<?x128xf32>) weights({{.*}}tensor<128x128xf32>) -> tensor<?x128xf32>
-// CHO-NEXT: %[[HN:.*]] = lstm.pointwise ins({{.*}}%[[N]]{{.*}}%[[H]] : {{.*}}) -> tensor<?x128xf32> {
-// CHO: math.exp
-// CHO: math.tanh
-// CHO: arith.subf
-// CHO: lstm.pointwise_yield
-// CHO-NOT: lstm.pointwise ins
-// CHO: lstm.yield out(%[[HN]] : tensor<?x128xf32>) state(%[[HN]] : tensor<?x128xf32>)
+// -----
+
+// Cho's GRU, with or without combining: the GEMM of R_n (r ⊙ h) splits the
+// step into two groups. The first computes r and r ⊙ h; the second reads
+// the GEMM and computes z, n, 1 - z and the new h (z is computed where it
+// is used, not passed on).
+// BOTH-LABEL: func.func @cho_gru
+// BOTH: lstm.layer
+// BOTH-NEXT: ^bb0(%{{.*}}: tensor<?x4xf32>, %[[H:.*]]: tensor<?x8xf32>):
+// BOTH: %[[RH:.*]] = lstm.pointwise ins({{.*}}%[[H]] : {{.*}}) -> tensor<?x8xf32> {
+// BOTH: math.exp
+// BOTH-NEXT: arith.addf
+// BOTH-NEXT: %[[VR:.*]] = arith.divf
+// BOTH-NEXT: %[[VRH:.*]] = arith.mulf %[[VR]], %{{.*}} : f32
+// BOTH-NEXT: lstm.pointwise_yield %[[VRH]] : f32
+// BOTH: %[[N:.*]] = lstm.gate identity({{.*}}%[[RH]] : {{.*}}tensor<?x8xf32>) weights({{.*}}tensor<8x8xf32>) -> tensor<?x8xf32>
+// BOTH-NEXT: %[[HN:.*]] = lstm.pointwise ins({{.*}}%[[N]]{{.*}}%[[H]] : {{.*}}) -> tensor<?x8xf32> {
+// BOTH: math.exp
+// BOTH: math.tanh
+// BOTH: arith.subf
+// BOTH: lstm.pointwise_yield
+// BOTH-NOT: lstm.pointwise ins
+// BOTH: lstm.yield out(%[[HN]] : tensor<?x8xf32>) state(%[[HN]] : tensor<?x8xf32>)
+func.func @cho_gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+                   %W: tensor<24x4xf32>, %R: tensor<24x8xf32>, %b: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %br = tensor.extract_slice %b[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bn = tensor.extract_slice %b[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>) bias(%br : tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    // The reset before the recurrent product: R_n's operand depends on r.
+    %rh = arith.mulf %r, %h : tensor<?x8xf32>
+    %n = lstm.gate tanh (%xt, %rh : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wn, %Rn : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bn : tensor<8xf32>) -> tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hn = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // MGU, R_n multiplies f ⊙ h, two groups as in Cho's GRU.
-// MGU: lstm.layer
-// MGU: %[[G1:.*]]:2 = lstm.pointwise
-// MGU: lstm.gate identity(%[[G1]]#1 : tensor<?x128xf32>)
-// MGU: %[[G2:.*]] = lstm.pointwise ins({{.*}}%[[G1]]#0{{.*}})
-// MGU-NOT: lstm.pointwise ins
-// MGU: lstm.yield out(%[[G2]] : tensor<?x128xf32>)
+// COMB-LABEL: func.func @mgu
+// COMB: lstm.layer
+// COMB: %[[G1:.*]]:2 = lstm.pointwise
+// COMB: lstm.gate identity(%[[G1]]#1 : tensor<?x8xf32>)
+// COMB: %[[G2:.*]] = lstm.pointwise ins({{.*}}%[[G1]]#0{{.*}})
+// COMB-NOT: lstm.pointwise ins
+// COMB: lstm.yield out(%[[G2]] : tensor<?x8xf32>)
+func.func @mgu(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<16x4xf32>, %R: tensor<16x8xf32>, %b: tensor<16xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wf = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Rf = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %bf = tensor.extract_slice %b[0] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %bn = tensor.extract_slice %b[8] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bf : tensor<8xf32>) -> tensor<?x8xf32>
+    %fh = arith.mulf %f, %h : tensor<?x8xf32>
+    %n = lstm.gate tanh (%xt, %fh : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wn, %Rn : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bn : tensor<8xf32>) -> tensor<?x8xf32>
+    // h_new = (1 - f) * h + f * n
+    %fc = lstm.one_minus %f : tensor<?x8xf32>
+    %fch = arith.mulf %fc, %h : tensor<?x8xf32>
+    %fn = arith.mulf %f, %n : tensor<?x8xf32>
+    %hn = arith.addf %fch, %fn : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // FGR, the gate activations are state, read by the next step's GEMMs: one
 // region yields h, c, i, f, o.
-// FGR: lstm.layer
-// FGR-COUNT-5: lstm.gate identity
-// FGR-NOT: lstm.gate
-// FGR: %[[R:.*]]:5 = lstm.pointwise
-// FGR-NOT: lstm.pointwise ins
-// FGR: lstm.yield out(%[[R]]#4 : tensor<?x128xf32>) state(%[[R]]#4, %[[R]]#2, %[[R]]#0, %[[R]]#1, %[[R]]#3 :
+// COMB-LABEL: func.func @fgr
+// COMB: lstm.layer
+// COMB-COUNT-5: lstm.gate identity
+// COMB-NOT: lstm.gate
+// COMB: %[[R:.*]]:5 = lstm.pointwise
+// COMB-NOT: lstm.pointwise ins
+// COMB: lstm.yield state(%[[R]]#4, %[[R]]#2, %[[R]]#0, %[[R]]#1, %[[R]]#3 :
+func.func @fgr(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+               %i0: tensor<?x8xf32>, %f0: tensor<?x8xf32>, %o0: tensor<?x8xf32>,
+               %W: tensor<32x4xf32>, %R: tensor<32x8xf32>, %b: tensor<32xf32>,
+               %P: tensor<3x8xf32>, %Rg: tensor<24x24xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bf = tensor.extract_slice %b[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %pf = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[2, 0] [1, 8] [1, 1] : tensor<3x8xf32> to tensor<8xf32>
+  // Rg_<to><from> = Rg[<to>, <from>] (order i, f, o).
+  %Rg_ii = tensor.extract_slice %Rg[0, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_if = tensor.extract_slice %Rg[0, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_io = tensor.extract_slice %Rg[0, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_fi = tensor.extract_slice %Rg[8, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_ff = tensor.extract_slice %Rg[8, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_fo = tensor.extract_slice %Rg[8, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_oi = tensor.extract_slice %Rg[16, 0] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_of = tensor.extract_slice %Rg[16, 8] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %Rg_oo = tensor.extract_slice %Rg[16, 16] [8, 8] [1, 1] : tensor<24x24xf32> to tensor<8x8xf32>
+  %hT, %cT, %iT, %fT, %oT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0, %i0, %f0, %o0 : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>, %ip: tensor<?x8xf32>, %fp: tensor<?x8xf32>, %op: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri, %Rg_ii, %Rg_if, %Rg_io : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bi : tensor<8xf32>) peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf, %Rg_fi, %Rg_ff, %Rg_fo : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bf : tensor<8xf32>) peephole(%pf, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h, %ip, %fp, %op : tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro, %Rg_oi, %Rg_of, %Rg_oo : tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+        bias(%bo : tensor<8xf32>) peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn, %i, %f, %o : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // CIFG (raw), f = 1 - i joins the region.
-// CIFG: lstm.layer
-// CIFG-COUNT-3: lstm.gate identity
-// CIFG: lstm.pointwise
-// CIFG: arith.subf
-// CIFG-NOT: lstm.one_minus
-// CIFG-NOT: lstm.pointwise ins
-// CIFG: lstm.yield
+// CHECK-LABEL: func.func @cifg
+// CHECK: lstm.layer
+// CHECK-COUNT-3: lstm.gate identity
+// CHECK: lstm.pointwise
+// CHECK: arith.subf
+// CHECK-NOT: lstm.one_minus
+// CHECK-NOT: lstm.pointwise ins
+// CHECK: lstm.yield
+func.func @cifg(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                %W: tensor<24x4xf32>, %R: tensor<24x8xf32>, %b: tensor<24xf32>,
+                %P: tensor<2x8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bi = tensor.extract_slice %b[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bo = tensor.extract_slice %b[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %pi = tensor.extract_slice %P[0, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+  %po = tensor.extract_slice %P[1, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+  %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bi : tensor<8xf32>)
+        peephole(%pi, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    // Coupled input and forget gate.
+    %f = lstm.one_minus %i : tensor<?x8xf32>
+    %z = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    %iz = arith.mulf %i, %z : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %iz : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bo : tensor<8xf32>)
+        peephole(%po, %cn : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT, %cT : tensor<?x8xf32>, tensor<?x8xf32>
+}
 
-// Every layer of a stack and both directions get their own region.
-// STACK-COUNT-3: lstm.pointwise ins
-// STACK-NOT: lstm.pointwise ins
-// BIDIR: lstm.layer forward
-// BIDIR: lstm.pointwise ins
-// BIDIR: lstm.layer reverse
-// BIDIR: lstm.pointwise ins
-// BIDIR-NOT: lstm.pointwise ins
+// -----
+
+// Every layer of a stack gets its own region.
+// COMB-LABEL: func.func @stack
+// COMB: lstm.layer forward
+// COMB: lstm.pointwise ins
+// COMB: lstm.layer forward
+// COMB: lstm.pointwise ins
+// COMB-NOT: lstm.pointwise ins
+// COMB: return
+func.func @stack(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                 %W0: tensor<16x4xf32>, %R0: tensor<16x8xf32>,
+                 %W1: tensor<16x8xf32>, %R1: tensor<16x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wa0 = tensor.extract_slice %W0[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg0 = tensor.extract_slice %W0[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra0 = tensor.extract_slice %R0[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg0 = tensor.extract_slice %R0[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa0, %Ra0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg0, %Rg0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa1 = tensor.extract_slice %W1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Wg1 = tensor.extract_slice %W1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Ra1 = tensor.extract_slice %R1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg1 = tensor.extract_slice %R1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x8xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wa1, %Ra1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wg1, %Rg1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y1, %hT0, %hT1 : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Both directions of a bidirectional layer get their own region.
+// COMB-LABEL: func.func @bidirectional
+// COMB: lstm.layer forward
+// COMB: lstm.pointwise ins
+// COMB: lstm.layer reverse
+// COMB: lstm.pointwise ins
+// COMB-NOT: lstm.pointwise ins
+// COMB: tensor.concat dim(2)
+func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                         %W: tensor<16x4xf32>, %R: tensor<16x8xf32>,
+                         %Wrev: tensor<16x4xf32>, %Rrev: tensor<16x8xf32>)
+    -> tensor<?x?x16xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yf, %hTf = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa_r = tensor.extract_slice %Wrev[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg_r = tensor.extract_slice %Wrev[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra_r = tensor.extract_slice %Rrev[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg_r = tensor.extract_slice %Rrev[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yr, %hTr = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa_r, %Ra_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg_r, %Rg_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %y = tensor.concat dim(2) %yf, %yr : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
+// -----
 
 // A plain RNN has a single pointwise op (the epilogue of its one gate): it is
 // left alone.
-// RNN-NOT: lstm.pointwise ins
-// RNN: lstm.gate tanh(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<?x128xf32>) weights(
+// CHECK-LABEL: func.func @rnn
+// CHECK-NOT: lstm.pointwise ins
+// CHECK: lstm.gate tanh(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<?x8xf32>) weights(
+// CHECK-NOT: lstm.pointwise ins
+// CHECK: lstm.yield
+func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
+               %R: tensor<8x8xf32>, %bW: tensor<8xf32>, %bR: tensor<8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bW, %bR : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // No pointwise work at all: nothing changes.
 // CHECK-LABEL: func.func @no_pointwise

@@ -1,95 +1,314 @@
-// RUN: lstm-opt %s --lstm-hoist-input-projection -split-input-file -verify-each | FileCheck %s
-// RUN: lstm-opt %examples/lstm.mlir --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=COMB
-// RUN: lstm-opt %examples/gru.mlir --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=GRU
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=CHO
-// RUN: lstm-opt %examples/stack3.mlir --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=STACK
-// RUN: lstm-opt %examples/bidirectional.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=BIDIR
-// RUN: lstm-opt %examples/varlen.mlir --lstm-hoist-input-projection -verify-each | FileCheck %s --check-prefix=VARLEN
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-hoist-input-projection -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-combine-gate-gemms --lstm-hoist-input-projection -split-input-file | FileCheck %s --check-prefix=COMB
 
-// The raw LSTM cell: the four x products become one GEMM over T·B rows
-// against the stacked W; the recurrent products stay. The biases stay in the
-// gates (each gate also has R h: folding them would reassociate its sum).
-// The gates' blocks of W, stacked in order, are W itself.
-// LSTM-LABEL: func.func @forward
-// LSTM-SAME: (%[[X:[^:]*]]: tensor<?x?x64xf32>, %{{[^:]*}}: tensor<?x128xf32>, %{{[^:]*}}: tensor<?x128xf32>, %[[W:[^:]*]]: tensor<512x64xf32>
-// LSTM-NOT: tensor.concat
-// LSTM: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
-// LSTM-NEXT: %[[P:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>) weights(%[[W]] : tensor<512x64xf32>) -> tensor<?x512xf32>
-// LSTM: %[[T:.*]] = tensor.dim %[[X]], %c0
-// LSTM: %[[B:.*]] = tensor.dim %[[X]], %c1
-// LSTM-NEXT: %[[SEQ:.*]] = tensor.expand_shape %[[P]] {{\[}}[0, 1], [2]] output_shape [%[[T]], %[[B]], 512] : tensor<?x512xf32> into tensor<?x?x512xf32>
-// LSTM-NEXT: lstm.layer forward ins(%[[SEQ]] : tensor<?x?x512xf32>)
-// LSTM-NEXT: ^bb0(%[[PT:.*]]: tensor<?x512xf32>, %[[H:.*]]: tensor<?x128xf32>, %{{.*}}: tensor<?x128xf32>):
-// LSTM: %[[PI:.*]] = tensor.extract_slice %[[PT]][0, 0] [%{{.*}}, 128] [1, 1] : tensor<?x512xf32> to tensor<?x128xf32>
-// LSTM: %[[PF:.*]] = tensor.extract_slice %[[PT]][0, 128] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[PG:.*]] = tensor.extract_slice %[[PT]][0, 256] [%{{.*}}, 128] [1, 1]
-// LSTM: %[[PO:.*]] = tensor.extract_slice %[[PT]][0, 384] [%{{.*}}, 128] [1, 1]
-// LSTM: lstm.gate sigmoid(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(%[[PI]] : tensor<?x128xf32>) bias(
-// LSTM: lstm.gate sigmoid(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(%[[PF]] : tensor<?x128xf32>) bias(
-// LSTM: lstm.gate tanh(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(%[[PG]] : tensor<?x128xf32>) bias(
-// LSTM: lstm.gate sigmoid(%[[H]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(%[[PO]] : tensor<?x128xf32>) bias(
-// LSTM-NOT: tensor<?x64xf32>
-// LSTM: lstm.yield
+// The raw LSTM cell (x of 4 features, h of 8): the four x products become
+// one GEMM over T·B rows against the stacked W; the recurrent products
+// stay. The biases stay in the gates (each gate also has R h: folding them
+// would reassociate its sum). The gates' blocks of W, stacked in order, are
+// W itself.
+// CHECK-LABEL: func.func @lstm
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x?x4xf32>, %{{[^:]*}}: tensor<?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>, %[[W:[^:]*]]: tensor<32x4xf32>
+// CHECK-NOT: tensor.concat
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x4xf32> into tensor<?x4xf32>
+// CHECK-NEXT: %[[P:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x4xf32>) weights(%[[W]] : tensor<32x4xf32>) -> tensor<?x32xf32>
+// CHECK: %[[T:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %c1
+// CHECK-NEXT: %[[SEQ:.*]] = tensor.expand_shape %[[P]] {{\[}}[0, 1], [2]] output_shape [%[[T]], %[[B]], 32] : tensor<?x32xf32> into tensor<?x?x32xf32>
+// CHECK-NEXT: lstm.layer forward ins(%[[SEQ]] : tensor<?x?x32xf32>)
+// CHECK-NEXT: ^bb0(%[[PT:[^:]*]]: tensor<?x32xf32>, %[[H:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>):
+// CHECK: %[[PI:.*]] = tensor.extract_slice %[[PT]][0, 0] [%{{.*}}, 8] [1, 1] : tensor<?x32xf32> to tensor<?x8xf32>
+// CHECK: %[[PF:.*]] = tensor.extract_slice %[[PT]][0, 8] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[PG:.*]] = tensor.extract_slice %[[PT]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: %[[PO:.*]] = tensor.extract_slice %[[PT]][0, 24] [%{{.*}}, 8] [1, 1]
+// CHECK: lstm.gate sigmoid(%[[H]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(%[[PI]] : tensor<?x8xf32>) bias(
+// CHECK: lstm.gate sigmoid(%[[H]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(%[[PF]] : tensor<?x8xf32>) bias(
+// CHECK: lstm.gate tanh(%[[H]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(%[[PG]] : tensor<?x8xf32>) bias(
+// CHECK: lstm.gate sigmoid(%[[H]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(%[[PO]] : tensor<?x8xf32>) bias(
+// CHECK-NOT: tensor<?x4xf32>
+// CHECK: lstm.yield
 
 // After combining, the combined identity gate on x_t is the hoisted GEMM;
-// the cell slices the step's [B, 512] row block directly and keeps one GEMM.
-// COMB-LABEL: func.func @forward
-// COMB-SAME: %[[WX:[^:]*]]: tensor<512x64xf32>, %[[WH:[^:]*]]: tensor<512x128xf32>
+// the cell slices the step's [B, 32] row block directly and keeps one GEMM.
+// COMB-LABEL: func.func @lstm
+// COMB-SAME: %[[WX:[^:]*]]: tensor<32x4xf32>, %[[WH:[^:]*]]: tensor<32x8xf32>
 // COMB-NOT: tensor.concat
 // COMB: tensor.collapse_shape
-// COMB-NEXT: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%[[WX]] : tensor<512x64xf32>) -> tensor<?x512xf32>
-// COMB: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
-// COMB-NEXT: ^bb0(%[[PT:.*]]: tensor<?x512xf32>, %[[H:.*]]: tensor<?x128xf32>, %{{.*}}: tensor<?x128xf32>):
+// COMB-NEXT: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%[[WX]] : tensor<32x4xf32>) -> tensor<?x32xf32>
+// COMB: lstm.layer forward ins(%{{.*}} : tensor<?x?x32xf32>)
+// COMB-NEXT: ^bb0(%[[PT:[^:]*]]: tensor<?x32xf32>, %[[H:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>):
 // COMB-COUNT-4: tensor.extract_slice %[[PT]]
-// COMB: lstm.gate identity(%[[H]] : tensor<?x128xf32>) weights(%[[WH]] : tensor<512x128xf32>) -> tensor<?x512xf32>
+// COMB: lstm.gate identity(%[[H]] : tensor<?x8xf32>) weights(%[[WH]] : tensor<32x8xf32>) -> tensor<?x32xf32>
 // COMB-NOT: lstm.gate identity
 // COMB-NOT: weights(
 // COMB: lstm.yield
+func.func @lstm(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                %W: tensor<32x4xf32>, %R: tensor<32x8xf32>,
+                %bW: tensor<32xf32>, %bR: tensor<32xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wi = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wf = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Wo = tensor.extract_slice %W[24, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+  %Ri = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rf = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %Ro = tensor.extract_slice %R[24, 0] [8, 8] [1, 1] : tensor<32x8xf32> to tensor<8x8xf32>
+  %bWi = tensor.extract_slice %bW[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWf = tensor.extract_slice %bW[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWg = tensor.extract_slice %bW[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bWo = tensor.extract_slice %bW[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRi = tensor.extract_slice %bR[0] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRf = tensor.extract_slice %bR[8] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRg = tensor.extract_slice %bR[16] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %bRo = tensor.extract_slice %bR[24] [8] [1] : tensor<32xf32> to tensor<8xf32>
+  %y, %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %i = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wi, %Ri : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWi, %bRi : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wf, %Rf : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWf, %bRf : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWg, %bRg : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %ig = arith.mulf %i, %g : tensor<?x8xf32>
+    %fc = arith.mulf %f, %c : tensor<?x8xf32>
+    %cn = arith.addf %fc, %ig : tensor<?x8xf32>
+    %o = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wo, %Ro : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWo, %bRo : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %tc = math.tanh %cn : tensor<?x8xf32>
+    %hn = arith.mulf %o, %tc : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // PyTorch's GRU, n's x product has the gate to itself with its bias b_in, so
-// b_in folds into the hoisted GEMM (zeros for r and u) and that gate
-// disappears; r and u keep their biases (they also have R h).
-// GRU: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
-// GRU: %[[BIAS:.*]] = tensor.concat dim(0) %[[Z]], %[[Z]], %{{.*}} : {{.*}} -> tensor<384xf32>
-// GRU: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%{{.*}} : tensor<384x64xf32>) bias(%[[BIAS]] : tensor<384xf32>) -> tensor<?x384xf32>
-// GRU: lstm.layer forward ins(%{{.*}} : tensor<?x?x384xf32>)
-// GRU: %[[PN:.*]] = tensor.extract_slice %{{.*}}[0, 256] [%{{.*}}, 128] [1, 1]
-// GRU: lstm.gate sigmoid(%{{.*}}) weights(%{{.*}}) add(%{{.*}}) bias(%{{[^,]*}}, %{{[^ ]*}} :
-// GRU: lstm.gate sigmoid(%{{.*}}) weights(%{{.*}}) add(%{{.*}}) bias(%{{[^,]*}}, %{{[^ ]*}} :
-// GRU: %[[HN:.*]] = lstm.gate identity(%{{.*}} : tensor<?x128xf32>) weights(
-// GRU: %[[RHN:.*]] = arith.mulf %{{.*}}, %[[HN]]
-// GRU: arith.addf %[[PN]], %[[RHN]]
-// GRU: lstm.yield
+// b_in folds into the hoisted GEMM (zeros for r and z) and that gate
+// disappears; r and z keep their biases (they also have R h).
+// CHECK-LABEL: func.func @gru
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK: %[[BIAS:.*]] = tensor.concat dim(0) %[[Z]], %[[Z]], %{{.*}} : {{.*}} -> tensor<24xf32>
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%{{.*}} : tensor<24x4xf32>) bias(%[[BIAS]] : tensor<24xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.layer forward ins(%{{.*}} : tensor<?x?x24xf32>)
+// CHECK: %[[PN:.*]] = tensor.extract_slice %{{.*}}[0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: lstm.gate sigmoid(%{{.*}}) weights(%{{.*}}) add(%{{.*}}) bias(%{{[^,]*}}, %{{[^ ]*}} :
+// CHECK: lstm.gate sigmoid(%{{.*}}) weights(%{{.*}}) add(%{{.*}}) bias(%{{[^,]*}}, %{{[^ ]*}} :
+// CHECK: %[[HN:.*]] = lstm.gate identity(%{{.*}} : tensor<?x8xf32>) weights(
+// CHECK: %[[RHN:.*]] = arith.mulf %{{.*}}, %[[HN]]
+// CHECK: arith.addf %[[PN]], %[[RHN]]
+// CHECK: lstm.yield
+func.func @gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<24x4xf32>, %R: tensor<24x8xf32>,
+               %bW: tensor<24xf32>, %bR: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bWr = tensor.extract_slice %bW[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWz = tensor.extract_slice %bW[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWn = tensor.extract_slice %bW[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRr = tensor.extract_slice %bR[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRz = tensor.extract_slice %bR[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRn = tensor.extract_slice %bR[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWr, %bRr : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWz, %bRz : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %xn = lstm.gate identity (%xt : tensor<?x4xf32>) weights(%Wn : tensor<8x4xf32>)
+        bias(%bWn : tensor<8xf32>) -> tensor<?x8xf32>
+    %hn = lstm.gate identity (%h : tensor<?x8xf32>) weights(%Rn : tensor<8x8xf32>)
+        bias(%bRn : tensor<8xf32>) -> tensor<?x8xf32>
+    // n = tanh(xn + r * hn): the reset after the recurrent product.
+    %rhn = arith.mulf %r, %hn : tensor<?x8xf32>
+    %npre = arith.addf %xn, %rhn : tensor<?x8xf32>
+    %n = math.tanh %npre : tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hnew = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hnew : tensor<?x8xf32>) state(%hnew : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // Cho's GRU, all three x products hoist; R_n (r ⊙ h) stays in the cell.
-// CHO: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%{{.*}} : tensor<384x64xf32>) -> tensor<?x384xf32>
-// CHO: lstm.layer forward ins(%{{.*}} : tensor<?x?x384xf32>)
-// CHO: %[[RH:.*]] = arith.mulf
-// CHO: lstm.gate tanh(%[[RH]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<128x128xf32>) add(
-// CHO: lstm.yield
+// CHECK-LABEL: func.func @cho_gru
+// CHECK: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%{{.*}} : tensor<24x4xf32>) -> tensor<?x24xf32>
+// CHECK: lstm.layer forward ins(%{{.*}} : tensor<?x?x24xf32>)
+// CHECK: %[[RH:.*]] = arith.mulf
+// CHECK: lstm.gate tanh(%[[RH]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<8x8xf32>) add(
+// CHECK: lstm.yield
+func.func @cho_gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+                   %W: tensor<24x4xf32>, %R: tensor<24x8xf32>, %b: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %br = tensor.extract_slice %b[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bz = tensor.extract_slice %b[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bn = tensor.extract_slice %b[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>) bias(%br : tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bz : tensor<8xf32>) -> tensor<?x8xf32>
+    // The reset before the recurrent product: R_n's operand depends on r.
+    %rh = arith.mulf %r, %h : tensor<?x8xf32>
+    %n = lstm.gate tanh (%xt, %rh : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wn, %Rn : tensor<8x4xf32>, tensor<8x8xf32>) bias(%bn : tensor<8xf32>) -> tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hn = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // A stack: each layer's input GEMM is hoisted right before that layer, the
 // later ones reading the previous layer's output sequence.
-// STACK: %[[Y0:.*]], %{{.*}}:2 = lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
-// STACK: lstm.yield
-// STACK: %[[F1:.*]] = tensor.collapse_shape %[[Y0]] {{\[}}[0, 1], [2]] : tensor<?x?x128xf32> into tensor<?x128xf32>
-// STACK-NEXT: lstm.gate identity(%[[F1]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<512x128xf32>) -> tensor<?x512xf32>
-// STACK: %[[Y1:.*]], %{{.*}}:2 = lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
-// STACK: lstm.yield
-// STACK: %[[F2:.*]] = tensor.collapse_shape %[[Y1]] {{\[}}[0, 1], [2]]
-// STACK-NEXT: lstm.gate identity(%[[F2]] : tensor<?x128xf32>) weights(%{{.*}} : tensor<512x128xf32>) -> tensor<?x512xf32>
-// STACK: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
+// CHECK-LABEL: func.func @stack
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x?x4xf32>
+// CHECK: %[[F0:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x4xf32> into tensor<?x4xf32>
+// CHECK-NEXT: lstm.gate identity(%[[F0]] : tensor<?x4xf32>) weights(%{{.*}} : tensor<16x4xf32>) -> tensor<?x16xf32>
+// CHECK: %[[Y0:.*]], %{{.*}} = lstm.layer forward ins(%{{.*}} : tensor<?x?x16xf32>)
+// CHECK: lstm.yield
+// CHECK: %[[F1:.*]] = tensor.collapse_shape %[[Y0]] {{\[}}[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+// CHECK-NEXT: lstm.gate identity(%[[F1]] : tensor<?x8xf32>) weights(%{{.*}} : tensor<16x8xf32>) -> tensor<?x16xf32>
+// CHECK: lstm.layer forward ins(%{{.*}} : tensor<?x?x16xf32>)
+func.func @stack(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                 %W0: tensor<16x4xf32>, %R0: tensor<16x8xf32>,
+                 %W1: tensor<16x8xf32>, %R1: tensor<16x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %Wa0 = tensor.extract_slice %W0[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg0 = tensor.extract_slice %W0[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra0 = tensor.extract_slice %R0[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg0 = tensor.extract_slice %R0[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa0, %Ra0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg0, %Rg0 : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa1 = tensor.extract_slice %W1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Wg1 = tensor.extract_slice %W1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Ra1 = tensor.extract_slice %R1[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg1 = tensor.extract_slice %R1[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x8xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wa1, %Ra1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x8xf32>, tensor<?x8xf32>)
+        weights(%Wg1, %Rg1 : tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y1, %hT0, %hT1 : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // Bidirectional: both directions hoist their own GEMM on the same x.
-// BIDIR: tensor.collapse_shape %[[X:[^ ]*]]
-// BIDIR: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>)
-// BIDIR: tensor.collapse_shape %[[X]]
-// BIDIR: lstm.layer reverse ins(%{{.*}} : tensor<?x?x512xf32>)
+// COMB-LABEL: func.func @bidirectional
+// COMB-SAME: (%[[X:[^:]*]]: tensor<?x?x4xf32>
+// COMB: tensor.collapse_shape %[[X]]
+// COMB: lstm.layer forward ins(%{{.*}} : tensor<?x?x16xf32>)
+// COMB: tensor.collapse_shape %[[X]]
+// COMB: lstm.layer reverse ins(%{{.*}} : tensor<?x?x16xf32>)
+func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                         %W: tensor<16x4xf32>, %R: tensor<16x8xf32>,
+                         %Wrev: tensor<16x4xf32>, %Rrev: tensor<16x8xf32>)
+    -> tensor<?x?x16xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yf, %hTf = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa_r = tensor.extract_slice %Wrev[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg_r = tensor.extract_slice %Wrev[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra_r = tensor.extract_slice %Rrev[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg_r = tensor.extract_slice %Rrev[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yr, %hTr = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa_r, %Ra_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg_r, %Rg_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %y = tensor.concat dim(2) %yf, %yr : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
+// -----
 
 // Lengths stay on the layer: the hoisted sequence is indexed like x and the
 // layer masks rows past their length as before.
-// VARLEN: lstm.layer forward ins(%{{.*}} : tensor<?x?x512xf32>) init({{.*}}) lengths(%{{.*}} : tensor<?xi32>)
+// CHECK-LABEL: func.func @varlen
+// CHECK-SAME: %[[LEN:[^:]*]]: tensor<?xi32>
+// CHECK: lstm.layer forward ins(%{{.*}} : tensor<?x?x16xf32>) init({{.*}}) lengths(%[[LEN]] : tensor<?xi32>)
+func.func @varlen(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>, %h0: tensor<?x8xf32>,
+                  %W: tensor<16x4xf32>, %R: tensor<16x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      lengths(%len : tensor<?xi32>) -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
 
 // Products on the recurrent state, on a value computed in the cell, and with
 // a weight computed in the cell stay in the cell.

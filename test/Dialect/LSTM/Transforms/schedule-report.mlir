@@ -1,17 +1,21 @@
-// The report on every example kind, before and after the passes. The IR is
-// unchanged (the module still prints).
-// RUN: lstm-opt %examples/lstm.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
-// RUN: lstm-opt %examples/lstm.mlir --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-HOIST
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-COMB
-// RUN: lstm-opt %examples/lstm.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-BOTH
-// RUN: lstm-opt %examples/gru.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRU
-// RUN: lstm-opt %examples/gru.mlir --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRU-HOIST
-// RUN: lstm-opt %examples/cho_gru.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO-BOTH
-// RUN: lstm-opt %examples/stack3.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK-BOTH
-// RUN: lstm-opt %examples/bidirectional.mlir --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIDIR-HOIST
-// RUN: lstm-opt %examples/lstm.mlir --lstm-optimize=differentiate=true --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAIN
-// RUN: lstm-opt %s --lstm-schedule-report 2>&1 | FileCheck %s
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The report on each cell kind, before and after the passes (the IR is
+// unchanged: the module still prints). The LSTM, Cho's GRU and the 3-layer
+// LSTM stack are the small inputs of Inputs/ (x of 4 features, h of 8);
+// PyTorch's GRU and a bidirectional layer are cases of this file.
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-HOIST
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-COMB
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=LSTM-BOTH
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=differentiate=true --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAIN
+// RUN: lstm-opt %S/Inputs/cho-gru.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO-BOTH
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STACK-BOTH
+// RUN: lstm-opt %s -split-input-file --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: lstm-opt %s -split-input-file --lstm-hoist-input-projection --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOIST
+// RUN: lstm-opt %s -split-input-file --lstm-schedule-report 2>&1 | FileCheck %s
+// An output file holds the report of one module (each split would write it
+// anew): these two read the file whole, as one module.
 // RUN: rm -f %t.txt && lstm-opt %s --lstm-schedule-report=output-file=%t.txt -o /dev/null && FileCheck %s --check-prefix=FILE < %t.txt
 // RUN: lstm-opt %s --lstm-schedule-report=output-file=- -o /dev/null | FileCheck %s --check-prefix=FILE
 
@@ -30,10 +34,6 @@
 // TRAIN-NEXT: @forward_train layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
 // TRAIN-NEXT: @forward_backward layer 0 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=4
 
-// The GRU's identity gate for x_n (with b_in) folds into the hoisted GEMM.
-// GRU: @forward layer 0 (forward): gemms/step=6 pointwise/step=11 hoisted-gemms=0 steps=T
-// GRU-HOIST: @forward layer 0 (forward): gemms/step=3 pointwise/step=10 hoisted-gemms=1 steps=T
-
 // Cho's GRU, R_n (r ⊙ h) stays on its own next to the combined R_r, R_z GEMM.
 // CHO-BOTH: @forward layer 0 (forward): gemms/step=2 pointwise/step={{[0-9]+}} hoisted-gemms=1 steps=T
 
@@ -43,9 +43,6 @@
 // STACK-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T
 // STACK-BOTH-NEXT: @forward layer 1 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T
 // STACK-BOTH-NEXT: @forward layer 2 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T
-
-// BIDIR-HOIST: @forward layer 0 (forward): gemms/step=4 pointwise/step=9 hoisted-gemms=1 steps=T
-// BIDIR-HOIST-NEXT: @forward layer 1 (reverse): gemms/step=4 pointwise/step=9 hoisted-gemms=1 steps=T
 
 // Several functions, static T, ops with a region count once, bare GEMMs
 // count no pointwise kernel, views and scalar constants count nothing.
@@ -102,11 +99,104 @@ func.func @second(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %R: tensor<4x4xf3
   return %hT : tensor<?x4xf32>
 }
 
+
+// -----
+
+// PyTorch's GRU: its identity gate for x_n (with b_in) folds into the
+// hoisted GEMM.
+// NONE: @gru layer 0 (forward): gemms/step=6 pointwise/step=11 hoisted-gemms=0 steps=T
+// HOIST: @gru layer 0 (forward): gemms/step=3 pointwise/step=10 hoisted-gemms=1 steps=T
+func.func @gru(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
+               %W: tensor<24x4xf32>, %R: tensor<24x8xf32>,
+               %bW: tensor<24xf32>, %bR: tensor<24xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %Wr = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wz = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Wn = tensor.extract_slice %W[16, 0] [8, 4] [1, 1] : tensor<24x4xf32> to tensor<8x4xf32>
+  %Rr = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rz = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %Rn = tensor.extract_slice %R[16, 0] [8, 8] [1, 1] : tensor<24x8xf32> to tensor<8x8xf32>
+  %bWr = tensor.extract_slice %bW[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWz = tensor.extract_slice %bW[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bWn = tensor.extract_slice %bW[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRr = tensor.extract_slice %bR[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRz = tensor.extract_slice %bR[8] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %bRn = tensor.extract_slice %bR[16] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %r = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wr, %Rr : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWr, %bRr : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %z = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wz, %Rz : tensor<8x4xf32>, tensor<8x8xf32>)
+        bias(%bWz, %bRz : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %xn = lstm.gate identity (%xt : tensor<?x4xf32>) weights(%Wn : tensor<8x4xf32>)
+        bias(%bWn : tensor<8xf32>) -> tensor<?x8xf32>
+    %hn = lstm.gate identity (%h : tensor<?x8xf32>) weights(%Rn : tensor<8x8xf32>)
+        bias(%bRn : tensor<8xf32>) -> tensor<?x8xf32>
+    // n = tanh(xn + r * hn): the reset after the recurrent product.
+    %rhn = arith.mulf %r, %hn : tensor<?x8xf32>
+    %npre = arith.addf %xn, %rhn : tensor<?x8xf32>
+    %n = math.tanh %npre : tensor<?x8xf32>
+    %zc = lstm.one_minus %z : tensor<?x8xf32>
+    %zcn = arith.mulf %zc, %n : tensor<?x8xf32>
+    %zh = arith.mulf %z, %h : tensor<?x8xf32>
+    %hnew = arith.addf %zcn, %zh : tensor<?x8xf32>
+    lstm.yield out(%hnew : tensor<?x8xf32>) state(%hnew : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// A bidirectional layer (two gates a cell, no biases): a line per
+// direction, each with its own hoisted GEMM.
+// NONE: @bidirectional layer 0 (forward): gemms/step=4 pointwise/step=3 hoisted-gemms=0 steps=T
+// NONE-NEXT: @bidirectional layer 1 (reverse): gemms/step=4 pointwise/step=3 hoisted-gemms=0 steps=T
+// HOIST: @bidirectional layer 0 (forward): gemms/step=2 pointwise/step=3 hoisted-gemms=1 steps=T
+// HOIST-NEXT: @bidirectional layer 1 (reverse): gemms/step=2 pointwise/step=3 hoisted-gemms=1 steps=T
+func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                         %W: tensor<16x4xf32>, %R: tensor<16x8xf32>,
+                         %Wrev: tensor<16x4xf32>, %Rrev: tensor<16x8xf32>)
+    -> tensor<?x?x16xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yf, %hTf = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa_r = tensor.extract_slice %Wrev[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg_r = tensor.extract_slice %Wrev[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra_r = tensor.extract_slice %Rrev[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg_r = tensor.extract_slice %Rrev[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yr, %hTr = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa_r, %Ra_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg_r, %Rg_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %y = tensor.concat dim(2) %yf, %yr : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
 // A wavefronted stack is one line: per diagonal, its batched GEMMs (the
 // batched input GEMM of layers 1-2, the batched recurrent GEMM) and
 // pointwise kernels, over T + L - 1 diagonals; layer 0's input GEMM (its
 // input size differs) is made once for all steps before the loop.
-// RUN: lstm-opt %examples/stack3.mlir --lstm-optimize --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WAVE
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize --lstm-schedule-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WAVE
 // WAVE: @forward wavefront of 3 layers (forward): gemms/step=2 pointwise/step={{[0-9]+}} hoisted-gemms=1 steps=T+2
 // With the input size equal to the hidden size nothing is made before the
 // loop (x_t joins the batched operand); a reverse GRU stack whose layer 0

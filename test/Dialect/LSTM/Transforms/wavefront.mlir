@@ -1,20 +1,13 @@
-// RUN: lstm-opt %s --lstm-wavefront -split-input-file -verify-each | FileCheck %s
-// RUN: lstm-opt %examples/stack3.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=STACK3
-// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=COMBINED
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-wavefront -split-input-file | FileCheck %s
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=STACK3
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=COMBINED
 // RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=RNN2
 // RUN: lstm-opt %S/Inputs/wavefront-gru4-reverse.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=GRU4
 // RUN: lstm-opt %S/Inputs/wavefront-peephole4.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=PEEP4
-// RUN: lstm-opt %examples/bidirectional.mlir --lstm-wavefront | FileCheck %s --check-prefix=BIDIR
 
-// Left alone: a bidirectional layer (its two layers read the same input
-// and feed a tensor.concat, not each other).
-// BIDIR-NOT: scf.for
-// BIDIR: lstm.layer forward
-// BIDIR: lstm.layer reverse
-// BIDIR: tensor.concat
-
-// stack3 (layer 0: input 64, layers 1 and 2: input 128): the recurrent
-// products of the three layers are one batched gate against [3, 128, 128]
+// lstm-stack3 (layer 0: input 4, layers 1 and 2: input 8 = hidden): the
+// recurrent products of the three layers are one batched gate against [3, 8, 8]
 // weights; layer 0's input products (with its own weights) do not depend on
 // the recurrence and are made before the loop over all T·B rows, of which
 // each diagonal takes its step; the input products of layers 1 and 2 are one
@@ -22,39 +15,39 @@
 // are stacked into an addend.
 // STACK3-LABEL: func.func @forward
 // STACK3-NOT: lstm.layer
-// STACK3: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x64xf32>
+// STACK3: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x4xf32>
 // STACK3: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
-// STACK3: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
-// STACK3: %[[PI:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>) weights(%{{.*}} : tensor<128x64xf32>) -> tensor<?x128xf32>
-// STACK3: %[[PROJ:.*]] = tensor.expand_shape %[[PI]] {{\[\[}}0, 1], [2]] output_shape [%[[T]], %{{.*}}, 128] : tensor<?x128xf32> into tensor<?x?x128xf32>
-// STACK3-COUNT-3: lstm.gate identity(%[[FLAT]] : tensor<?x64xf32>)
+// STACK3: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x4xf32> into tensor<?x4xf32>
+// STACK3: %[[PI:.*]] = lstm.gate identity(%[[FLAT]] : tensor<?x4xf32>) weights(%{{.*}} : tensor<8x4xf32>) -> tensor<?x8xf32>
+// STACK3: %[[PROJ:.*]] = tensor.expand_shape %[[PI]] {{\[\[}}0, 1], [2]] output_shape [%[[T]], %{{.*}}, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
+// STACK3-COUNT-3: lstm.gate identity(%[[FLAT]] : tensor<?x4xf32>)
 // STACK3-NOT: lstm.gate identity(%[[FLAT]]
 // STACK3: %[[ND:.*]] = arith.addi %[[T]], %c2 : index
 // STACK3: %[[NONE:.*]] = arith.cmpi eq, %[[T]], %c0 : index
 // STACK3: %[[UB:.*]] = arith.select %[[NONE]], %c0, %[[ND]] : index
-// STACK3: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = %c0 to %[[UB]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<3x?x128xf32>, tensor<?x?x128xf32>)
+// STACK3: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = %c0 to %[[UB]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<3x?x8xf32>, tensor<3x?x8xf32>, tensor<3x?x8xf32>, tensor<?x?x8xf32>)
 // STACK3: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
 // STACK3-NOT: tensor.extract_slice %arg0
-// STACK3: %[[BELOW:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<2x?x128xf32>
-// STACK3: %[[P0:.*]] = tensor.extract_slice %[[PROJ]][%[[S0]], 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<?x?x128xf32> to tensor<?x128xf32>
-// STACK3: %[[P12:.*]] = lstm.gate identity(%[[BELOW]] : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x128x128xf32>) -> tensor<2x?x128xf32>
-// STACK3: %[[A0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<?x128xf32> into tensor<3x?x128xf32>
-// STACK3: %[[A:.*]] = tensor.insert_slice %[[P12]] into %[[A0]][1, 0, 0] [2, %{{.*}}, 128] [1, 1, 1] : tensor<2x?x128xf32> into tensor<3x?x128xf32>
-// STACK3: %[[I:.*]] = lstm.gate sigmoid(%[[H]] : tensor<3x?x128xf32>) weights(%{{.*}} : tensor<3x128x128xf32>) add(%[[A]] : tensor<3x?x128xf32>) bias(%{{.*}}, %{{.*}} : tensor<3x128xf32>, tensor<3x128xf32>) -> tensor<3x?x128xf32>
-// STACK3-COUNT-2: lstm.gate {{sigmoid|tanh}}(%[[H]] : tensor<3x?x128xf32>)
-// STACK3: %[[CN:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<3x?x128xf32>
-// STACK3: lstm.gate sigmoid(%[[H]] : tensor<3x?x128xf32>)
-// STACK3: %[[TC:.*]] = math.tanh %[[CN]] : tensor<3x?x128xf32>
-// STACK3: %[[HN:.*]] = arith.mulf %{{.*}}, %[[TC]] : tensor<3x?x128xf32>
+// STACK3: %[[BELOW:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [2, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<2x?x8xf32>
+// STACK3: %[[P0:.*]] = tensor.extract_slice %[[PROJ]][%[[S0]], 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x8xf32>
+// STACK3: %[[P12:.*]] = lstm.gate identity(%[[BELOW]] : tensor<2x?x8xf32>) weights(%{{.*}} : tensor<2x8x8xf32>) -> tensor<2x?x8xf32>
+// STACK3: %[[A0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<?x8xf32> into tensor<3x?x8xf32>
+// STACK3: %[[A:.*]] = tensor.insert_slice %[[P12]] into %[[A0]][1, 0, 0] [2, %{{.*}}, 8] [1, 1, 1] : tensor<2x?x8xf32> into tensor<3x?x8xf32>
+// STACK3: %[[I:.*]] = lstm.gate sigmoid(%[[H]] : tensor<3x?x8xf32>) weights(%{{.*}} : tensor<3x8x8xf32>) add(%[[A]] : tensor<3x?x8xf32>) bias(%{{.*}}, %{{.*}} : tensor<3x8xf32>, tensor<3x8xf32>) -> tensor<3x?x8xf32>
+// STACK3-COUNT-2: lstm.gate {{sigmoid|tanh}}(%[[H]] : tensor<3x?x8xf32>)
+// STACK3: %[[CN:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<3x?x8xf32>
+// STACK3: lstm.gate sigmoid(%[[H]] : tensor<3x?x8xf32>)
+// STACK3: %[[TC:.*]] = math.tanh %[[CN]] : tensor<3x?x8xf32>
+// STACK3: %[[HN:.*]] = arith.mulf %{{.*}}, %[[TC]] : tensor<3x?x8xf32>
 // Inactive layers (d - l outside [0, T)) keep their state; there are none
 // from diagonal L - 1 = 2 until T, where the new state is taken as it is.
 // STACK3: %[[FROM:.*]] = arith.cmpi sge, %[[D]], %c2 : index
 // STACK3: %[[UNTIL:.*]] = arith.cmpi slt, %[[D]], %[[T]] : index
 // STACK3: %[[ALL:.*]] = arith.andi %[[FROM]], %[[UNTIL]] : i1
-// STACK3: %[[HK:.*]] = scf.if %[[ALL]] -> (tensor<3x?x128xf32>) {
-// STACK3-NEXT: scf.yield %[[HN]] : tensor<3x?x128xf32>
+// STACK3: %[[HK:.*]] = scf.if %[[ALL]] -> (tensor<3x?x8xf32>) {
+// STACK3-NEXT: scf.yield %[[HN]] : tensor<3x?x8xf32>
 // STACK3-NEXT: } else {
-// STACK3: linalg.generic {{.*}} ins(%[[HN]], %[[H]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// STACK3: linalg.generic {{.*}} ins(%[[HN]], %[[H]] : tensor<3x?x8xf32>, tensor<3x?x8xf32>)
 // STACK3: %[[L:.*]] = linalg.index 0 : index
 // STACK3: %[[STEP:.*]] = arith.subi %[[D]], %[[L]] : index
 // STACK3: %[[STARTED:.*]] = arith.cmpi sge, %[[STEP]], %c0 : index
@@ -62,14 +55,14 @@
 // STACK3: %[[ACTIVE:.*]] = arith.andi %[[STARTED]], %[[NOTDONE]] : i1
 // STACK3: arith.select %[[ACTIVE]]
 // STACK3: %[[CK:.*]] = scf.if
-// STACK3: linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x128xf32>, tensor<3x?x128xf32>)
+// STACK3: linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x8xf32>, tensor<3x?x8xf32>)
 // The last layer writes step d - 2 (clamped at 0, overwritten there later).
 // STACK3: %[[DL:.*]] = arith.subi %[[D]], %c2 : index
 // STACK3: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
-// STACK3: %[[OUT2:.*]] = tensor.extract_slice %[[HN]][2, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<?x128xf32>
+// STACK3: %[[OUT2:.*]] = tensor.extract_slice %[[HN]][2, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
 // STACK3: %[[YN:.*]] = tensor.insert_slice %[[OUT2]] into %[[Y]][%[[SL]], 0, 0]
 // STACK3: scf.yield %[[HK]], %[[CK]], %[[HN]], %[[YN]]
-// STACK3: tensor.extract_slice %[[LOOP]]#0[0, 0, 0] [1, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x128xf32> to tensor<?x128xf32>
+// STACK3: tensor.extract_slice %[[LOOP]]#0[0, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
 // STACK3: return %[[LOOP]]#3
 
 // After lstm-combine-gate-gemms: one GEMM for layer 0's inputs over all
@@ -77,14 +70,14 @@
 // of layers 1 and 2 and one for all recurrent products; the input
 // products' gate disappears (its result is the stacked addend).
 // COMBINED-NOT: lstm.layer
-// COMBINED: lstm.gate identity(%{{.*}} : tensor<?x64xf32>) weights(%{{.*}} : tensor<512x64xf32>) -> tensor<?x512xf32>
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<?x4xf32>) weights(%{{.*}} : tensor<32x4xf32>) -> tensor<?x32xf32>
 // COMBINED: scf.for
-// COMBINED-NOT: lstm.gate identity(%{{.*}} : tensor<?x64xf32>)
-// COMBINED: lstm.gate identity(%{{.*}} : tensor<2x?x128xf32>) weights(%{{.*}} : tensor<2x512x128xf32>) -> tensor<2x?x512xf32>
+// COMBINED-NOT: lstm.gate identity(%{{.*}} : tensor<?x4xf32>)
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<2x?x8xf32>) weights(%{{.*}} : tensor<2x32x8xf32>) -> tensor<2x?x32xf32>
 // COMBINED-NOT: lstm.gate identity add
-// COMBINED: %[[X:.*]] = tensor.insert_slice %{{.*}}[1, 0, 0] [2, %{{.*}}, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<3x?x512xf32>
-// COMBINED: tensor.extract_slice %[[X]][0, 0, 0] [3, %{{.*}}, 128] [1, 1, 1] : tensor<3x?x512xf32> to tensor<3x?x128xf32>
-// COMBINED: lstm.gate identity(%{{.*}} : tensor<3x?x128xf32>) weights(%{{.*}} : tensor<3x512x128xf32>) -> tensor<3x?x512xf32>
+// COMBINED: %[[X:.*]] = tensor.insert_slice %{{.*}}[1, 0, 0] [2, %{{.*}}, 32] [1, 1, 1] : tensor<2x?x32xf32> into tensor<3x?x32xf32>
+// COMBINED: tensor.extract_slice %[[X]][0, 0, 0] [3, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x32xf32> to tensor<3x?x8xf32>
+// COMBINED: lstm.gate identity(%{{.*}} : tensor<3x?x8xf32>) weights(%{{.*}} : tensor<3x32x8xf32>) -> tensor<3x?x32xf32>
 // COMBINED-COUNT-4: lstm.gate {{sigmoid|tanh}} add(
 // COMBINED: scf.yield
 
@@ -205,6 +198,51 @@ func.func @mixed_directions(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: ten
     lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
   }
   return %y1 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: a bidirectional layer (its two layers read the same input
+// and feed a tensor.concat, not each other).
+// CHECK-LABEL: func.func @bidirectional
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: lstm.layer reverse
+// CHECK: tensor.concat
+func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tensor<?x8xf32>,
+                         %W: tensor<16x4xf32>, %R: tensor<16x8xf32>,
+                         %Wrev: tensor<16x4xf32>, %Rrev: tensor<16x8xf32>)
+    -> tensor<?x?x16xf32> {
+  %Wa = tensor.extract_slice %W[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg = tensor.extract_slice %W[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra = tensor.extract_slice %R[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg = tensor.extract_slice %R[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yf, %hTf = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa, %Ra : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg, %Rg : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %Wa_r = tensor.extract_slice %Wrev[0, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Wg_r = tensor.extract_slice %Wrev[8, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %Ra_r = tensor.extract_slice %Rrev[0, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %Rg_r = tensor.extract_slice %Rrev[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  %yr, %hTr = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h1 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %a = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wa_r, %Ra_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%Wg_r, %Rg_r : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %hn = arith.mulf %a, %g : tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %y = tensor.concat dim(2) %yf, %yr : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
 }
 
 // -----
