@@ -51,6 +51,14 @@ if [ "${LSTM_SKIP_TORCH:-0}" != 1 ] && ! "$PYTHON" -c 'import torch' 2>/dev/null
   "$PYTHON" -m pip install -q torch ||
     echo "== torch could not be installed: its tests will be skipped"
 fi
+# The import tests: onnx (parser, used by lstmc.from_onnx), onnxruntime (their
+# reference) and g2pM (a trained LSTM checkpoint, python/tests/test_g2pm.py),
+# all from PyPI; without them those tests skip.
+if ! "$PYTHON" -c 'import onnx, onnxruntime, g2pM' 2>/dev/null; then
+  echo "== installing onnx, onnxruntime, g2pM==0.1.2.5 (for the import tests)"
+  "$PYTHON" -m pip install -q onnx onnxruntime g2pM==0.1.2.5 ||
+    echo "== onnx/onnxruntime/g2pM could not be installed: their tests will be skipped"
+fi
 # python/examples/charrnn.py's progress bar and loss plot (it runs without them).
 if ! "$PYTHON" -c 'import tqdm, matplotlib' 2>/dev/null; then
   echo "== installing tqdm, matplotlib (for python/examples/charrnn.py)"

@@ -7,6 +7,10 @@ compiler, run them on numpy arrays (CPU) and PyTorch/CuPy tensors (GPU).
     f = net.compile(target="cpu").bind(net.init_params())
     y, hT, cT = f(x)                       # x: float32 [T, B, 64]
 
+Imports: lc.from_torch(nn.LSTM / nn.GRU / nn.RNN / their cells),
+lc.from_state_dict(checkpoint, prefix="lstm."), lc.from_onnx("model.onnx")
+(the onnx package is imported on first use).
+
 As a PyTorch module (autograd through the compiled backward pass):
 
     m = lc.torch_module(net, target="cpu")  # torch.nn.Module, nn.Parameter weights
@@ -29,7 +33,8 @@ def compile(network, **options):
 
 
 __all__ = ["CellBuilder", "CellError", "CallError", "CompiledNetwork", "Network",
-           "NoGPUError", "TorchLike", "cells", "compile", "from_state_dict", "from_torch", "exp", "gate", "gpu_available", "layer_norm",
+           "NoGPUError", "OnnxLike", "TorchLike", "cells", "compile", "from_onnx",
+           "from_state_dict", "from_torch", "exp", "gate", "gpu_available", "layer_norm",
            "linear", "load", "one_minus", "relu", "sigmoid", "tanh"]
 
 
@@ -39,4 +44,9 @@ def __getattr__(name):
     if name == "torch_module":
         import importlib
         return importlib.import_module(".torch_module", __name__)
+    # The ONNX importer too (loaded on first use, so that `python -m
+    # lstmc.onnx_import` runs it once; onnx itself is imported when called).
+    if name in ("from_onnx", "OnnxLike"):
+        from . import onnx_import
+        return getattr(onnx_import, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

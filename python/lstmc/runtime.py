@@ -8,7 +8,12 @@ description of its arguments and results. This module needs only numpy (and
 torch or CuPy for GPU networks): :func:`load` runs a saved network where the
 compiler is not installed.
 
-CPU networks take and return numpy arrays. GPU networks take CUDA tensors of
+CPU networks take numpy arrays or PyTorch CPU tensors (used in place when
+contiguous and of the network's dtype, copied when not contiguous) and
+return numpy arrays, or tensors when a tensor was among the arguments of the
+call. A call's checks and descriptor layout are worked out once per
+signature (:class:`_Plan`), so its overhead is a few microseconds
+(docs/python.md, "Call overhead"). GPU networks take CUDA tensors of
 PyTorch or CuPy (anything with ``__cuda_array_interface__``, or ``__dlpack__``
 through torch/CuPy) without copying them, run on the caller's current stream
 (``lstmRuntimeSetStream`` where the library's runtime has it) and return
@@ -19,6 +24,8 @@ import functools
 import json
 import os
 import shutil
+import struct
+import sys
 
 import numpy as np
 
@@ -59,11 +66,120 @@ def _descriptor(ptr, shape, strides):
 
 
 def _contiguous_strides(shape):
+    # The ranks of a network's arguments (1 to 3) spelled out: this runs
+    # for every dynamic argument and result of every call.
+    rank = len(shape)
+    if rank == 3:
+        return (shape[1] * shape[2], shape[2], 1)
+    if rank == 2:
+        return (shape[1], 1)
+    if rank == 1:
+        return (1,)
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= n
     return tuple(reversed(strides))
+
+
+def _descriptor_format(rank):
+    """The struct format of a rank-`rank` descriptor, laid out as the C
+    struct (native sizes and alignment: what _descriptor_type(rank) is)."""
+    return "PPq" + "q" * (2 * rank)
+
+
+class _Arg:
+    """What a call checks and passes for one argument, worked out once from
+    the signature: its dtype, its fixed extents and the symbolic ones (T, B)
+    it binds or must agree with, and where its descriptor goes."""
+    __slots__ = ("index", "arg", "name", "kind", "dtype", "np_dtype", "rank", "shape",
+                 "fixed", "symbolic", "tail", "offset", "pack")
+
+    def __init__(self, index, arg, offset):
+        self.index, self.arg, self.name, self.kind = index, arg, arg.name, arg.kind
+        self.dtype = arg.dtype
+        self.np_dtype = np.dtype(_NP[arg.dtype])
+        self.rank = len(arg.shape)
+        self.fixed = tuple((k, d) for k, d in enumerate(arg.shape) if not isinstance(d, str))
+        self.symbolic = tuple((k, d) for k, d in enumerate(arg.shape) if isinstance(d, str))
+        # A static shape is compared as one tuple, and its descriptor's
+        # offset, sizes and strides are constants.
+        self.shape = None if self.symbolic else tuple(arg.shape)
+        self.tail = None if self.symbolic else (
+            (0,) + self.shape + _contiguous_strides(self.shape))
+        self.offset = offset
+        # pack(buffer, offset, allocated, aligned, offset, *sizes, *strides)
+        self.pack = struct.Struct("@" + _descriptor_format(self.rank)).pack_into
+
+
+class _Plan:
+    """How to call one function of a CPU library, made once per signature
+    (CompiledNetwork.__init__) and shared by its bound copies.
+
+    The argument descriptors are packed (struct) side by side into one
+    ctypes buffer, laid out as the C structs, and the function gets their
+    addresses as plain integers; the results' descriptors are read back with
+    one struct.Struct. This replaces a ctypes Structure object per argument
+    and result per call: making and filling those was most of the time of a
+    small call."""
+
+    def __init__(self, fn, args, results):
+        self.args = []
+        offset = 0
+        for k, a in enumerate(args):
+            self.args.append(_Arg(k, a, offset))
+            offset += struct.calcsize("@" + _descriptor_format(len(a.shape)))
+        self.offsets = tuple(a.offset for a in self.args)
+        self.Args = ctypes.c_int64 * -(-offset // 8)
+        unpack = struct.Struct("@" + "".join(_descriptor_format(len(r.shape)) for r in results))
+        self.unpack = unpack.unpack_from
+        self.Results = ctypes.c_int64 * -(-unpack.size // 8)
+        # Per result: where its fields, sizes, strides start and end in the
+        # unpacked tuple, its numpy dtype and item size.
+        self.results, j = [], 0
+        for r in results:
+            dt = np.dtype(_NP[r.dtype])
+            rank = len(r.shape)
+            self.results.append((j, j + 3, j + 3 + rank, j + 3 + 2 * rank, dt, dt.itemsize))
+            j += 3 + 2 * rank
+        # The library's entry point, typed for integer addresses. A function
+        # object of its own: self.fn (byref arguments) is the GPU path's.
+        self.fn = fn
+        self.fn.argtypes = [ctypes.c_void_p] * (1 + len(args))
+        self.fn.restype = None
+
+
+_addressof, _from_buffer, _memmove = ctypes.addressof, ctypes.c_char.from_buffer, ctypes.memmove
+
+
+def _address(a):
+    """The address of a C-contiguous numpy array's first element; through
+    the buffer protocol, several times cheaper than a.ctypes.data."""
+    try:
+        return _addressof(_from_buffer(a))
+    except (TypeError, ValueError, BufferError):  # read-only or empty
+        return a.ctypes.data
+
+
+#: torch dtype -> numpy's name of it, filled as tensors are seen (str() of a
+#: torch dtype costs more than the rest of an argument's checks).
+_TORCH_NAMES = {}
+
+
+_Tensor = None
+
+
+class _NotATensor:
+    """What CPU calls test arguments against while torch is not imported."""
+
+
+def _torch_tensor_type():
+    """torch.Tensor where torch is imported (a tensor can exist only then),
+    else None: the runtime never imports torch itself on the CPU path."""
+    global _Tensor
+    if _Tensor is None:
+        _Tensor = getattr(sys.modules.get("torch"), "Tensor", None)
+    return _Tensor
 
 
 class _CudaArray:
@@ -124,6 +240,8 @@ class CompiledNetwork:
         else:
             self._free = ctypes.CDLL(None).free
             self._free.argtypes = [ctypes.c_void_p]
+            self._plan = _Plan(self.lib["_mlir_ciface_" + self.entry], self.args, self.results)
+        self._bind_slots()
 
     def __repr__(self):
         return (f"CompiledNetwork({self.entry}, target={self.target}, args=[" +
@@ -156,32 +274,72 @@ class CompiledNetwork:
         out._tmp = None  # the original owns the directory
         out._owner = self
         out._bound = dict(self._bound, **params)
+        out._bind_slots()
         for name in self.meta.get("functions", {}):
             setattr(out, name, getattr(self, name).bind(params))
         return out
 
+    def _bind_slots(self):
+        # The call's argument list before the call's own arguments go in:
+        # the bound values in their places, None elsewhere; and the places
+        # the positional arguments fill.
+        self._slots_bound = [self._bound.get(a.name) for a in self.args]
+        self._slots_free = [k for k, a in enumerate(self.args) if a.name not in self._bound]
+        self._index = {a.name: k for k, a in enumerate(self.args)}
+        self._required = [k for k, a in enumerate(self.args)
+                          if a.kind not in ("state", "cotangent") and a.name not in self._bound]
+        plan = self.__dict__.get("_plan")
+        if plan is None:
+            return
+        # Bound numpy arrays of the right dtype and shape, contiguous, are
+        # checked here once and their descriptors written into the template
+        # that every call's argument buffer starts from. They stay in place:
+        # a call reads their values as they are then (what bind always
+        # did); other bound values are checked at every call.
+        template = plan.Args()
+        self._cached = [None] * len(self.args)
+        self._cached_ptrs = set()
+        for spec, v in zip(plan.args, self._slots_bound):
+            if (type(v) is np.ndarray and v.dtype == spec.np_dtype and spec.shape is not None
+                    and v.shape == spec.shape and v.flags.c_contiguous):
+                ptr = _address(v)
+                spec.pack(template, spec.offset, ptr, ptr, *spec.tail)
+                self._cached[spec.index] = v
+                self._cached_ptrs.add(ptr)
+        self._template = bytes(template)
+
     # ------------------------------------------------------------------
-    def _collect(self, args, kwargs):
-        values = dict(self._bound)
-        free = [a for a in self.args if a.name not in self._bound]
+    def _slots(self, args, kwargs):
+        """The call's arguments in signature order, None for those left out
+        (initial states and cotangents: zeros)."""
+        free = self._slots_free
         if len(args) > len(free):
             raise CallError(f"{len(args)} positional arguments for {len(free)} "
-                            f"({', '.join(a.name for a in free)})")
-        for a, v in zip(free, args):
-            values[a.name] = v
-        for k, v in kwargs.items():
-            if k not in {a.name for a in self.args}:
-                raise CallError(f"unknown argument {k!r} (arguments: "
-                                f"{', '.join(a.name for a in self.args)})")
-            if k in values and k not in self._bound:
-                raise CallError(f"argument {k!r} given twice")
-            values[k] = v
-        # Initial states and cotangents left out are zeros.
-        missing = [a.name for a in self.args
-                   if a.name not in values and a.kind not in ("state", "cotangent")]
-        if missing:
-            raise CallError(f"missing arguments: {', '.join(missing)}")
-        return values
+                            f"({', '.join(self.args[k].name for k in free)})")
+        slots = self._slots_bound.copy()
+        for k, v in zip(free, args):
+            slots[k] = v
+        if kwargs:
+            index = self._index
+            positional = set(free[:len(args)])
+            for name, v in kwargs.items():
+                k = index.get(name)
+                if k is None:
+                    raise CallError(f"unknown argument {name!r} (arguments: "
+                                    f"{', '.join(a.name for a in self.args)})")
+                if k in positional:
+                    raise CallError(f"argument {name!r} given twice")
+                slots[k] = v
+        for k in self._required:
+            if slots[k] is None:
+                missing = [a.name for a, v in zip(self.args, slots)
+                           if v is None and a.kind not in ("state", "cotangent")]
+                raise CallError(f"missing arguments: {', '.join(missing)}")
+        return slots
+
+    def _collect(self, args, kwargs):
+        return {a.name: v for a, v in zip(self.args, self._slots(args, kwargs))
+                if v is not None}
 
     def _check(self, arg, shape, dtype, dims):
         if dtype != arg.dtype:
@@ -197,14 +355,19 @@ class CompiledNetwork:
             elif n != d:
                 raise CallError(f"{arg.name}: shape {list(shape)}, expected {list(arg.shape)}")
 
+    def _reject(self, arg, shape, dtype, dims):
+        """Raises _check's error for an argument the fast checks refused."""
+        self._check(arg, shape, dtype, dims)
+        raise CallError(f"{arg.name}: shape {list(shape)} {dtype}, expected "
+                        f"{list(arg.shape)} {arg.dtype}")
+
     def _shape_of(self, arg, dims):
         return tuple(dims[d] if isinstance(d, str) else d for d in arg.shape)
 
     def __call__(self, *args, **kwargs):
-        values = self._collect(args, kwargs)
         if self.target == "cuda":
-            return self._call_gpu(values)
-        return self._call_cpu(values)
+            return self._call_gpu(self._collect(args, kwargs))
+        return self._call_cpu(self._slots(args, kwargs))
 
     def _results_struct(self):
         Results = self.__dict__.get("_Results")
@@ -215,60 +378,144 @@ class CompiledNetwork:
             self._Results = Results
         return Results()
 
-    def _call_cpu(self, values):
-        dims, arrays = {}, []
-        for a in self.args:
-            if a.name not in values:
+    def _as_array(self, a, v):
+        """An argument that is neither a numpy array nor a usable CPU tensor:
+        a numpy array of it, or the error saying why not."""
+        if isinstance(v, np.ndarray):  # a subclass (np.memmap, ...)
+            return np.asarray(v)
+        Tensor = _torch_tensor_type()
+        if Tensor is not None and isinstance(v, Tensor):
+            if not v.is_cpu:
+                raise CallError(f"{a.name}: a CPU network takes numpy arrays or CPU tensors, "
+                                f"got a tensor on {v.device}")
+            # The results could not carry the gradient: say so rather than
+            # drop it.
+            raise CallError(f"{a.name}: a tensor that requires grad; a CompiledNetwork has no "
+                            "autograd (call it under torch.no_grad(), pass .detach(), or use "
+                            "lstmc.torch_module)")
+        if hasattr(v, "__cuda_array_interface__") or hasattr(v, "device"):
+            raise CallError(f"{a.name}: a CPU network takes numpy arrays or CPU tensors, got "
+                            f"{type(v).__name__}")
+        return np.asarray(v)
+
+    def _call_cpu(self, slots):
+        plan = self._plan
+        bound, cached = self._slots_bound, self._cached
+        # torch.Tensor where torch is imported; else a class nothing is.
+        Tensor = _Tensor or _torch_tensor_type() or _NotATensor
+        args = plan.Args.from_buffer_copy(self._template)
+        torch_results = False
+        dims = {}
+        inputs = []  # what the descriptors point to, alive until the call returns
+        ptrs = []  # their addresses
+        zeros = None  # the specs of initial states left out
+        lengths = None
+        # One pass: check each argument (dtype, rank, extents; T and B are
+        # bound by the first argument that has them) and write its
+        # descriptor. Nothing runs before every check has passed.
+        for spec, v in zip(plan.args, slots):
+            if v is None:
+                if zeros is None:
+                    zeros = []
+                zeros.append(spec)
                 continue
-            v = values[a.name]
-            if not isinstance(v, np.ndarray):
-                if hasattr(v, "__cuda_array_interface__") or hasattr(v, "device"):
-                    raise CallError(f"{a.name}: a CPU network takes numpy arrays, got "
-                                    f"{type(v).__name__}")
-                v = np.asarray(v)
-            self._check(a, v.shape, v.dtype.name, dims)
-            values[a.name] = v
+            if v is cached[spec.index]:
+                continue  # a bound array, checked and written by bind
+            if type(v) is not np.ndarray and not (
+                    isinstance(v, Tensor) and v.is_cpu and not (
+                        v.requires_grad and sys.modules["torch"].is_grad_enabled())):
+                v = self._as_array(spec.arg, v)
+            if type(v) is np.ndarray:
+                shape = v.shape
+                if v.dtype is not spec.np_dtype and v.dtype != spec.np_dtype:
+                    if v.dtype.name != spec.dtype:
+                        self._reject(spec.arg, shape, v.dtype.name, dims)
+                    v = v.astype(spec.np_dtype)  # the other byte order: a native copy
+            else:  # a torch CPU tensor (torch.Size is a tuple)
+                shape = v.shape
+                dtype = _TORCH_NAMES.get(v.dtype)
+                if dtype is None:
+                    dtype = _TORCH_NAMES[v.dtype] = str(v.dtype).replace("torch.", "")
+                if dtype != spec.dtype:
+                    self._reject(spec.arg, shape, dtype, dims)
+                if v is not bound[spec.index]:
+                    torch_results = True  # tensors in, tensors out
+            if spec.shape is not None:
+                if shape != spec.shape:
+                    self._reject(spec.arg, shape, spec.dtype, dims)
+            elif len(shape) != spec.rank:
+                self._reject(spec.arg, shape, spec.dtype, dims)
+            else:
+                for k, d in spec.symbolic:
+                    if dims.setdefault(d, shape[k]) != shape[k]:
+                        self._reject(spec.arg, shape, spec.dtype, dims)
+                for k, d in spec.fixed:
+                    if shape[k] != d:
+                        self._reject(spec.arg, shape, spec.dtype, dims)
+            if type(v) is np.ndarray:
+                if not v.flags.c_contiguous:
+                    v = np.ascontiguousarray(v)
+                try:  # _address, inline
+                    ptr = _addressof(_from_buffer(v))
+                except (TypeError, ValueError, BufferError):
+                    ptr = v.ctypes.data
+            else:  # a torch CPU tensor
+                if not v.is_contiguous():
+                    v = v.contiguous()
+                ptr = v.data_ptr()
+            if spec.kind == "lengths":
+                lengths = v if type(v) is np.ndarray else v.numpy()
+            inputs.append(v)
+            ptrs.append(ptr)
+            if spec.tail is not None:
+                spec.pack(args, spec.offset, ptr, ptr, *spec.tail)
+            else:
+                spec.pack(args, spec.offset, ptr, ptr, 0, *shape, *_contiguous_strides(shape))
         for n in ("T", "B"):
             if dims.get(n, 1) < 1:
                 raise CallError(f"{n} = {dims[n]}: sequences and batches must not be empty")
-        if "lengths" in values:
-            lengths = values["lengths"]
-            if lengths.min() < 1 or lengths.max() > dims["T"]:
-                raise CallError(f"lengths must be in [1, T={dims['T']}], got "
-                                f"[{lengths.min()}, {lengths.max()}]")
-        descs = []
-        for a in self.args:
-            v = values.get(a.name)
-            if v is None:  # an initial state: zeros
-                v = np.zeros(self._shape_of(a, dims), dtype=_NP[a.dtype])
-            v = np.ascontiguousarray(v)
-            arrays.append(v)  # alive for the call
-            descs.append(_descriptor(v.ctypes.data, v.shape,
-                                     [s // v.itemsize for s in v.strides]))
-        results = self._results_struct()
-        self.fn(ctypes.byref(results), *[ctypes.byref(d) for d in descs])
-        inputs = {v.ctypes.data for v in arrays}
-        outs, owned = [], set()
-        for k, r in enumerate(self.results):
-            d = getattr(results, f"r{k}")
-            rank = len(r.shape)
-            shape = tuple(d.sizes[:rank])
-            dtype = np.dtype(_NP[r.dtype])
+        if lengths is not None and (lengths.min() < 1 or lengths.max() > dims["T"]):
+            raise CallError(f"lengths must be in [1, T={dims['T']}], got "
+                            f"[{lengths.min()}, {lengths.max()}]")
+        if zeros is not None:
+            for spec in zeros:
+                shape = tuple(dims[d] if isinstance(d, str) else d for d in spec.arg.shape)
+                v = np.zeros(shape, spec.np_dtype)
+                ptr = _address(v)
+                inputs.append(v)
+                ptrs.append(ptr)
+                spec.pack(args, spec.offset, ptr, ptr, 0, *shape, *_contiguous_strides(shape))
+        base = _addressof(args)
+        results = plan.Results()
+        plan.fn(_addressof(results), *[base + o for o in plan.offsets])
+        fields = plan.unpack(results)
+        outs, owned = [], []
+        for j, at_sizes, at_strides, end, dtype, item in plan.results:
+            allocated, aligned, offset = fields[j:at_sizes]
+            shape = fields[at_sizes:at_strides]
+            strides = fields[at_strides:end]
             if 0 in shape:
-                outs.append(np.zeros(shape, dtype))
+                out = np.zeros(shape, dtype)
+            elif strides == _contiguous_strides(shape):
+                out = np.empty(shape, dtype)
+                _memmove(_addressof(_from_buffer(out)), aligned + offset * item, out.nbytes)
             else:
                 # A strided view of the library's buffer, copied out.
-                base = d.aligned + d.offset * dtype.itemsize
-                span = 1 + sum((n - 1) * s for n, s in zip(shape, d.strides[:rank]))
-                buf = (ctypes.c_char * (span * dtype.itemsize)).from_address(base)
-                view = np.lib.stride_tricks.as_strided(
-                    np.frombuffer(buf, dtype=dtype), shape,
-                    [s * dtype.itemsize for s in d.strides[:rank]])
-                outs.append(view.copy())
-            if d.allocated and d.allocated not in inputs:
-                owned.add(d.allocated)
+                span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+                buf = (ctypes.c_char * (span * item)).from_address(aligned + offset * item)
+                out = np.lib.stride_tricks.as_strided(
+                    np.frombuffer(buf, dtype=dtype), shape, [s * item for s in strides]).copy()
+            outs.append(out)
+            # Ours to free, unless it is an input passed through (or another
+            # result's buffer, freed once).
+            if allocated and allocated not in ptrs and allocated not in owned:
+                owned.append(allocated)
         for p in owned:
-            self._free(p)
+            if p not in self._cached_ptrs:
+                self._free(p)
+        if torch_results:
+            from_numpy = sys.modules["torch"].from_numpy
+            return tuple(from_numpy(o) for o in outs)
         return tuple(outs)
 
     def _call_gpu(self, values):

@@ -15,8 +15,8 @@ recording (some input or parameter requires grad and grad mode is on),
 ``@f_backward`` on them (no second forward). Under ``torch.no_grad()`` (or
 ``inference_mode``) it calls the plain forward ``@f``, which saves nothing.
 
-CPU networks take CPU tensors (seen as numpy arrays without copies; results
-come back as tensors over the runtime's numpy copies). GPU networks take
+CPU networks take CPU tensors (passed to the library in place; results come
+back as tensors over the runtime's copies). GPU networks take
 CUDA tensors without copies on PyTorch's current stream, and return tensors
 viewing the library's buffers; nothing on that path waits for the GPU, so a
 whole training step (forward, loss, backward, optimizer) can be captured in
@@ -212,8 +212,9 @@ class _Runner:
     def call(self, which, values):
         fn = self.fns[which]
         if not self.cuda:
-            arrays = {k: v.detach().numpy() for k, v in values.items()}
-            return tuple(torch.from_numpy(o) for o in fn(**arrays))
+            # CPU tensors go to the library in place and come back as
+            # tensors (the runtime takes and returns torch tensors).
+            return fn(**{k: v.detach() for k, v in values.items()})
         cf = self._cuda.get(which)
         if cf is None:
             cf = self._cuda[which] = _CudaFunction(fn)
