@@ -7,8 +7,10 @@
 For each configuration of shared/docs/BENCHMARKS.md: this project's networks
 (gpu-build/bench/CONFIG_CELL_LEVEL.so, from bench/compile.sh) for the PyTorch
 LSTM, the peephole LSTM and Cho's GRU at each optimisation level, PyTorch's
-cuDNN nn.LSTM / nn.GRU (fp32, no TF32) and an eager PyTorch peephole LSTM
-(combined GEMMs, hoisted input projection) as the baseline cuDNN lacks. The
+cuDNN nn.LSTM / nn.GRU (fp32, TF32 and bf16, each as a plain call and
+captured in a CUDA graph) and an eager PyTorch peephole LSTM (combined GEMMs,
+hoisted input projection) as the baseline cuDNN lacks. Ratios compare like
+with like: our CUDA-graph replays with cuDNN's, plain calls with plain calls. The
 LSTM's outputs are checked against cuDNN's on the same weights. Forward pass
 over the whole sequence, median of 20 after warm-up.
 """
@@ -56,15 +58,42 @@ def with_tf32(fn):
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
-def bf16_ms(mod, x, state):
-    """cuDNN with bf16 weights, inputs and states (a copy of `mod`)."""
+def graph_ms(fn):
+    """`fn` captured in a CUDA graph (after warm-up on a side stream, as
+    PyTorch recommends) and replayed: the baseline our CUDA-graph rows are
+    compared with."""
+    with torch.no_grad():
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                fn()
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        ms = median_ms(graph.replay)
+        del graph
+        return ms
+
+
+def cudnn_rows(rows, cfg, cell, mod, x, state):
+    """cuDNN in fp32, TF32 and bf16 (a bf16 copy of `mod`, inputs and
+    states), each as a plain call and captured in a CUDA graph."""
     import copy
-    m = copy.deepcopy(mod).to(torch.bfloat16)
+    mb = copy.deepcopy(mod).to(torch.bfloat16)
     xb = x.to(torch.bfloat16)
     sb = tuple(t.to(torch.bfloat16) for t in state) if isinstance(state, tuple) \
         else state.to(torch.bfloat16)
+    runs = {'cudnn': lambda: mod(x, state), 'cudnn-bf16': lambda: mb(xb, sb)}
     with torch.no_grad():
-        return median_ms(lambda: m(xb, sb))
+        for impl, fn in runs.items():
+            rows.append(dict(cfg=cfg, cell=cell, impl=impl, ms=median_ms(fn)))
+            rows.append(dict(cfg=cfg, cell=cell, impl=f'{impl} (CUDA graph)', ms=graph_ms(fn)))
+        rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-tf32',
+                         ms=with_tf32(lambda: median_ms(runs['cudnn']))))
+        rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-tf32 (CUDA graph)',
+                         ms=with_tf32(lambda: graph_ms(runs['cudnn']))))
 
 
 def baselines(rows, cfg, cell, eager, a):
@@ -159,23 +188,12 @@ def main():
                     params += [getattr(mod, f'{n}_l{l}').detach() for n in
                                ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')]
                 with torch.no_grad():
-                    ms = median_ms(lambda: mod(x, (h0, c0)))
                     ref = mod(x, (h0, c0))
-                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn', ms=ms))
-                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-tf32',
-                                 ms=with_tf32(lambda: median_ms(lambda: mod(x, (h0, c0))))))
-                rows.append(dict(cfg=cfg, cell=cell, impl='cudnn-bf16',
-                                 ms=bf16_ms(mod, x, (h0, c0))))
+                cudnn_rows(rows, cfg, cell, mod, x, (h0, c0))
                 args = [x, h0, c0] + params
             elif cell == 'cho_gru':
                 mod = torch.nn.GRU(I, H, L).cuda()
-                with torch.no_grad():
-                    ms = median_ms(lambda: mod(x, h0))
-                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn', ms=ms))
-                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn-tf32',
-                                 ms=with_tf32(lambda: median_ms(lambda: mod(x, h0)))))
-                rows.append(dict(cfg=cfg, cell='gru (cuDNN formula)', impl='cudnn-bf16',
-                                 ms=bf16_ms(mod, x, h0)))
+                cudnn_rows(rows, cfg, 'gru (cuDNN formula)', mod, x, h0)
                 k = 1 / math.sqrt(H)
                 params = []
                 for l in range(L):
@@ -263,12 +281,15 @@ def main():
                 r['tflops'] = round(lstm_flops(L, H, B, T, I, G) / r['ms'] / 1e9, 3)
                 print(json.dumps(r), flush=True)
     print()
-    print(f'{"config":10} {"cell":20} {"implementation":26} {"ms":>10} {"TFLOP/s":>8} {"x cuDNN":>8}')
+    # Like with like: a CUDA-graph row against cuDNN fp32 captured the same
+    # way, a plain call against cuDNN's plain call.
+    print(f'{"config":10} {"cell":20} {"implementation":34} {"ms":>10} {"TFLOP/s":>8} {"x cuDNN":>8}')
     for r in rows:
-        base = next((q['ms'] for q in rows if q['cfg'] == r['cfg'] and q['impl'] == 'cudnn'
+        impl = 'cudnn (CUDA graph)' if r['impl'].endswith('(CUDA graph)') else 'cudnn'
+        base = next((q['ms'] for q in rows if q['cfg'] == r['cfg'] and q['impl'] == impl
                      and (('gru' in q['cell']) == ('gru' in r['cell']))), None)
         ratio = f'{r["ms"] / base:8.2f}' if base else ''
-        print(f'{r["cfg"]:10} {r["cell"]:20} {r["impl"]:26} {r["ms"]:10.3f} {r["tflops"]:8.2f} {ratio}')
+        print(f'{r["cfg"]:10} {r["cell"]:20} {r["impl"]:34} {r["ms"]:10.3f} {r["tflops"]:8.2f} {ratio}')
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(rows, f, indent=1)
