@@ -75,6 +75,15 @@ private:
     return reads;
   }
 
+  /// Splits the products of each member gate off as a GEMM (`gemms`).
+  void splitOffGemms();
+  /// What the members read from outside the group, splats aside.
+  llvm::SetVector<Value> collectInputs();
+  /// The member values used outside the group (other ops, the yield).
+  SmallVector<Value> collectResults();
+  /// Builds the `lstm.pointwise` of `inputs` and `results` where the last
+  /// member is and makes the uses outside the group use it.
+  PointwiseOp buildFusedOp(ArrayRef<Value> inputs, ArrayRef<Value> results);
   /// Emits the scalar code of `op`, its tensor operands mapped in `map`.
   void emitScalar(OpBuilder &b, Operation *op, IRMapping &map);
 
@@ -139,25 +148,23 @@ void GroupFuser::emitScalar(OpBuilder &b, Operation *op, IRMapping &map) {
   map.map(op->getResults(), clone->getResults());
 }
 
-PointwiseOp GroupFuser::run() {
-  Operation *last = members.back();
-  RewriterBase &b = rewriter;
-
+void GroupFuser::splitOffGemms() {
   // Gates with products keep them as a GEMM (an identity gate with only the
   // products) where the gate was; the epilogue joins the region.
   for (Operation *op : members) {
     auto gate = dyn_cast<GateOp>(op);
     if (!gate || gate.getInputs().empty())
       continue;
-    b.setInsertionPoint(gate);
-    gemms[gate] =
-        GateOp::create(b, gate.getLoc(), gate.getType(), Activation::identity,
-                       gate.getInputs(), gate.getWeights(), ValueRange{},
-                       ValueRange{}, Value(), Value())
-            .getResult();
+    rewriter.setInsertionPoint(gate);
+    gemms[gate] = GateOp::create(rewriter, gate.getLoc(), gate.getType(),
+                                 Activation::identity, gate.getInputs(),
+                                 gate.getWeights(), ValueRange{}, ValueRange{},
+                                 Value(), Value())
+                      .getResult();
   }
+}
 
-  // Operands: what members read from outside the group, splats aside.
+llvm::SetVector<Value> GroupFuser::collectInputs() {
   llvm::SetVector<Value> inputs;
   for (Operation *op : members)
     for (Value v : readsOf(op)) {
@@ -166,7 +173,10 @@ PointwiseOp GroupFuser::run() {
         continue;
       inputs.insert(v);
     }
-  // Results: member values used outside the group (other ops, the yield).
+  return inputs;
+}
+
+SmallVector<Value> GroupFuser::collectResults() {
   SmallVector<Value> results;
   for (Operation *op : members)
     for (Value v : op->getResults())
@@ -174,22 +184,21 @@ PointwiseOp GroupFuser::run() {
             return !memberSet.contains(user);
           }))
         results.push_back(v);
-  // Work whose results nothing reads is dead (pointwise ops have no side
-  // effects): it goes away instead of becoming a region without results.
-  if (results.empty()) {
-    eraseMembers();
-    return PointwiseOp();
-  }
+  return results;
+}
 
+PointwiseOp GroupFuser::buildFusedOp(ArrayRef<Value> inputs,
+                                     ArrayRef<Value> results) {
+  RewriterBase &b = rewriter;
   SmallVector<Location> locs;
   for (Operation *op : members)
     locs.push_back(op->getLoc());
   Location loc = b.getFusedLoc(locs);
-  b.setInsertionPoint(last);
+  b.setInsertionPoint(members.back());
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs.getArrayRef());
+  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs);
 
   SmallVector<Type> argTypes;
   SmallVector<Location> argLocs;
@@ -199,7 +208,7 @@ PointwiseOp GroupFuser::run() {
   }
   Block *body = b.createBlock(&fused.getBody(), {}, argTypes, argLocs);
   IRMapping map;
-  map.map(inputs.getArrayRef(), body->getArguments());
+  map.map(inputs, body->getArguments());
   for (Operation *op : members) {
     for (Value v : readsOf(op))
       if (!map.contains(v))
@@ -216,6 +225,20 @@ PointwiseOp GroupFuser::run() {
     rewriter.replaceUsesWithIf(v, replacement, [&](OpOperand &use) {
       return !memberSet.contains(use.getOwner());
     });
+  return fused;
+}
+
+PointwiseOp GroupFuser::run() {
+  splitOffGemms();
+  llvm::SetVector<Value> inputs = collectInputs();
+  SmallVector<Value> results = collectResults();
+  // Work whose results nothing reads is dead (pointwise ops have no side
+  // effects): it goes away instead of becoming a region without results.
+  if (results.empty()) {
+    eraseMembers();
+    return PointwiseOp();
+  }
+  PointwiseOp fused = buildFusedOp(inputs.getArrayRef(), results);
   eraseMembers();
   return fused;
 }
