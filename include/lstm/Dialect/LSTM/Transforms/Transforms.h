@@ -9,7 +9,10 @@
 // rewriter that makes its changes, so that a listener attached to it (a
 // greedy driver, a transform interpreter, a test) sees every op created,
 // modified, replaced or erased. The passes walk the IR, pick the candidates
-// and call these with an IRRewriter.
+// and call these with an IRRewriter. Like the passes, callers replace the
+// layers that statically run no step first (replaceEmptyLayer,
+// EmptyLayers.h): the IR these functions would build for them is rejected
+// by upstream's verifiers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,14 +45,13 @@ LogicalResult hoistInputProjections(RewriterBase &rewriter, LayerOp layer);
 
 /// Fuses `group`, pointwise ops of one cell in block order (a group of
 /// PointwiseGroups), into one `lstm.pointwise` whose region is the scalar
-/// code of all of them. A gate with matrix
-/// products keeps them as an `identity` gate of the products alone, where
-/// the gate was; its epilogue joins the region. The new op is placed where
-/// the last member was, so the cell may need reordering afterwards
-/// (fuseElementwise does it). Returns the new op, or a null op when no result
-/// of the group is used outside it (the group is then erased as dead).
-/// Fails, changing nothing, for a group of fewer than two ops: one op
-/// already lowers to one linalg.generic.
+/// code of all of them. A gate with matrix products keeps them as an
+/// `identity` gate of the products alone, where the gate was; its epilogue
+/// joins the region. The new op is placed where the last member was, so the
+/// cell may need reordering afterwards (fuseElementwise does it). Returns the
+/// new op, or a null op when no result of the group is used outside it (the
+/// group is then erased as dead). Fails, changing nothing, for a group of
+/// fewer than two ops: one op already lowers to one linalg.generic.
 FailureOr<PointwiseOp> fusePointwiseGroup(RewriterBase &rewriter,
                                           ArrayRef<Operation *> group);
 
