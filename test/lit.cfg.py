@@ -75,6 +75,10 @@ if config.lstm_sanitizers.upper() in ("ON", "1", "TRUE", "YES", "Y"):
     config.substitutions.insert(0, ("%mlir_opt", "env LD_PRELOAD=" + libasan + " "
                                     + os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
+# lstm-opt with the test passes of test/lib (LSTM_INCLUDE_TESTS).
+if config.lstm_include_tests.upper() in ("ON", "1", "TRUE", "YES", "Y"):
+    config.available_features.add("lstm-test-passes")
+
 
 def has_cuda_gpu():
     """A usable NVIDIA GPU: nvidia-smi lists at least one device."""

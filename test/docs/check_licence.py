@@ -1,11 +1,12 @@
 """Every source file of the project names its licence (LICENSE) in an SPDX
 line near its top: C/C++/TableGen sources and headers, CMake files, Python
-and shell scripts, outside the tests, docs and examples."""
+and shell scripts, outside the tests (their C++ test passes aside), docs and
+examples."""
 import os
 import sys
 
 SPDX = "SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception"
-ROOTS = ["include", "lib", "tools", "python/lstmc", "python/src", "python/examples",
+ROOTS = ["include", "lib", "tools", "test/lib", "python/lstmc", "python/src", "python/examples",
          "bench", "scripts", "cmake", ".ci"]
 EXTS = (".cpp", ".h", ".c", ".td", ".py", ".sh", ".cmake", ".in")
 

@@ -12,8 +12,17 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#ifdef LSTM_INCLUDE_TESTS
+namespace mlir::lstm::test {
+void registerTestLSTMTransformsPass();
+} // namespace mlir::lstm::test
+#endif
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+#ifdef LSTM_INCLUDE_TESTS
+  mlir::lstm::test::registerTestLSTMTransformsPass();
+#endif
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -328,14 +328,17 @@ CellDependence::getInputProjectionGroups() const {
   return result;
 }
 
-void mlir::lstm::eraseGateProducts(SmallVectorImpl<GateProduct> &products) {
+void mlir::lstm::eraseGateProducts(RewriterBase &rewriter,
+                                   SmallVectorImpl<GateProduct> &products) {
   // Highest index first, so that erasing one product does not shift the
   // ones still to be erased.
   llvm::stable_sort(products, [](const GateProduct &x, const GateProduct &y) {
     return x.index > y.index;
   });
   for (GateProduct product : products) {
-    product.gate.getInputsMutable().erase(product.index);
-    product.gate.getWeightsMutable().erase(product.index);
+    rewriter.modifyOpInPlace(product.gate, [&] {
+      product.gate.getInputsMutable().erase(product.index);
+      product.gate.getWeightsMutable().erase(product.index);
+    });
   }
 }

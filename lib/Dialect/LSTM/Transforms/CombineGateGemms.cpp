@@ -14,6 +14,7 @@
 
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "lstm/Dialect/LSTM/Transforms/Stacking.h"
+#include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
@@ -21,7 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::lstm {
@@ -55,10 +56,11 @@ static SmallVector<GateProduct> packableProducts(LayerOp layer,
 /// hands each gate its slice as an addend. The moved products are appended to
 /// `removed` as (gate, index) and left in place, so that the indices of other
 /// groups' products stay valid until all groups are done.
-static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
+static void combineGroup(RewriterBase &rewriter, LayerOp layer,
+                         ArrayRef<GateProduct> group,
                          SmallVectorImpl<GateProduct> &removed) {
   Location loc = layer.getLoc();
-  OpBuilder b(layer);
+  rewriter.setInsertionPoint(layer);
 
   SmallVector<Value> weights;
   int64_t rows = 0;
@@ -66,7 +68,7 @@ static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
     weights.push_back(product.getWeight());
     rows += cast<RankedTensorType>(product.getWeight().getType()).getDimSize(0);
   }
-  Value packed = buildStack(b, loc, /*dim=*/0, weights);
+  Value packed = buildStack(rewriter, loc, /*dim=*/0, weights);
 
   // Every gate of the group reads the operand, so it is defined before the
   // first of them; the combined product goes right before that gate.
@@ -74,19 +76,20 @@ static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
   for (const GateProduct &product : group)
     if (product.gate->isBeforeInBlock(first))
       first = product.gate;
-  b.setInsertionPoint(first);
+  rewriter.setInsertionPoint(first);
   Value operand = group.front().getOperand();
   auto operandType = cast<RankedTensorType>(operand.getType());
   auto combinedType = RankedTensorType::get({operandType.getDimSize(0), rows},
                                             operandType.getElementType());
-  Value combined =
-      GateOp::create(b, first->getLoc(), combinedType, Activation::identity,
-                     ValueRange{operand}, ValueRange{packed}, ValueRange{},
-                     ValueRange{}, Value(), Value())
-          .getResult();
+  Value combined = GateOp::create(rewriter, first->getLoc(), combinedType,
+                                  Activation::identity, ValueRange{operand},
+                                  ValueRange{packed}, ValueRange{},
+                                  ValueRange{}, Value(), Value())
+                       .getResult();
 
   // Slice k is columns [offset_k, offset_k + H_k) of the combined result.
-  OpFoldResult batch = tensor::getMixedSize(b, first->getLoc(), combined, 0);
+  OpFoldResult batch =
+      tensor::getMixedSize(rewriter, first->getLoc(), combined, 0);
   int64_t offset = 0;
   for (GateProduct product : group) {
     int64_t height =
@@ -94,14 +97,38 @@ static void combineGroup(LayerOp layer, ArrayRef<GateProduct> group,
     auto sliceType = RankedTensorType::get({operandType.getDimSize(0), height},
                                            operandType.getElementType());
     Value slice = tensor::ExtractSliceOp::create(
-        b, product.gate.getLoc(), sliceType, combined,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(offset)},
-        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(height)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    product.gate.getAddendsMutable().append(slice);
+        rewriter, product.gate.getLoc(), sliceType, combined,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(height)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+    rewriter.modifyOpInPlace(
+        product.gate, [&] { product.gate.getAddendsMutable().append(slice); });
     removed.push_back(product);
     offset += height;
   }
+}
+
+LogicalResult mlir::lstm::combineGateGemms(RewriterBase &rewriter,
+                                           LayerOp layer) {
+  // The groups are decided on the original cell; rewriting one group does
+  // not change which values the others depend on.
+  CellDependence deps(layer);
+  SmallVector<SmallVector<GateProduct>> groups;
+  for (const SmallVector<GateProduct> &group : deps.getCombinableGroups())
+    if (SmallVector<GateProduct> kept = packableProducts(layer, group);
+        !kept.empty())
+      groups.push_back(std::move(kept));
+  if (groups.empty())
+    return failure();
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  SmallVector<GateProduct> removed;
+  for (const SmallVector<GateProduct> &group : groups)
+    combineGroup(rewriter, layer, group, removed);
+  eraseGateProducts(rewriter, removed);
+  return success();
 }
 
 namespace {
@@ -113,20 +140,9 @@ struct LSTMCombineGateGemmsPass
     replaceEmptyLayers(getOperation());
     SmallVector<LayerOp> layers;
     getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
-    for (LayerOp layer : layers) {
-      // The groups are decided on the original cell; rewriting one group
-      // does not change which values the others depend on.
-      CellDependence deps(layer);
-      SmallVector<SmallVector<GateProduct>> groups;
-      for (const SmallVector<GateProduct> &group : deps.getCombinableGroups())
-        if (SmallVector<GateProduct> kept = packableProducts(layer, group);
-            !kept.empty())
-          groups.push_back(std::move(kept));
-      SmallVector<GateProduct> removed;
-      for (const SmallVector<GateProduct> &group : groups)
-        combineGroup(layer, group, removed);
-      eraseGateProducts(removed);
-    }
+    IRRewriter rewriter(&getContext());
+    for (LayerOp layer : layers)
+      (void)combineGateGemms(rewriter, layer);
   }
 };
 

@@ -15,18 +15,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
+#include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 
 #include "lstm/Dialect/LSTM/Analysis/CellDependence.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -53,11 +53,13 @@ namespace {
 /// Builds the `lstm.pointwise` of one group.
 class GroupFuser {
 public:
-  GroupFuser(ArrayRef<Operation *> members) : members(members) {
+  GroupFuser(RewriterBase &rewriter, ArrayRef<Operation *> members)
+      : rewriter(rewriter), members(members) {
     memberSet.insert(members.begin(), members.end());
   }
 
-  void run();
+  /// The fused op, or a null op when the group was dead and erased.
+  PointwiseOp run();
 
 private:
   /// The tensor values that the scalar code of `op` reads (for a gate with
@@ -73,9 +75,26 @@ private:
     return reads;
   }
 
+  /// Splits the products of each member gate off as a GEMM (`gemms`).
+  void splitOffGemms();
+  /// What the members read from outside the group, splats aside.
+  llvm::SetVector<Value> collectInputs();
+  /// The member values used outside the group (other ops, the yield).
+  SmallVector<Value> collectResults();
+  /// Builds the `lstm.pointwise` of `inputs` and `results` where the last
+  /// member is and makes the uses outside the group use it.
+  PointwiseOp buildFusedOp(ArrayRef<Value> inputs, ArrayRef<Value> results);
   /// Emits the scalar code of `op`, its tensor operands mapped in `map`.
   void emitScalar(OpBuilder &b, Operation *op, IRMapping &map);
 
+  /// Erases the members, users first: within the group, every use follows
+  /// its definition.
+  void eraseMembers() {
+    for (Operation *op : llvm::reverse(members))
+      rewriter.eraseOp(op);
+  }
+
+  RewriterBase &rewriter;
   ArrayRef<Operation *> members;
   llvm::SmallPtrSet<Operation *, 16> memberSet;
   /// The GEMM split off each member gate that has products.
@@ -129,25 +148,23 @@ void GroupFuser::emitScalar(OpBuilder &b, Operation *op, IRMapping &map) {
   map.map(op->getResults(), clone->getResults());
 }
 
-void GroupFuser::run() {
-  Operation *last = members.back();
-  OpBuilder b(last->getContext());
-
+void GroupFuser::splitOffGemms() {
   // Gates with products keep them as a GEMM (an identity gate with only the
   // products) where the gate was; the epilogue joins the region.
   for (Operation *op : members) {
     auto gate = dyn_cast<GateOp>(op);
     if (!gate || gate.getInputs().empty())
       continue;
-    b.setInsertionPoint(gate);
-    gemms[gate] =
-        GateOp::create(b, gate.getLoc(), gate.getType(), Activation::identity,
-                       gate.getInputs(), gate.getWeights(), ValueRange{},
-                       ValueRange{}, Value(), Value())
-            .getResult();
+    rewriter.setInsertionPoint(gate);
+    gemms[gate] = GateOp::create(rewriter, gate.getLoc(), gate.getType(),
+                                 Activation::identity, gate.getInputs(),
+                                 gate.getWeights(), ValueRange{}, ValueRange{},
+                                 Value(), Value())
+                      .getResult();
   }
+}
 
-  // Operands: what members read from outside the group, splats aside.
+llvm::SetVector<Value> GroupFuser::collectInputs() {
   llvm::SetVector<Value> inputs;
   for (Operation *op : members)
     for (Value v : readsOf(op)) {
@@ -156,7 +173,10 @@ void GroupFuser::run() {
         continue;
       inputs.insert(v);
     }
-  // Results: member values used outside the group (other ops, the yield).
+  return inputs;
+}
+
+SmallVector<Value> GroupFuser::collectResults() {
   SmallVector<Value> results;
   for (Operation *op : members)
     for (Value v : op->getResults())
@@ -164,23 +184,21 @@ void GroupFuser::run() {
             return !memberSet.contains(user);
           }))
         results.push_back(v);
-  // Work whose results nothing reads is dead (pointwise ops have no side
-  // effects): it goes away instead of becoming a region without results.
-  if (results.empty()) {
-    for (Operation *op : llvm::reverse(members))
-      op->erase();
-    return;
-  }
+  return results;
+}
 
+PointwiseOp GroupFuser::buildFusedOp(ArrayRef<Value> inputs,
+                                     ArrayRef<Value> results) {
+  RewriterBase &b = rewriter;
   SmallVector<Location> locs;
   for (Operation *op : members)
     locs.push_back(op->getLoc());
   Location loc = b.getFusedLoc(locs);
-  b.setInsertionPoint(last);
+  b.setInsertionPoint(members.back());
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs.getArrayRef());
+  auto fused = PointwiseOp::create(b, loc, resultTypes, inputs);
 
   SmallVector<Type> argTypes;
   SmallVector<Location> argLocs;
@@ -190,7 +208,7 @@ void GroupFuser::run() {
   }
   Block *body = b.createBlock(&fused.getBody(), {}, argTypes, argLocs);
   IRMapping map;
-  map.map(inputs.getArrayRef(), body->getArguments());
+  map.map(inputs, body->getArguments());
   for (Operation *op : members) {
     for (Value v : readsOf(op))
       if (!map.contains(v))
@@ -204,12 +222,99 @@ void GroupFuser::run() {
   PointwiseYieldOp::create(b, loc, yielded);
 
   for (auto [v, replacement] : llvm::zip(results, fused.getResults()))
-    v.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+    rewriter.replaceUsesWithIf(v, replacement, [&](OpOperand &use) {
       return !memberSet.contains(use.getOwner());
     });
-  // Users first: within the group, every use follows its definition.
-  for (Operation *op : llvm::reverse(members))
-    op->erase();
+  return fused;
+}
+
+PointwiseOp GroupFuser::run() {
+  splitOffGemms();
+  llvm::SetVector<Value> inputs = collectInputs();
+  SmallVector<Value> results = collectResults();
+  // Work whose results nothing reads is dead (pointwise ops have no side
+  // effects): it goes away instead of becoming a region without results.
+  if (results.empty()) {
+    eraseMembers();
+    return PointwiseOp();
+  }
+  PointwiseOp fused = buildFusedOp(inputs.getArrayRef(), results);
+  eraseMembers();
+  return fused;
+}
+
+FailureOr<PointwiseOp>
+mlir::lstm::fusePointwiseGroup(RewriterBase &rewriter,
+                               ArrayRef<Operation *> group) {
+  // A lone op already lowers to one linalg.generic: fusing it would only
+  // rename it.
+  if (group.size() < 2)
+    return failure();
+  OpBuilder::InsertionGuard guard(rewriter);
+  return GroupFuser(rewriter, group).run();
+}
+
+/// Whether `op`, an op of `cell`, reads nothing that an op of `unscheduled`
+/// defines, itself or through the ops nested in its regions.
+static bool readsOnlyScheduled(Block &cell, Operation *op,
+                               const llvm::DenseSet<Operation *> &unscheduled) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def)
+        continue;
+      Operation *defInCell = cell.findAncestorOpInBlock(*def);
+      if (defInCell && defInCell != op && unscheduled.contains(defInCell))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Moves the ops of `cell` (its terminator aside) behind the values they
+/// read, keeping their order otherwise: each round moves, in block order,
+/// the ops whose operands are all defined to the end of the ordered prefix.
+/// What sortTopologically does, with every move made through `rewriter`.
+/// Fails, leaving the remaining ops unordered, on a cycle.
+static LogicalResult orderByDependences(RewriterBase &rewriter, Block &cell) {
+  Block::iterator end =
+      cell.mightHaveTerminator() ? std::prev(cell.end()) : cell.end();
+  llvm::DenseSet<Operation *> unscheduled;
+  for (Operation &op : llvm::make_range(cell.begin(), end))
+    unscheduled.insert(&op);
+  Block::iterator next = cell.begin();
+  while (!unscheduled.empty()) {
+    bool progress = false;
+    for (Operation &op :
+         llvm::make_early_inc_range(llvm::make_range(next, end))) {
+      if (!readsOnlyScheduled(cell, &op, unscheduled))
+        continue;
+      unscheduled.erase(&op);
+      progress = true;
+      if (&op == &*next)
+        ++next;
+      else
+        rewriter.moveOpBefore(&op, &cell, next);
+    }
+    if (!progress)
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::lstm::fuseElementwise(RewriterBase &rewriter, Block &cell) {
+  PointwiseGroups analysis(cell);
+  bool changed = false;
+  for (ArrayRef<Operation *> group : analysis.getGroups())
+    changed |= succeeded(fusePointwiseGroup(rewriter, group));
+  if (!changed)
+    return success();
+  // Each fused op sits where its last member was; moving the other ops of
+  // the cell behind the values they read puts GEMMs that read a group after
+  // it and GEMMs that feed a group before it. The grouping keeps the cell
+  // acyclic, so this cannot fail on a verified cell.
+  return orderByDependences(rewriter, cell);
 }
 
 namespace {
@@ -230,24 +335,9 @@ struct LSTMFuseElementwisePass
                loop && loop->hasAttr(kWavefrontLayersAttr))
         cells.push_back(loop.getBody());
     });
+    IRRewriter rewriter(&getContext());
     for (Block *cell : cells) {
-      PointwiseGroups analysis(*cell);
-      bool changed = false;
-      for (ArrayRef<Operation *> group : analysis.getGroups()) {
-        // A lone op already lowers to one linalg.generic: fusing it would
-        // only rename it.
-        if (group.size() < 2)
-          continue;
-        GroupFuser(group).run();
-        changed = true;
-      }
-      if (!changed)
-        continue;
-      // Each fused op sits where its last member was; moving the other ops
-      // of the cell behind the values they read puts GEMMs that read a
-      // group after it and GEMMs that feed a group before it. The grouping
-      // keeps the cell acyclic, so this cannot fail on a verified cell.
-      if (!sortTopologically(cell)) {
+      if (failed(fuseElementwise(rewriter, *cell))) {
         cell->getParentOp()->emitError(
             "lstm-fuse-elementwise: the fused cell has a cycle");
         return signalPassFailure();

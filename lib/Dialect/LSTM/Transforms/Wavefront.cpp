@@ -238,9 +238,12 @@ scf::ForOp WavefrontBuilder::build() {
         buildDiagonal(d, iterArgs);
       });
   // Tells the schedule report (and readers) what the loop is.
-  loop->setAttr(kWavefrontLayersAttr, rewriter.getI64IntegerAttr(numLayers));
-  loop->setAttr(kWavefrontDirectionAttr,
-                rewriter.getStringAttr(stringifyDirection(ref.getDirection())));
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop->setAttr(kWavefrontLayersAttr, rewriter.getI64IntegerAttr(numLayers));
+    loop->setAttr(
+        kWavefrontDirectionAttr,
+        rewriter.getStringAttr(stringifyDirection(ref.getDirection())));
+  });
   replaceLayers(loop);
   return loop;
 }

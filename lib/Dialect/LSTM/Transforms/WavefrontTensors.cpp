@@ -120,10 +120,14 @@ Value mlir::lstm::wavefront::keepInactive(OpBuilder &b, Location loc, Value d,
   Value allActive = arith::AndIOp::create(b, loc, allStarted, noneDone);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, allActive,
                                 /*withElseRegion=*/true);
-  OpBuilder thenBuilder = OpBuilder::atBlockEnd(ifOp.thenBlock());
-  scf::YieldOp::create(thenBuilder, loc, next);
+  // The branches are built with `b` itself, so that its listener (a
+  // rewriter's) sees their ops too.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, next);
 
-  OpBuilder eb = OpBuilder::atBlockEnd(ifOp.elseBlock());
+  b.setInsertionPointToEnd(ifOp.elseBlock());
+  OpBuilder &eb = b;
   int64_t rank = type.getRank();
   SmallVector<Value> dynamic;
   for (int64_t i = 0; i < rank; ++i)

@@ -16,6 +16,7 @@
 #define LSTM_DIALECT_LSTM_ANALYSIS_CELLDEPENDENCE_H
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -36,8 +37,9 @@ struct GateProduct {
 
 /// Removes `products` (input and weight) from their gates, for the passes
 /// that move products elsewhere; indices are handled so that removing one
-/// does not shift the others.
-void eraseGateProducts(SmallVectorImpl<GateProduct> &products);
+/// does not shift the others. Each gate is modified through `rewriter`.
+void eraseGateProducts(RewriterBase &rewriter,
+                       SmallVectorImpl<GateProduct> &products);
 
 /// The gate dependences of one step of a layer's cell.
 ///

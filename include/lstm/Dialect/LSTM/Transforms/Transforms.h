@@ -1,13 +1,18 @@
-//===- Transforms.h - The lstm rewrites as functions ------------*- C++ -*-===//
+//===- Transforms.h - Rewrites of the lstm dialect as functions -*- C++ -*-===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The transformations behind the lstm passes, callable on their own (from
-// another compiler's passes, patterns or a transform-dialect extension).
-// Each makes its changes through the RewriterBase it is given, so listeners
-// see them, and leaves the IR untouched where it fails.
+// The cores of the lstm-to-lstm passes, callable from other passes, patterns
+// and tools. Like upstream's linalg::fuseElementwiseOps, each takes the
+// rewriter that makes its changes, so that a listener attached to it (a
+// greedy driver, a transform interpreter, a test) sees every op created,
+// modified, replaced or erased. The passes walk the IR, pick the candidates
+// and call these with an IRRewriter. Like the passes, callers replace the
+// layers that statically run no step first (replaceEmptyLayer,
+// EmptyLayers.h): the IR these functions would build for them is rejected
+// by upstream's verifiers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +24,45 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::lstm {
+
+/// Combines, in `layer`'s cell, the matrix products of different gates that
+/// multiply the same operand into one GEMM against their weights stacked
+/// before the layer (lstm-combine-gate-gemms); each gate takes its columns of
+/// the combined product as an addend. Only products whose weight is defined
+/// above the layer take part, in groups spanning at least two gates. Fails,
+/// changing nothing, when the cell has no such group.
+LogicalResult combineGateGemms(RewriterBase &rewriter, LayerOp layer);
+
+/// Moves the input projections of `layer`'s cell (products of a step's input
+/// slice with a weight defined above the layer) before the layer, as one GEMM
+/// over all T·B rows per group of products on the same input
+/// (lstm-hoist-input-projection). The projected sequence becomes a new `ins`
+/// sequence whose step slice the gates take as an addend; biases move into
+/// the hoisted GEMM where that changes no rounding. Gates left as a bare
+/// `identity` of one addend are replaced by it, and `ins` sequences the cell
+/// no longer reads are dropped (keeping one). Fails, changing nothing, when
+/// the cell has no input projection.
+LogicalResult hoistInputProjections(RewriterBase &rewriter, LayerOp layer);
+
+/// Fuses `group`, pointwise ops of one cell in block order (a group of
+/// PointwiseGroups), into one `lstm.pointwise` whose region is the scalar
+/// code of all of them. A gate with matrix products keeps them as an
+/// `identity` gate of the products alone, where the gate was; its epilogue
+/// joins the region. The new op is placed where the last member was, so the
+/// cell may need reordering afterwards (fuseElementwise does it). Returns the
+/// new op, or a null op when no result of the group is used outside it (the
+/// group is then erased as dead). Fails, changing nothing, for a group of
+/// fewer than two ops: one op already lowers to one linalg.generic.
+FailureOr<PointwiseOp> fusePointwiseGroup(RewriterBase &rewriter,
+                                          ArrayRef<Operation *> group);
+
+/// Fuses every group of pointwise work of `cell` (the body of an
+/// `lstm.layer`, or of the loop `lstm-wavefront` makes of a chain of layers)
+/// with fusePointwiseGroup, then moves the other ops of the cell behind the
+/// values they read, keeping their order otherwise (lstm-fuse-elementwise).
+/// Fails when the reordered cell would have a cycle, which the grouping
+/// rules out on a verified cell.
+LogicalResult fuseElementwise(RewriterBase &rewriter, Block &cell);
 
 //===----------------------------------------------------------------------===//
 // Layer-time wavefront (lstm-wavefront)
