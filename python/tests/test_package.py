@@ -14,9 +14,10 @@ import pytest
 import lstmc
 from lstmc import _lstmc
 
-#: What a self-contained library may need: glibc's libraries and the loader.
+#: What a self-contained library may need: glibc's libraries, the loader and
+#: libgcc's unwinder (which comes with every libstdc++).
 GLIBC = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
-         "ld-linux-x86-64.so.2"}
+         "ld-linux-x86-64.so.2", "libgcc_s.so.1"}
 PACKAGE = os.path.dirname(os.path.abspath(lstmc.__file__))
 
 
@@ -92,6 +93,22 @@ def test_runtime_libraries_need_no_mlir():
     assert "libcuda.so.1" in needed and not runpath
     for name in ("liblstm_cpu_runtime_static.a", "liblstm_cuda_runtime_static.a"):
         assert os.path.isfile(os.path.join(lib, name)), name
+
+
+def test_glibc_2_34_is_enough():
+    """Built on Debian 12 (glibc 2.36), loadable with glibc 2.34 and 2.35
+    (python/src/glibc_compat.c): Ubuntu 22.04, RHEL 9."""
+    for path in [_lstmc.LIBRARY, os.path.join(PACKAGE, "lib", "liblstm_openblas.so"),
+                 os.path.join(PACKAGE, "lib", "liblstm_cuda_runtime.so"),
+                 os.path.join(PACKAGE, "bin", "lstm-run"),
+                 os.path.join(PACKAGE, "bin", "lstm-compile")]:
+        out = subprocess.run(["objdump", "-T", path], capture_output=True, text=True)
+        if out.returncode != 0:
+            pytest.skip("objdump is not available")
+        import re
+        versions = {tuple(map(int, v.split("."))) for v in
+                    re.findall(r"GLIBC_(\d+\.\d+(?:\.\d+)?)", out.stdout)}
+        assert max(versions) <= (2, 34), (path, max(versions))
 
 
 def test_only_the_c_api_is_exported():
