@@ -14,12 +14,24 @@ using namespace mlir;
 
 llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
                                     const CompileOptions &options) {
-  // The system compiler driver knows the C runtime and the linker's flags.
-  auto cxx = llvm::sys::findProgramByName("c++");
+  // The system compiler driver knows the C runtime and the linker's flags:
+  // a C++ one, else a C one with libstdc++ named (the runtimes use it), as
+  // on a machine with gcc but not g++ (where the wheel may run).
+  bool addLibStdcxx = false;
+  llvm::ErrorOr<std::string> cxx =
+      std::make_error_code(std::errc::no_such_file_or_directory);
+  for (StringRef name : {"c++", "g++", "clang++", "cc", "gcc", "clang"}) {
+    cxx = llvm::sys::findProgramByName(name);
+    if (cxx) {
+      addLibStdcxx = !name.contains("++");
+      break;
+    }
+  }
   if (!cxx)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "no C++ compiler driver (c++) on PATH to link with");
+        "no compiler driver (c++, g++, clang++, cc, gcc or clang) on PATH "
+        "to link with");
   std::vector<std::string> args = {*cxx, "-shared", "-o", output.str(),
                                    object.str()};
   // The target's runtime goes in whole: the library calls it by name.
@@ -63,6 +75,8 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
     args.push_back("-Wl,-rpath," + std::string(blasDir));
   }
   args.push_back("-lm");
+  if (addLibStdcxx)
+    args.push_back("-l:libstdc++.so.6");
   std::vector<StringRef> refs(args.begin(), args.end());
   std::string linkError;
   int rc =
