@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 
 LLVM_PREFIX=/usr/lib/llvm-22
 # zlib1g-dev, libzstd-dev: the static libz.a and libzstd.a that LLVM's
-# Support needs when the Python package links MLIR statically
-# (python/CMakeLists.txt).
-APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev zlib1g-dev libzstd-dev"
+# Support needs when the Python package links MLIR statically, lld to link
+# it in seconds (python/CMakeLists.txt).
+APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev zlib1g-dev libzstd-dev lld"
 
 missing=""
 for p in $APT_PACKAGES; do
@@ -39,7 +39,7 @@ fi
 start=$(date +%s)
 # LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
 # need besides the tools; test/Embed installs all of these.
-ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test \
+ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test lstm-capi-text-test \
   lstm-capi-compiler-test lstm-cpu-runtime-test lstm-cpu-runtime-blocks-test
 echo "== build finished in $(( $(date +%s) - start )) s"
 
