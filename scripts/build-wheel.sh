@@ -37,7 +37,7 @@ PY
 
 venv=$(mktemp -d)/venv
 "$PYTHON" -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install -q --no-deps --no-index "$wheel"
+"$venv/bin/python" -m pip install -q --no-deps --no-index --ignore-installed "$wheel"
 cd /tmp
 "$venv/bin/python" - "$venv" <<'PY'
 import os, subprocess, sys

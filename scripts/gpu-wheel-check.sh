@@ -131,6 +131,7 @@ except Exception as e:  # noqa: BLE001
     record("nn.LSTM(16, 32, 2) T=20 B=8", float("nan"), TOL, 0.0)
     print(f"nn.LSTM: {type(e).__name__}: {e}")
 EOF
+[ $? = 0 ] || row "lstmc networks on CUDA" FAIL "the check stopped: see above"
 
 echo "== 2. lstm-run --device=cuda examples/lstm.mlir"
 # The console script of the wheel runs lstmc/bin/lstm-run.
