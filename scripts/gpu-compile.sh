@@ -5,9 +5,13 @@
 # variants: fp32, tf32 and bf16 (--lstm-optimize, GEMMs in cuBLAS; bf16 GEMM
 # operands with fp32 accumulation), plain (no optimisation, cuBLAS) and
 # kernels (no optimisation, every GEMM a generated kernel).
-#   scripts/gpu-compile.sh [VARIANT...]
+# LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
+# wheel's lstmc/bin/lstm-compile on a machine without MLIR,
+# scripts/gpu-wheel-check.sh).
+#   [LSTM_COMPILE=PATH] scripts/gpu-compile.sh [VARIANT...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LSTM_COMPILE=${LSTM_COMPILE:-build/bin/lstm-compile}
 variants=${*:-fp32 tf32 bf16 plain kernels}
 for variant in $variants; do
   case $variant in
@@ -20,7 +24,7 @@ for variant in $variants; do
   esac
   mkdir -p "gpu-build/$variant"
   for f in examples/*.mlir; do
-    build/bin/lstm-compile "$f" --target=cuda $flags \
+    "$LSTM_COMPILE" "$f" --target=cuda $flags \
       -o "gpu-build/$variant/$(basename "$f" .mlir).so"
   done
 done

@@ -7,7 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLVM_PREFIX=/usr/lib/llvm-22
-APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev"
+# zlib1g-dev, libzstd-dev: the static libz.a and libzstd.a that LLVM's
+# Support needs when the Python package links MLIR statically, lld to link
+# it in seconds (python/CMakeLists.txt).
+APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev zlib1g-dev libzstd-dev lld"
 
 missing=""
 for p in $APT_PACKAGES; do
@@ -36,15 +39,15 @@ fi
 start=$(date +%s)
 # LSTMPlugin and lstm-capi-test (with the C API libraries) are what the tests
 # need besides the tools; test/Embed installs all of these.
-ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test \
+ninja -C build lstm-opt lstm-run lstm-compile mlir-doc LSTMPlugin lstm-capi-test lstm-capi-text-test \
   lstm-capi-compiler-test lstm-cpu-runtime-test lstm-cpu-runtime-blocks-test
 echo "== build finished in $(( $(date +%s) - start )) s"
 
 # The Python package (python/, docs/python.md) against this build, with what
 # its tests need. torch is optional: its interop tests skip without it.
-if ! "$PYTHON" -c 'import pytest, nanobind, scikit_build_core' 2>/dev/null; then
-  echo "== installing pytest, nanobind, scikit-build-core"
-  "$PYTHON" -m pip install -q pytest nanobind scikit-build-core
+if ! "$PYTHON" -c 'import pytest, scikit_build_core' 2>/dev/null; then
+  echo "== installing pytest, scikit-build-core"
+  "$PYTHON" -m pip install -q pytest scikit-build-core
 fi
 if [ "${LSTM_SKIP_TORCH:-0}" != 1 ] && ! "$PYTHON" -c 'import torch' 2>/dev/null; then
   echo "== installing torch (for the interop tests; LSTM_SKIP_TORCH=1 skips)"
@@ -65,5 +68,10 @@ if ! "$PYTHON" -c 'import tqdm, matplotlib' 2>/dev/null; then
   "$PYTHON" -m pip install -q tqdm matplotlib ||
     echo "== tqdm/matplotlib could not be installed: charrnn.py prints plain progress, no plot"
 fi
-echo "== pip install ./python"
-"$PYTHON" -m pip install -q --no-build-isolation ./python
+# The package builds its native part (target lstmc-bundle: liblstmc.so and
+# the tools with MLIR linked statically, python/CMakeLists.txt) in build/,
+# reusing the objects compiled above: the project is compiled once.
+echo "== pip install ./python (lstmc-bundle in build/)"
+start=$(date +%s)
+"$PYTHON" -m pip install -q --no-build-isolation -C build-dir="$PWD/build" ./python
+echo "== package built and installed in $(( $(date +%s) - start )) s"

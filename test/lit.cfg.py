@@ -22,7 +22,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.lstm_tools_dir, append_path=True)
 
 tool_dirs = [config.lstm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "lstm-capi-test", "lstm-capi-compiler-test", "lstm-cpu-runtime-test", "lstm-cpu-runtime-blocks-test", "not", "FileCheck", "count", "split-file"], tool_dirs)
+llvm_config.add_tool_substitutions(["lstm-opt", "lstm-run", "lstm-compile", "lstm-capi-test", "lstm-capi-compiler-test", "lstm-capi-text-test", "lstm-cpu-runtime-test", "lstm-cpu-runtime-blocks-test", "not", "FileCheck", "count", "split-file"], tool_dirs)
 
 # %-prefixed names go first: the tool substitution of `lstm-run` would
 # otherwise rewrite the tail of `%lstm-run`.

@@ -6,6 +6,7 @@
 
 #include "lstm/Compiler/Compiler.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -13,12 +14,24 @@ using namespace mlir;
 
 llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
                                     const CompileOptions &options) {
-  // The system compiler driver knows the C runtime and the linker's flags.
-  auto cxx = llvm::sys::findProgramByName("c++");
+  // The system compiler driver knows the C runtime and the linker's flags:
+  // a C++ one, else a C one with libstdc++ named (the runtimes use it), as
+  // on a machine with gcc but not g++ (where the wheel may run).
+  bool addLibStdcxx = false;
+  llvm::ErrorOr<std::string> cxx =
+      std::make_error_code(std::errc::no_such_file_or_directory);
+  for (StringRef name : {"c++", "g++", "clang++", "cc", "gcc", "clang"}) {
+    cxx = llvm::sys::findProgramByName(name);
+    if (cxx) {
+      addLibStdcxx = !name.contains("++");
+      break;
+    }
+  }
   if (!cxx)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "no C++ compiler driver (c++) on PATH to link with");
+        "no compiler driver (c++, g++, clang++, cc, gcc or clang) on PATH "
+        "to link with");
   std::vector<std::string> args = {*cxx, "-shared", "-o", output.str(),
                                    object.str()};
   // The target's runtime goes in whole: the library calls it by name.
@@ -29,24 +42,41 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
   args.push_back(runtimeDir + "/liblstm_" + options.target +
                  "_runtime_static.a");
   args.push_back("-Wl,--no-whole-archive");
+  // A self-contained runtime directory (the Python package's lstmc/lib,
+  // python/CMakeLists.txt) carries what the library links besides its
+  // runtime: a libcuda.so stub and OpenBLAS's GEMMs as liblstm_openblas.so.
+  auto inRuntimeDir = [&](StringRef name) -> std::string {
+    llvm::SmallString<256> path(runtimeDir);
+    llvm::sys::path::append(path, name);
+    return llvm::sys::fs::exists(path) ? std::string(path) : std::string();
+  };
   if (options.target == "cuda") {
     // The library then needs only libcuda.so.1 where it runs, not MLIR.
-    std::string cudaLibDir = options.cudaLibDir.empty()
-                                 ? std::string(LSTM_CUDA_STUBS_DIR)
-                                 : options.cudaLibDir;
+    std::string cudaLibDir = options.cudaLibDir;
+    if (cudaLibDir.empty() && !inRuntimeDir("stubs/libcuda.so").empty())
+      cudaLibDir = runtimeDir + "/stubs";
+    if (cudaLibDir.empty())
+      cudaLibDir = LSTM_CUDA_STUBS_DIR;
     args.push_back("-L" + cudaLibDir);
+    // Kept even by a linker that drops unused libraries by default (an
+    // empty stub provides no symbol).
+    args.push_back("-Wl,--no-as-needed");
     args.push_back("-lcuda");
   } else {
-    // OpenBLAS, where it was found when the project was configured.
-    std::string blas = LSTM_OPENBLAS_LIBRARY;
+    // OpenBLAS: the runtime directory's subset, else the one found when the
+    // project was configured. The runtime itself defines memrefCopy: the
+    // library needs no MLIR library.
+    std::string blas = inRuntimeDir("liblstm_openblas.so");
+    if (blas.empty())
+      blas = LSTM_OPENBLAS_LIBRARY;
     args.push_back(blas);
-    args.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(blas).str());
-    // memrefCopy and friends.
-    args.push_back(std::string("-L") + LSTM_MLIR_LIB_DIR);
-    args.push_back("-lmlir_c_runner_utils");
-    args.push_back(std::string("-Wl,-rpath,") + LSTM_MLIR_LIB_DIR);
+    llvm::SmallString<256> blasDir(llvm::sys::path::parent_path(blas));
+    llvm::sys::fs::make_absolute(blasDir);
+    args.push_back("-Wl,-rpath," + std::string(blasDir));
   }
   args.push_back("-lm");
+  if (addLibStdcxx)
+    args.push_back("-l:libstdc++.so.6");
   std::vector<StringRef> refs(args.begin(), args.end());
   std::string linkError;
   int rc =

@@ -19,8 +19,36 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
+
+std::string mlir::lstm::defaultCudaToolkitPath() {
+  // $CUDA_HOME or $CUDA_PATH, as nvcc's users set them.
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      return value;
+  // The toolkit found when the project was configured, if it is here.
+  llvm::SmallString<256> configured(LSTM_CUDA_TOOLKIT_DIR);
+  llvm::sys::path::append(configured, "bin", "ptxas");
+  if (llvm::sys::fs::can_execute(configured))
+    return LSTM_CUDA_TOOLKIT_DIR;
+  // Else the one whose ptxas is on PATH (<toolkit>/bin/ptxas): the compiler
+  // may run on another machine than the one it was built on (the wheel).
+  if (llvm::ErrorOr<std::string> ptxas =
+          llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(*ptxas, real))
+      real = *ptxas;
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+        .str();
+  }
+  return LSTM_CUDA_TOOLKIT_DIR;
+}
 
 void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
                                      const LSTMOptimizeOptions &options) {
@@ -187,8 +215,8 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   // ptxas compiles the kernels of the (one) module on every core.
   binary.cmdOptions = "--split-compile=0";
-  binary.toolkitPath =
-      options.cudaPath.empty() ? LSTM_CUDA_TOOLKIT_DIR : options.cudaPath;
+  binary.toolkitPath = options.cudaPath.empty() ? lstm::defaultCudaToolkitPath()
+                                                : options.cudaPath;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
 }

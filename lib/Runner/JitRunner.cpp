@@ -31,12 +31,6 @@
 using namespace mlir;
 using namespace mlir::lstm;
 
-// Lowered code calls MLIR's C runner utilities (memrefCopy for strided
-// copies). Referencing one keeps libmlir_c_runner_utils linked, so that the
-// JIT resolves these symbols in-process.
-extern "C" void memrefCopy(int64_t elemSize, void *src, void *dst);
-void (*lstmRunnerKeepRunnerUtils)(int64_t, void *, void *) = &memrefCopy;
-
 static llvm::Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
@@ -339,6 +333,8 @@ static void registerCpuRuntime(ExecutionEngine &engine) {
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
     add("_mlir_memref_to_llvm_free",
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    // Strided copies (the CPU runtime's, not libmlir_c_runner_utils').
+    add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
     return symbols;
   });
 }

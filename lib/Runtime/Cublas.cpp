@@ -67,6 +67,16 @@ const CublasLibrary *cublas() {
     tryOpen(std::string(LSTM_CUDA_TOOLKIT_DIR) + "/lib64/" + soname,
             RTLD_NOW | RTLD_LOCAL);
 #endif
+    for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+      if (const char *dir = std::getenv(var); dir && *dir)
+        tryOpen(std::string(dir) + "/lib64/" + soname, RTLD_NOW | RTLD_LOCAL);
+    // The previous major version: the entry points used here are those of
+    // cuBLAS 12 too, which a machine with an older toolkit (or PyTorch's
+    // wheels) has; the process's copy first.
+    if (CUBLAS_VER_MAJOR > 12) {
+      tryOpen("libcublas.so.12", RTLD_NOW | RTLD_NOLOAD);
+      tryOpen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
+    }
     if (!handle) {
       recordFailure("cannot load cuBLAS (tried:" + tried +
                     "); set LSTM_CUBLAS_LIBRARY to its path");

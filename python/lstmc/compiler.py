@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The compiler, in-process (the native extension lstmc._lstmc over the C
-API): verification, IR transformations and compilation to a library."""
+"""The compiler, in-process (lstmc._lstmc: ctypes over liblstmc.so, the C
+API with MLIR linked in): verification, IR transformations and compilation
+to a library."""
 import json
 import os
 import tempfile
@@ -50,7 +51,8 @@ def canonicalize(ir):
 
 def _package_lib_dir(target):
     """The package's copy of the target's runtime (linked into every compiled
-    library), or "" to use the build tree's."""
+    library, with the OpenBLAS subset and the libcuda stub next to it), or ""
+    to use the build tree's."""
     d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
     name = f"liblstm_{target}_runtime_static.a"
     return d if os.path.isfile(os.path.join(d, name)) else ""

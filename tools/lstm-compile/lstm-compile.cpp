@@ -57,8 +57,9 @@ static cl::opt<std::string>
                cl::init(LSTM_CUDA_STUBS_DIR), cl::cat(toolCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
-             cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
-                      "one found when the project was configured)"),
+             cl::desc("CUDA toolkit with ptxas and libdevice (default: "
+                      "$CUDA_HOME or $CUDA_PATH, else the one found when the "
+                      "project was configured, else the one of ptxas on PATH)"),
              cl::cat(toolCategory));
 static cl::opt<std::string> prePasses(
     "pre-passes",

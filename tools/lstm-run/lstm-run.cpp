@@ -130,8 +130,9 @@ static cl::opt<std::string> features("features", cl::desc("PTX features"),
                                      cl::cat(gpuCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
-             cl::desc("CUDA toolkit with ptxas and libdevice (default: the "
-                      "one found when the project was configured)"),
+             cl::desc("CUDA toolkit with ptxas and libdevice (default: "
+                      "$CUDA_HOME or $CUDA_PATH, else the one found when the "
+                      "project was configured, else the one of ptxas on PATH)"),
              cl::cat(gpuCategory));
 
 static int fail(const llvm::Twine &msg) {

@@ -63,8 +63,8 @@ struct LSTMToNVVMOptions {
   std::string features = kDefaultPtxFeatures.str();
   /// Threads per block of the generated kernels.
   int64_t blockSize = 256;
-  /// The CUDA toolkit (ptxas, libdevice); empty means the one found when the
-  /// project was configured.
+  /// The CUDA toolkit (ptxas, libdevice); empty means
+  /// defaultCudaToolkitPath().
   std::string cudaPath;
   /// Whether GEMMs go to cuBLAS (lstm-gemm-to-cublas), and the smallest
   /// m·n·k·batch that does; smaller ones are generated kernels.
@@ -81,6 +81,11 @@ struct LSTMToNVVMOptions {
 /// the `mgpu*` runtime ABI, with the kernels in NVVM serialised to a fatbin
 /// for `options.chip` (through the CUDA toolkit's ptxas). Function arguments
 /// and results are device buffers.
+/// The CUDA toolkit used when none is given: $CUDA_HOME or $CUDA_PATH, else
+/// the one found when the project was configured if its bin/ptxas exists,
+/// else the one whose ptxas is on PATH.
+std::string defaultCudaToolkitPath();
+
 void buildLSTMToNVVMPipeline(OpPassManager &pm,
                              const LSTMToNVVMOptions &options);
 

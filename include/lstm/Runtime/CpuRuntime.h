@@ -49,6 +49,11 @@ void _mlir_memref_to_llvm_free(void *block);
 /// Frees the blocks the allocation functions keep for reuse.
 void lstmRuntimeCpuEmptyCache(void);
 
+/* A strided copy between two unranked memrefs (element size in bytes), as
+ * libmlir_c_runner_utils defines it: the lowering of non-contiguous
+ * memref.copy calls it. */
+void memrefCopy(int64_t elemSize, void *src, void *dst);
+
 /// The number of threads the products use; `threads` < 1 means one per
 /// core (the default).
 void lstmRuntimeCpuSetThreads(int32_t threads);

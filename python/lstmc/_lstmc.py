@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The compiler, in-process: ctypes bindings of liblstmc.so's C API
+(include/lstm-c/Text.h: IR text in, IR text or diagnostics out).
+
+liblstmc.so is a plain shared library with MLIR and LLVM linked in
+(python/CMakeLists.txt), not a CPython extension: the same file serves every
+Python 3 version, so the wheel is tagged py3-none. Importing this module
+raises ImportError when the library is missing (lstmc.load() still runs
+saved networks then). $LSTMC_LIBRARY names another copy of the library.
+"""
+import ctypes
+import json
+import os
+
+#: The package's native files: liblstmc.so, the runtimes, the tools (../bin).
+LIB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
+LIBRARY = os.environ.get("LSTMC_LIBRARY") or os.path.join(LIB_DIR, "liblstmc.so")
+
+
+class CompilerError(RuntimeError):
+    """A failure of the compiler, with its diagnostics."""
+
+
+class _CompileOptions(ctypes.Structure):
+    # LstmTextCompileOptions: a null or empty string takes the default.
+    _fields_ = [(name, ctypes.c_char_p) for name in (
+        "target", "chip", "features", "cudaPath", "cudaLibDir", "runtimeLibDir",
+        "prePasses", "computeType")] + [("gradients", ctypes.c_int)]
+
+
+def _load():
+    try:
+        lib = ctypes.CDLL(LIBRARY)
+    except OSError as e:
+        raise ImportError(f"the lstm compiler library cannot be loaded: {e}") from None
+    errp = ctypes.POINTER(ctypes.c_void_p)
+    lib.lstmTextVerify.argtypes = [ctypes.c_char_p, ctypes.c_size_t, errp]
+    lib.lstmTextTransform.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                      errp, errp]
+    lib.lstmTextCompile.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                    ctypes.POINTER(_CompileOptions), errp]
+    for f in (lib.lstmTextVerify, lib.lstmTextTransform, lib.lstmTextCompile):
+        f.restype = ctypes.c_int
+    # Returned strings stay pointers (c_void_p) until copied and freed.
+    lib.lstmTextDefaultOptions.argtypes = []
+    lib.lstmTextDefaultOptions.restype = ctypes.c_void_p
+    lib.lstmTextFree.argtypes = [ctypes.c_void_p]
+    lib.lstmTextFree.restype = None
+    return lib
+
+
+_lib = _load()
+
+
+def _take(ptr):
+    """The text of a string the library returned, which is then freed."""
+    if not ptr:
+        return ""
+    try:
+        return ctypes.string_at(ptr).decode("utf-8", "replace")
+    finally:
+        _lib.lstmTextFree(ptr)
+
+
+def _bytes(s):
+    return s.encode("utf-8") if isinstance(s, str) else bytes(s)
+
+
+def _call(fn, *args, output=False):
+    error = ctypes.c_void_p()
+    out = ctypes.c_void_p()
+    extra = (ctypes.byref(out),) if output else ()
+    rc = fn(*args, *extra, ctypes.byref(error))
+    if rc != 0:
+        _take(out.value)
+        raise CompilerError(_take(error.value) or "the compiler failed")
+    return _take(out.value) if output else None
+
+
+def verify(ir):
+    """Parses and verifies `ir`; raises CompilerError with the diagnostics
+    if it does not."""
+    data = _bytes(ir)
+    _call(_lib.lstmTextVerify, data, len(data))
+
+
+def transform(ir, pipeline):
+    """Parses `ir`, runs the textual pass pipeline on builtin.module (e.g.
+    'canonicalize', 'lstm-combine-gate-gemms') and returns the printed
+    module."""
+    data = _bytes(ir)
+    return _call(_lib.lstmTextTransform, data, len(data), _bytes(pipeline), output=True)
+
+
+def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
+            runtime_lib_dir="", pre_passes="", compute_type="", gradients=False):
+    """Compiles `ir` to the shared library `output` (lstm-compile
+    in-process); an empty option takes the compiler's default (see
+    default_options). With `gradients`, the gradient functions of
+    lstm-differentiate are exported too. ctypes releases the GIL for the
+    call: other Python threads run while it compiles."""
+    data = _bytes(ir)
+    options = _CompileOptions(
+        _bytes(target), _bytes(chip), _bytes(features), _bytes(cuda_path),
+        _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
+        _bytes(compute_type), 1 if gradients else 0)
+    _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
+
+
+def default_options():
+    """The compiler's defaults: {'target', 'chip', 'features',
+    'compute_type'}."""
+    return json.loads(_take(_lib.lstmTextDefaultOptions()))
