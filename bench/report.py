@@ -22,14 +22,21 @@ def cudnn_ms(rows, cfg, cell, precision, graph):
                  and ('gru' in q['cell']) == gru), None)
 
 
+def precision_of(impl):
+    """'tf32' or 'bf16' for an implementation at that precision (its name
+    says so: all-tf32, cudnn-bf16, ...), None for fp32."""
+    return next((p for p in ('tf32', 'bf16') if f'-{p}' in impl), None)
+
+
 def cudnn_base(rows, r):
-    """cuDNN fp32 called the way `r` was: a CUDA-graph replay is compared
-    with cuDNN's replay, a plain call with cuDNN's plain call."""
-    return cudnn_ms(rows, r['cfg'], r['cell'], None, r['impl'].endswith(GRAPH))
+    """cuDNN at `r`'s precision, called the way `r` was: a CUDA-graph replay
+    is compared with cuDNN's replay, a plain call with cuDNN's plain call."""
+    return cudnn_ms(rows, r['cfg'], r['cell'], precision_of(r['impl']),
+                    r['impl'].endswith(GRAPH))
 
 
 def markdown(rows):
-    out = ['| config | cell | implementation | ms | TFLOP/s | × cuDNN fp32 (called alike) |',
+    out = ['| config | cell | implementation | ms | TFLOP/s | × cuDNN (same precision, called alike) |',
            '| --- | --- | --- | ---: | ---: | ---: |']
     for r in rows:
         base = cudnn_base(rows, r)
@@ -65,11 +72,9 @@ def summary(rows):
             ref = cudnn_ms(rows, cfg, cell, precision, r['impl'].endswith(GRAPH))
             return f'{r["ms"] / ref:.2f}' if ref else ''
 
-        def same_precision(r):
-            return next((p for p in ('tf32', 'bf16') if p in r['impl']), None)
         out.append(f'| {cfg} | {cell} | {best32["impl"].split("/", 1)[1]} | {best32["ms"]:.3f} | '
                    f'{ratio(best32)} | {best["impl"].split("/", 1)[1]} | {best["ms"]:.3f} | '
-                   f'{ratio(best, same_precision(best))} | {other("cuda-graph eager")} | {other("torch.compile")} |')
+                   f'{ratio(best, precision_of(best["impl"]))} | {other("cuda-graph eager")} | {other("torch.compile")} |')
     return '\n'.join(out) + '\n'
 
 

@@ -281,11 +281,13 @@ def main():
                 r['tflops'] = round(lstm_flops(L, H, B, T, I, G) / r['ms'] / 1e9, 3)
                 print(json.dumps(r), flush=True)
     print()
-    # Like with like: a CUDA-graph row against cuDNN fp32 captured the same
-    # way, a plain call against cuDNN's plain call.
+    # Like with like: a CUDA-graph row against cuDNN captured the same way, a
+    # plain call against cuDNN's plain call, each at its own precision (an
+    # -tf32 or -bf16 level against cuDNN at that precision).
     print(f'{"config":10} {"cell":20} {"implementation":34} {"ms":>10} {"TFLOP/s":>8} {"x cuDNN":>8}')
     for r in rows:
-        impl = 'cudnn (CUDA graph)' if r['impl'].endswith('(CUDA graph)') else 'cudnn'
+        precision = next((p for p in ('-tf32', '-bf16') if p in r['impl']), '')
+        impl = 'cudnn' + precision + (' (CUDA graph)' if r['impl'].endswith('(CUDA graph)') else '')
         base = next((q['ms'] for q in rows if q['cfg'] == r['cfg'] and q['impl'] == impl
                      and (('gru' in q['cell']) == ('gru' in r['cell']))), None)
         ratio = f'{r["ms"] / base:8.2f}' if base else ''
