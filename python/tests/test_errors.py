@@ -148,18 +148,24 @@ def test_gpu_call_without_gpu():
         f(np.zeros((3, 2, 4), np.float32))
 
 
-def test_bf16_compiles_for_cuda(tmp_path):
-    """compute_type='bf16' reaches the compiler: the GPU library is built (it
-    runs only where a GPU is, test_gpu.py checks it there)."""
-    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="bf16")
+def compile_for_cuda(net, path, **options):
+    """Compiles `net` for CUDA into `path`: the library is written here even
+    without a GPU (loading it needs the driver); skips without a toolkit."""
     try:
-        net.compile(path=str(tmp_path), target="cuda", pre_passes="lstm-optimize")
+        net.compile(path=str(path), target="cuda", **options)
     except lc.NoGPUError:
-        pass  # written; loading it needs the driver
+        pass
     except RuntimeError as e:
         if "ptxas" in str(e) or "link" in str(e):
             pytest.skip(f"no CUDA toolkit to compile with: {e}")
         raise
+
+
+def test_bf16_compiles_for_cuda(tmp_path):
+    """compute_type='bf16' reaches the compiler: the GPU library is built (it
+    runs only where a GPU is, test_gpu.py checks it there)."""
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="bf16")
+    compile_for_cuda(net, tmp_path, pre_passes="lstm-optimize")
     assert (tmp_path / "network.so").exists()
     import json
     assert json.loads((tmp_path / "network.json").read_text())["compute_type"] == "bf16"
@@ -173,13 +179,6 @@ def test_compiler_defaults_come_from_the_compiler(tmp_path):
     assert defaults["target"] in ("cpu", "cuda") and defaults["compute_type"] == "fp32"
     assert defaults["chip"].startswith("sm_") and defaults["features"].startswith("+ptx")
     net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
-    try:
-        net.compile(path=str(tmp_path), target="cuda")
-    except lc.NoGPUError:
-        pass  # written; loading it needs the driver
-    except RuntimeError as e:
-        if "ptxas" in str(e) or "link" in str(e):
-            pytest.skip(f"no CUDA toolkit to compile with: {e}")
-        raise
+    compile_for_cuda(net, tmp_path)
     import json
     assert json.loads((tmp_path / "network.json").read_text())["chip"] == defaults["chip"]

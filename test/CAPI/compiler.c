@@ -10,6 +10,8 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: lstm-capi-compiler-test %t 2>&1 | FileCheck %s
 
+#include "rnn_module.h"
+
 #include "lstm-c/Compiler.h"
 #include "lstm-c/Registration.h"
 #include "mlir-c/Diagnostics.h"
@@ -20,23 +22,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-// h_t = tanh(W x_t + R h_{t-1} + b), I = H = 2.
-static const char *kRNN =
-    "func.func @forward(%x: tensor<?x?x2xf32>, %h0: tensor<?x2xf32>,\n"
-    "    %W: tensor<2x2xf32>, %R: tensor<2x2xf32>, %b: tensor<2xf32>)\n"
-    "    -> (tensor<?x?x2xf32>, tensor<?x2xf32>) {\n"
-    "  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x2xf32>)\n"
-    "      init(%h0 : tensor<?x2xf32>)\n"
-    "      -> (tensor<?x?x2xf32>), (tensor<?x2xf32>) {\n"
-    "  ^bb0(%xt: tensor<?x2xf32>, %h: tensor<?x2xf32>):\n"
-    "    %hn = lstm.gate tanh (%xt, %h : tensor<?x2xf32>, tensor<?x2xf32>)\n"
-    "        weights(%W, %R : tensor<2x2xf32>, tensor<2x2xf32>)\n"
-    "        bias(%b : tensor<2xf32>) -> tensor<?x2xf32>\n"
-    "    lstm.yield out(%hn : tensor<?x2xf32>) state(%hn : tensor<?x2xf32>)\n"
-    "  }\n"
-    "  return %y, %hT : tensor<?x?x2xf32>, tensor<?x2xf32>\n"
-    "}\n";
 
 #define DESCRIPTOR(rank)                                                       \
   struct {                                                                     \

@@ -15,27 +15,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: lstm-capi-text-test %t 2>&1 | FileCheck %s
 
+#include "rnn_module.h"
+
 #include "lstm-c/Text.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *kRNN =
-    "func.func @forward(%x: tensor<?x?x2xf32>, %h0: tensor<?x2xf32>,\n"
-    "    %W: tensor<2x2xf32>, %R: tensor<2x2xf32>, %b: tensor<2xf32>)\n"
-    "    -> (tensor<?x?x2xf32>, tensor<?x2xf32>) {\n"
-    "  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x2xf32>)\n"
-    "      init(%h0 : tensor<?x2xf32>)\n"
-    "      -> (tensor<?x?x2xf32>), (tensor<?x2xf32>) {\n"
-    "  ^bb0(%xt: tensor<?x2xf32>, %h: tensor<?x2xf32>):\n"
-    "    %hn = lstm.gate tanh (%xt, %h : tensor<?x2xf32>, tensor<?x2xf32>)\n"
-    "        weights(%W, %R : tensor<2x2xf32>, tensor<2x2xf32>)\n"
-    "        bias(%b : tensor<2xf32>) -> tensor<?x2xf32>\n"
-    "    lstm.yield out(%hn : tensor<?x2xf32>) state(%hn : tensor<?x2xf32>)\n"
-    "  }\n"
-    "  return %y, %hT : tensor<?x?x2xf32>, tensor<?x2xf32>\n"
-    "}\n";
 
 static void report(const char *what, int rc, char *error) {
   printf("%s: %d\n%s", what, rc, error ? error : "");
