@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent 2>/dev/null)}
 log=$(mktemp -d)
 status=0
 tolerance() {
@@ -24,10 +24,14 @@ for variant in $variants; do
   tol=$(tolerance "$variant")
   ( echo "== $variant (tolerance $tol)"
     rc=0
+    sizes=1:1,1:4,5:1,7:3,12:5,9:300
+    # The persistent kernels also at long sequences and batches that are no
+    # multiple of a block's threads.
+    [ "$variant" = persistent ] && sizes=$sizes,50:1,100:64,33:129
     for lib in gpu-build/$variant/*.so; do
       cell=$(basename "$lib" .so)
       "$PYTHON" test/GPU/check_compiled.py "$lib" --cell "$cell" --tol $tol \
-        --sizes 1:1,1:4,5:1,7:3,12:5,9:300 | grep -v ' OK$' || rc=1
+        --sizes $sizes | grep -v ' OK$' || rc=1
     done
     echo $rc > "$log/$variant.rc" ) > "$log/$variant" 2>&1 &
 done

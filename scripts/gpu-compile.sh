@@ -3,8 +3,10 @@
 # Compiles every example for CUDA into gpu-build/VARIANT/NAME.so
 # (lstm-compile), to be run where the GPU is (scripts/gpu-check.sh). The
 # variants: fp32, tf32 and bf16 (--lstm-optimize, GEMMs in cuBLAS; bf16 GEMM
-# operands with fp32 accumulation), plain (no optimisation, cuBLAS) and
-# kernels (no optimisation, every GEMM a generated kernel).
+# operands with fp32 accumulation), plain (no optimisation, cuBLAS),
+# kernels (no optimisation, every GEMM a generated kernel) and persistent
+# (lstm-optimize without the wavefront, then each layer that lstm-to-persistent
+# handles as one persistent kernel; it lists those examples).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
 # scripts/gpu-wheel-check.sh).
@@ -12,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LSTM_COMPILE=${LSTM_COMPILE:-build/bin/lstm-compile}
-variants=${*:-fp32 tf32 bf16 plain kernels}
+variants=${*:-fp32 tf32 bf16 plain kernels persistent}
 for variant in $variants; do
   case $variant in
     fp32) flags="--pre-passes=lstm-optimize --compute-type=fp32" ;;
@@ -20,6 +22,7 @@ for variant in $variants; do
     bf16) flags="--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) flags="" ;;
     kernels) flags="--cublas=false" ;;
+    persistent) flags="--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   mkdir -p "gpu-build/$variant"
@@ -27,4 +30,8 @@ for variant in $variants; do
     "$LSTM_COMPILE" "$f" --target=cuda $flags \
       -o "gpu-build/$variant/$(basename "$f" .mlir).so"
   done
+  if [ "$variant" = persistent ]; then
+    echo "persistent kernels in: $(cd gpu-build/persistent &&
+      grep -l lstm_persistent_ ./*.so | sed 's|^./||; s|\.so$||' | tr '\n' ' ')"
+  fi
 done

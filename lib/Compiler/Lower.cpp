@@ -68,6 +68,7 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     nvvm.cublas = options.cublas;
     nvvm.cublasMinSize = options.cublasMinSize;
     nvvm.computeType = options.computeType;
+    nvvm.persistent = options.persistent;
     buildLSTMToNVVMPipeline(pm, nvvm);
   } else {
     LSTMToCPUOptions cpu;

@@ -168,6 +168,10 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
 
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
+  // The layers that run as one kernel each leave the tensor level as a
+  // gpu.launch (its products are fp32 FMA: only for the fp32 compute type).
+  if (options.persistent && options.computeType == GemmComputeType::fp32)
+    pm.addNestedPass<func::FuncOp>(lstm::createConvertLSTMToPersistentPass());
   buildTensorPipeline(pm, options.runtimeChecks);
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
@@ -193,6 +197,8 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   // One module for all kernels: one code generation and ptxas run.
   pm.addPass(lstm::createMergeGPUModulesPass());
+  // The persistent kernels' grid barriers, in scf (lowered just below).
+  pm.addPass(lstm::createLowerGridBarriersPass());
   // Launches, allocations and frees become asynchronous on one stream.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
@@ -295,6 +301,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       lstm::gemmComputeTypeValues()};
   Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
                              llvm::cl::init(true)};
+  Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
+                     "persistent kernel (fp32 compute type only)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -336,6 +347,7 @@ void lstm::registerLSTMPipelines() {
         options.blockSize = o.blockSize;
         options.cudaPath = o.cudaPath;
         options.cublas = o.cublas;
+        options.persistent = o.persistent;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
         options.runtimeChecks = o.runtimeChecks;

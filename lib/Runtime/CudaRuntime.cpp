@@ -29,7 +29,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 using namespace lstm::runtime;
@@ -48,6 +50,36 @@ template <typename Load> static CUmodule loadOnce(void *data, Load load) {
   if (!module && !load(module))
     module = nullptr;
   return module;
+}
+
+/// The name prefix of the kernels that lstm-to-persistent makes
+/// (kPersistentKernelPrefix of LSTMToPersistent.h; the runtime does not
+/// depend on the compiler's headers). They synchronise their whole grid and
+/// are launched cooperatively.
+static constexpr std::string_view kPersistentKernelPrefix = "lstm_persistent";
+
+namespace {
+/// The kernels loaded so far that must be launched cooperatively.
+class CooperativeKernels {
+public:
+  void add(CUfunction function) {
+    std::lock_guard<std::mutex> lock(mutex);
+    functions.insert(function);
+  }
+  bool contains(CUfunction function) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return functions.count(function) != 0;
+  }
+
+private:
+  std::mutex mutex;
+  std::set<CUfunction> functions;
+};
+} // namespace
+
+static CooperativeKernels &cooperativeKernels() {
+  static CooperativeKernels kernels;
+  return kernels;
 }
 
 extern "C" {
@@ -88,6 +120,10 @@ CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   if (!function &&
       !LSTM_CUDA_CHECK(cuModuleGetFunction(&function, module, name)))
     function = nullptr;
+  // lstm-to-persistent's kernels synchronise their whole grid: they are
+  // launched cooperatively (see mgpuLaunchKernel).
+  if (function && std::string_view(name).rfind(kPersistentKernelPrefix, 0) == 0)
+    cooperativeKernels().add(function);
   return function;
 }
 
@@ -101,6 +137,15 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   // error.
   if (gridX == 0 || gridY == 0 || gridZ == 0)
     return;
+  if (cooperativeKernels().contains(function)) {
+    // Every block resident at once, or CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+    // (reported like any failed call): a grid barrier never waits for a
+    // block that cannot start.
+    LSTM_CUDA_CHECK(cuLaunchCooperativeKernel(function, gridX, gridY, gridZ,
+                                              blockX, blockY, blockZ, smem,
+                                              stream, params));
+    return;
+  }
   LSTM_CUDA_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                                  blockZ, smem, stream, params, extra));
 }

@@ -77,6 +77,11 @@ static cl::opt<int64_t> cublasMinSize(
     cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs become "
              "generated kernels"),
     cl::init(0), cl::cat(toolCategory));
+static cl::opt<bool> persistent(
+    "persistent",
+    cl::desc("Run each layer of a form lstm-to-persistent handles as one "
+             "persistent kernel (fp32 only)"),
+    cl::init(false), cl::cat(toolCategory));
 static cl::opt<bool> blas("blas",
                           cl::desc("Send the GEMMs to OpenBLAS (--target=cpu)"),
                           cl::init(true), cl::cat(toolCategory));
@@ -147,6 +152,7 @@ int main(int argc, char **argv) {
   options.computeType = computeType;
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
+  options.persistent = persistent;
   options.keepObject = keepObject;
   options.hostCPU = hostCPU;
   options.blas = blas;

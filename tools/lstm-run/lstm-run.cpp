@@ -122,6 +122,11 @@ static cl::opt<int64_t> cublasMinSize(
     cl::desc("Smallest m*n*k*batch sent to cuBLAS; smaller GEMMs become "
              "generated kernels"),
     cl::init(0), cl::cat(gpuCategory));
+static cl::opt<bool> persistent(
+    "persistent",
+    cl::desc("Run each layer of a form lstm-to-persistent handles as one "
+             "persistent kernel (fp32 only)"),
+    cl::init(false), cl::cat(gpuCategory));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
                                  cl::init(lstm::kDefaultGpuChip.str()),
                                  cl::cat(gpuCategory));
@@ -152,6 +157,7 @@ int main(int argc, char **argv) {
     for (const cl::Option *opt : {static_cast<cl::Option *>(&computeType),
                                   static_cast<cl::Option *>(&cublas),
                                   static_cast<cl::Option *>(&cublasMinSize),
+                                  static_cast<cl::Option *>(&persistent),
                                   static_cast<cl::Option *>(&chip),
                                   static_cast<cl::Option *>(&features),
                                   static_cast<cl::Option *>(&cudaPath)})
@@ -186,6 +192,7 @@ int main(int argc, char **argv) {
   options.jit.nvvm.computeType = computeType;
   options.jit.nvvm.cublas = cublas;
   options.jit.nvvm.cublasMinSize = cublasMinSize;
+  options.jit.nvvm.persistent = persistent;
   options.jit.nvvm.chip = chip;
   options.jit.nvvm.features = features;
   options.jit.nvvm.cudaPath = cudaPath;

@@ -60,6 +60,9 @@ struct CompileOptions {
   bool cublas = true;
   int64_t cublasMinSize = 0;
   GemmComputeType computeType = GemmComputeType::fp32;
+  /// Layers of a form lstm-to-persistent handles run as one persistent
+  /// kernel each (cuda, fp32 only; see LSTMToNVVMOptions::persistent).
+  bool persistent = false;
   /// The CPU lowering (cpu only): GEMMs in OpenBLAS from `blasMinSize`
   /// m·n·k·batch up, f32 transcendental functions as polynomials; see
   /// LSTMToCPUOptions.

@@ -216,6 +216,79 @@ def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ConvertLSTMToPersistentPass
+    : Pass<"lstm-to-persistent", "::mlir::func::FuncOp"> {
+  let summary = "Run a layer's whole time loop as one persistent GPU kernel";
+  let description = [{
+    Rewrites each `lstm.layer` whose cell has the form that
+    `lstm-optimize{wavefront=false}` leaves (recurrent products of the
+    states, `lstm.gate identity` with weights defined above the layer, read
+    through column slices by one `lstm.pointwise` that makes every output and
+    every new state) into one `gpu.launch` that runs every step: the layer's
+    time loop moves into the kernel.
+
+    Each block owns a tile of the hidden units (the columns `n` of the
+    `[B, N]` step), for every batch row. Per step each warp takes the
+    block's `(b, n)` elements in turn: its 32 lanes split the dot products
+    of the states with the weight rows that the pointwise region reads
+    (column `c + n` for a slice at column `c`: the gate rows of unit `n`)
+    and sum them with shuffles; every lane evaluates the cloned pointwise
+    region and lane 0 writes the outputs and the new states. The states live in two global buffers used
+    alternately; a grid-wide barrier (a counter in global memory, fenced)
+    separates the steps. The kernel's name starts with `lstm_persistent`:
+    the runtime launches such kernels cooperatively
+    (`cuLaunchCooperativeKernel`), which guarantees that every block is
+    resident (or fails with an error naming the launch) so the barrier
+    cannot hang.
+
+    Layers it does not handle (lengths, batched wavefront cells, products
+    of values computed in the step such as Cho's `R_n (r ⊙ h)`, a state or
+    output not made by the pointwise op, ...) are left for the per-step
+    lowering; `-debug-only=lstm-to-persistent` prints why. The input
+    projections are not part of the kernel: `lstm-hoist-input-projection`
+    makes them one GEMM before the layer.
+
+    The products are fp32 FMA dot products read from global memory (L1 and
+    L2); the weights are not yet kept in shared memory or registers and no
+    tensor cores are used.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"512",
+           "Threads per block of the persistent kernels (a multiple of 32)">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"128",
+           "Most blocks of a persistent kernel (all must be resident)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
+  let summary = "Expand lstm.grid_barrier into block barriers, fences and "
+                "an atomic counter";
+  let description = [{
+    Each `lstm.grid_barrier %counter[%k]` in a kernel becomes: `gpu.barrier`
+    (the block's writes are done); in thread (0, 0, 0) of the block, a
+    device-scope fence (`nvvm.memory.barrier <gpu>`), an atomic add of 1 to
+    `counter`, a loop of volatile loads (`llvm.load volatile`: memref has
+    no volatile or atomic load) until `counter >= k * G` (G the number of
+    blocks of the grid), and a second fence; then `gpu.barrier` again.
+    This is the grid synchronisation of CUDA's cooperative groups, written
+    with upstream ops; it needs every block of the grid resident (a
+    cooperative launch) or it can wait forever. Runs before SCF is lowered
+    to control flow (it builds `scf.if` and `scf.while`).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def ConvertHostMemoryToGPUPass
     : Pass<"lstm-host-memory-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Move the host code's buffers to the GPU";

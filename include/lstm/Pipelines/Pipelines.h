@@ -75,6 +75,10 @@ struct LSTMToNVVMOptions {
   GemmComputeType computeType = GemmComputeType::fp32;
   /// As LSTMToCPUOptions::runtimeChecks (the checks run on the host).
   bool runtimeChecks = true;
+  /// Whether layers whose cell lstm-to-persistent handles run as one
+  /// persistent kernel each (fp32 only; the others keep the per-step
+  /// lowering).
+  bool persistent = false;
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls

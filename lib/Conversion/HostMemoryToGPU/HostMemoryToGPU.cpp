@@ -37,6 +37,14 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `user` reads or writes its memref operands on the host: a load,
+/// store or call outside the kernels (inside a `gpu.launch`, the persistent
+/// kernels' accesses, they are device accesses).
+static bool accessesOnHost(Operation *user) {
+  return isa<memref::LoadOp, memref::StoreOp, func::CallOp>(user) &&
+         !user->getParentOfType<gpu::LaunchOp>();
+}
+
 /// Whether the host itself reads or writes `alloc`: the buffer deallocation
 /// pipeline's helper arrays (pointer lists and ownership flags) are filled
 /// with memref.store and passed to a host function. Those stay in host memory.
@@ -45,7 +53,7 @@ static bool isUsedOnHost(memref::AllocOp alloc) {
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (isa<memref::LoadOp, memref::StoreOp, func::CallOp>(user))
+      if (accessesOnHost(user))
         return true;
       if (isa<ViewLikeOpInterface, memref::CastOp>(user))
         llvm::append_range(worklist, user->getResults());
@@ -58,7 +66,7 @@ static bool isUsedOnHost(memref::AllocOp alloc) {
 /// a call) or through a view that the host reads.
 static bool isHostUse(OpOperand &use) {
   Operation *user = use.getOwner();
-  if (isa<memref::LoadOp, memref::StoreOp, func::CallOp>(user))
+  if (accessesOnHost(user))
     return true;
   if (!isa<ViewLikeOpInterface, memref::CastOp>(user))
     return false;
@@ -66,7 +74,7 @@ static bool isHostUse(OpOperand &use) {
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *u : v.getUsers()) {
-      if (isa<memref::LoadOp, memref::StoreOp, func::CallOp>(u))
+      if (accessesOnHost(u))
         return true;
       if (isa<ViewLikeOpInterface, memref::CastOp>(u))
         llvm::append_range(worklist, u->getResults());

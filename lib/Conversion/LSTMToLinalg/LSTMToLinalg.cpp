@@ -142,6 +142,9 @@ struct ConvertLSTMToLinalgPass
     // the layers is left to the lowerings after this one.
     ConversionTarget target(getContext());
     target.addIllegalDialect<LSTMDialect>();
+    // A persistent kernel's barrier (lstm-to-persistent) is already GPU
+    // code; lstm-lower-grid-barriers expands it with the kernels.
+    target.addLegalOp<GridBarrierOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -656,3 +656,26 @@ func.func @f8_gate(%x: tensor<2x4xf8E4M3FN>, %W: tensor<8x4xf8E4M3FN>) -> tensor
   %g = lstm.gate sigmoid (%x : tensor<2x4xf8E4M3FN>) weights(%W : tensor<8x4xf8E4M3FN>) -> tensor<2x8xf8E4M3FN>
   return %g : tensor<2x8xf8E4M3FN>
 }
+
+// -----
+
+// A grid barrier synchronises the threads of a kernel: outside one there is
+// no grid.
+func.func @grid_barrier_on_host(%counter: memref<1xi32>, %k: index) {
+  // expected-error @+1 {{'lstm.grid_barrier' op must be inside a GPU kernel (gpu.launch or gpu.func)}}
+  lstm.grid_barrier %counter[%k] : memref<1xi32>
+  return
+}
+
+// -----
+
+func.func @grid_barrier_counter(%counter: memref<2xi32>, %k: index) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{'lstm.grid_barrier' op counter must be memref<1xi32>, got 'memref<2xi32>'}}
+    lstm.grid_barrier %counter[%k] : memref<2xi32>
+    gpu.terminator
+  }
+  return
+}

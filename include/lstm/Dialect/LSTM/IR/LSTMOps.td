@@ -345,4 +345,35 @@ def LSTM_PointwiseYieldOp : LSTM_Op<"pointwise_yield", [
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
+//===----------------------------------------------------------------------===//
+// GridBarrierOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_GridBarrierOp : LSTM_Op<"grid_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a barrier of every thread of a GPU grid (persistent kernels)";
+  let description = [{
+    Inside a GPU kernel whose blocks are all resident at once (launched
+    cooperatively: `lstm-to-persistent`'s kernels are), waits until every
+    thread of the grid has reached barrier number `ordinal` (1, 2, ...) of
+    the kernel; every memory write made before it by any thread is visible
+    to every thread after it. `counter` is a zero-initialised device word
+    that the kernel's barriers count arrivals on (barrier `k` waits for
+    `k` times the number of blocks, which must fit in 31 bits), so it is
+    used by one launch only.
+
+    Upstream's `gpu` dialect synchronises a block (`gpu.barrier`) but has no
+    grid-wide barrier: `lstm-lower-grid-barriers` expands this op into a
+    block barrier, one thread's fenced atomic arrival and wait on
+    `counter`, and a second block barrier.
+
+    ```mlir
+    lstm.grid_barrier %counter[%k] : memref<1xi32>
+    ```
+  }];
+  let arguments = (ins MemRefOf<[I32]>:$counter, Index:$ordinal);
+  let assemblyFormat = "$counter `[` $ordinal `]` attr-dict `:` type($counter)";
+  let hasVerifier = 1;
+}
+
 #endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_TD

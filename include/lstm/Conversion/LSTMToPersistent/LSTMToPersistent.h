@@ -1,0 +1,40 @@
+//===- LSTMToPersistent.h - A layer's time loop as one kernel ---*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#ifndef LSTM_CONVERSION_LSTMTOPERSISTENT_LSTMTOPERSISTENT_H
+#define LSTM_CONVERSION_LSTMTOPERSISTENT_LSTMTOPERSISTENT_H
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace lstm {
+
+#define GEN_PASS_DECL_CONVERTLSTMTOPERSISTENTPASS
+#include "lstm/Conversion/Passes.h.inc"
+
+/// Kernels whose names start with this are launched cooperatively by the
+/// CUDA runtime (lstm/Runtime/CudaRuntime.h): they synchronise their whole
+/// grid.
+inline constexpr llvm::StringLiteral kPersistentKernelPrefix =
+    "lstm_persistent";
+
+/// Rewrites `layer` into one persistent `gpu.launch` running all its steps
+/// (see the lstm-to-persistent pass). `kernelName` names the kernel (it
+/// should start with kPersistentKernelPrefix). Fails, changing nothing,
+/// when the cell is not of the form the kernel handles (the reason is
+/// printed under -debug-only=lstm-to-persistent).
+LogicalResult convertLayerToPersistentKernel(RewriterBase &rewriter,
+                                             LayerOp layer,
+                                             StringRef kernelName,
+                                             int64_t blockSize,
+                                             int64_t maxBlocks);
+
+} // namespace lstm
+} // namespace mlir
+
+#endif // LSTM_CONVERSION_LSTMTOPERSISTENT_LSTMTOPERSISTENT_H

@@ -1,0 +1,125 @@
+//===- LowerGridBarriers.cpp - lstm.grid_barrier to upstream ops ----------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// One thread per block arrives on a counter in global memory and waits for
+// every block's arrival; the block barriers around it hold the other threads
+// and make their writes visible to it, the device-scope fences order those
+// writes before the arrival and the block's later reads after the wait
+// (PTX's fences are cumulative). The counter only grows: barrier k waits for
+// k·G arrivals, so no barrier has to reset it for the next.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/LowerGridBarriers/LowerGridBarriers.h"
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_LOWERGRIDBARRIERSPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+/// The address of the counter's one element, as an LLVM pointer (memref
+/// has no volatile or atomic load).
+static Value counterAddress(OpBuilder &b, Location loc, Value counter) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, counter);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, counter);
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(b, loc, sizeof(int32_t)));
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+}
+
+/// Nanoseconds between two polls of the counter.
+static constexpr int64_t kPollSleepNs = 20;
+
+static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto i32 = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  Value counter = op.getCounter();
+
+  gpu::BarrierOp::create(rewriter, loc);
+  Value isFirst;
+  Value blocks;
+  for (gpu::Dimension d :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, d);
+    Value zero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       tid, index(rewriter, 0));
+    isFirst =
+        isFirst ? arith::AndIOp::create(rewriter, loc, isFirst, zero) : zero;
+    Value dim = gpu::GridDimOp::create(rewriter, loc, d);
+    blocks = blocks ? arith::MulIOp::create(rewriter, loc, blocks, dim) : dim;
+  }
+  // The producer of the op guarantees ordinal · G < 2^31.
+  Value target = arith::IndexCastOp::create(
+      rewriter, loc, rewriter.getI32Type(),
+      arith::MulIOp::create(rewriter, loc, op.getOrdinal(), blocks));
+  auto gpuScope = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
+                                              NVVM::MemScopeKind::GPU);
+  scf::IfOp::create(rewriter, loc, isFirst, [&](OpBuilder &b, Location l) {
+    NVVM::MembarOp::create(b, l, gpuScope);
+    memref::AtomicRMWOp::create(b, l, arith::AtomicRMWKind::addi, i32(b, 1),
+                                counter, ValueRange{index(b, 0)});
+    Value word = counterAddress(b, l, counter);
+    scf::WhileOp::create(
+        b, l, TypeRange(), ValueRange(),
+        [&](OpBuilder &wb, Location wl, ValueRange) {
+          // A volatile load: it is neither hoisted out of the loop nor
+          // served from a stale cache line, and unlike an atomic
+          // read-modify-write it does not queue behind the other blocks'
+          // spinning at the counter's L2 slice.
+          Value arrived = LLVM::LoadOp::create(wb, wl, wb.getI32Type(), word,
+                                               /*alignment=*/4,
+                                               /*isVolatile=*/true);
+          Value waiting = arith::CmpIOp::create(
+              wb, wl, arith::CmpIPredicate::slt, arrived, target);
+          scf::ConditionOp::create(wb, wl, waiting, ValueRange());
+        },
+        [&](OpBuilder &wb, Location wl, ValueRange) {
+          // A short sleep between polls keeps the spinning blocks from
+          // crowding out the arrivals at the counter's L2 slice.
+          NVVM::NanosleepOp::create(wb, wl, i32(wb, kPollSleepNs));
+          scf::YieldOp::create(wb, wl);
+        });
+    NVVM::MembarOp::create(b, l, gpuScope);
+    scf::YieldOp::create(b, l);
+  });
+  gpu::BarrierOp::create(rewriter, loc);
+  rewriter.eraseOp(op);
+}
+
+namespace {
+struct LowerGridBarriersPass
+    : lstm::impl::LowerGridBarriersPassBase<LowerGridBarriersPass> {
+  void runOnOperation() override {
+    SmallVector<GridBarrierOp> barriers;
+    getOperation()->walk([&](GridBarrierOp op) { barriers.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (GridBarrierOp op : barriers)
+      lowerGridBarrier(rewriter, op);
+  }
+};
+} // namespace
