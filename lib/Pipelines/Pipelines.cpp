@@ -194,6 +194,10 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   ConvertParallelLoopsToGPUPassOptions launch;
   launch.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
+  // Constants (and index arithmetic on them) that the canonicalizer hoisted
+  // out of the kernels go back in: as kernel arguments, a division by the
+  // hidden size would be a 64-bit division by an unknown divisor.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // One module for all kernels: one code generation and ptxas run.
   pm.addPass(lstm::createMergeGPUModulesPass());

@@ -228,18 +228,30 @@ def ConvertLSTMToPersistentPass
     time loop moves into the kernel.
 
     Each block owns a tile of the hidden units (the columns `n` of the
-    `[B, N]` step), for every batch row. Per step each warp takes the
-    block's `(b, n)` elements in turn: its 32 lanes split the dot products
-    of the states with the weight rows that the pointwise region reads
-    (column `c + n` for a slice at column `c`: the gate rows of unit `n`)
-    and sum them with shuffles; every lane evaluates the cloned pointwise
-    region and lane 0 writes the outputs and the new states. The states live in two global buffers used
-    alternately; a grid-wide barrier (a counter in global memory, fenced)
-    separates the steps. The kernel's name starts with `lstm_persistent`:
-    the runtime launches such kernels cooperatively
-    (`cuLaunchCooperativeKernel`), which guarantees that every block is
-    resident (or fails with an error naming the launch) so the barrier
-    cannot hang.
+    `[B, N]` step) for every batch row; each warp owns one unit of the tile
+    (several when the tile has more units than the block has warps) and a
+    share of the rows. Per step the block stages the states that the
+    products read in shared memory (in chunks of rows), then each warp's
+    lanes split the dot products of a staged row with the weight rows the
+    pointwise region reads (column `c + n` for a slice at column `c`), sum
+    them with shuffles, evaluate the cloned pointwise region, and lane 0
+    writes the outputs and the new states. A warp's weights stay in its
+    registers for the whole sequence where they fit (at most 64 per lane),
+    and are read from global memory (L1, L2) every step where they do not.
+    The states live in two global buffers used alternately; a grid-wide
+    barrier (`lstm.grid_barrier`) separates the steps. The kernel's name
+    starts with `lstm_persistent`: the runtime launches such kernels
+    cooperatively (`cuLaunchCooperativeKernel`), which guarantees that every
+    block is resident (or fails with an error naming the launch) so the
+    barrier cannot hang.
+
+    The cost model (unless `always`): a layer whose weights do not fit in
+    registers keeps the per-step lowering; the others get both lowerings,
+    chosen at run time by the batch size: the kernel while a step's
+    multiply-adds (B · N · columns · K) stay under 2^23, the per-step layer
+    (marked `lstm.persistent_fallback`, which this pass leaves alone)
+    above. Both bounds come from the H100 measurements of
+    docs/benchmarks.md.
 
     Layers it does not handle (lengths, batched wavefront cells, products
     of values computed in the step such as Cho's `R_n (r ⊙ h)`, a state or
@@ -248,15 +260,15 @@ def ConvertLSTMToPersistentPass
     projections are not part of the kernel: `lstm-hoist-input-projection`
     makes them one GEMM before the layer.
 
-    The products are fp32 FMA dot products read from global memory (L1 and
-    L2); the weights are not yet kept in shared memory or registers and no
-    tensor cores are used.
+    The products are fp32 FMA dot products; no tensor cores are used yet.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"512",
            "Threads per block of the persistent kernels (a multiple of 32)">,
     Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"128",
            "Most blocks of a persistent kernel (all must be resident)">,
+    Option<"always", "always", "bool", /*default=*/"false",
+           "Every layer the kernel handles, without the cost model">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
@@ -269,7 +281,7 @@ def ConvertLSTMToPersistentPass
 
 def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
   let summary = "Expand lstm.grid_barrier into block barriers, fences and "
-                "an atomic counter";
+                "an atomic counter, and lstm.block_barrier into gpu.barrier";
   let description = [{
     Each `lstm.grid_barrier %counter[%k]` in a kernel becomes: `gpu.barrier`
     (the block's writes are done); in thread (0, 0, 0) of the block, a
@@ -281,6 +293,8 @@ def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
     with upstream ops; it needs every block of the grid resident (a
     cooperative launch) or it can wait forever. Runs before SCF is lowered
     to control flow (it builds `scf.if` and `scf.while`).
+
+    Each `lstm.block_barrier` becomes `gpu.barrier`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

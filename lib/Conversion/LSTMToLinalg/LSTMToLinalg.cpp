@@ -142,9 +142,9 @@ struct ConvertLSTMToLinalgPass
     // the layers is left to the lowerings after this one.
     ConversionTarget target(getContext());
     target.addIllegalDialect<LSTMDialect>();
-    // A persistent kernel's barrier (lstm-to-persistent) is already GPU
-    // code; lstm-lower-grid-barriers expands it with the kernels.
-    target.addLegalOp<GridBarrierOp>();
+    // A persistent kernel's barriers (lstm-to-persistent) are already GPU
+    // code; lstm-lower-grid-barriers expands them with the kernels.
+    target.addLegalOp<GridBarrierOp, BlockBarrierOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

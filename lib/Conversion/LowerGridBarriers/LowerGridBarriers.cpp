@@ -115,11 +115,21 @@ namespace {
 struct LowerGridBarriersPass
     : lstm::impl::LowerGridBarriersPassBase<LowerGridBarriersPass> {
   void runOnOperation() override {
-    SmallVector<GridBarrierOp> barriers;
-    getOperation()->walk([&](GridBarrierOp op) { barriers.push_back(op); });
+    SmallVector<GridBarrierOp> gridBarriers;
+    SmallVector<BlockBarrierOp> blockBarriers;
+    getOperation()->walk([&](Operation *op) {
+      if (auto grid = dyn_cast<GridBarrierOp>(op))
+        gridBarriers.push_back(grid);
+      else if (auto block = dyn_cast<BlockBarrierOp>(op))
+        blockBarriers.push_back(block);
+    });
     IRRewriter rewriter(&getContext());
-    for (GridBarrierOp op : barriers)
+    for (GridBarrierOp op : gridBarriers)
       lowerGridBarrier(rewriter, op);
+    for (BlockBarrierOp op : blockBarriers) {
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    }
   }
 };
 } // namespace

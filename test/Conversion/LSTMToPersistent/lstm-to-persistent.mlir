@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s
-// RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=TILED
+// RUN: lstm-opt %s --lstm-to-persistent=always=true -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32 always=true" -split-input-file | FileCheck %s --check-prefix=TILED
+// RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s --check-prefix=COST
+// RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=COST-MEMORY
 // RUN: not lstm-opt %s --lstm-to-persistent=block-size=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: lstm-to-persistent: block-size must be a multiple of 32 in [32, 1024] and max-blocks at least 1
@@ -31,10 +33,19 @@
 // CHECK: cf.assert {{.*}} "lstm.layer: the sequence is too long for a persistent kernel of 4 blocks (at most 536870910 steps)
 // CHECK: %[[COUNTER:.*]] = memref.alloc() : memref<1xi32>
 // CHECK: gpu.memset %[[COUNTER]], %{{.*}} : memref<1xi32>, i32
-// One block per unit here (N = 4), 512 threads.
-// CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) module(@lstm_persistent_cell_0) function(@lstm_persistent_cell_0)
+// One block per unit here (N = 4), 512 threads, 32 KiB of shared memory
+// to stage h in.
+// CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c32768_i32 module(@lstm_persistent_cell_0) function(@lstm_persistent_cell_0)
+// CHECK: %[[SHARED:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[STAGED:.*]] = memref.view %[[SHARED]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// The warp's weights, loaded once: column 4 + n of the product is row
+// 4 + n of R; lane l holds its element l (clamped to K - 1, zero past it).
+// CHECK: %[[WROW:.*]] = arith.addi %{{.*}}, %c4
+// CHECK: %[[K0:.*]] = arith.minui %{{.*}}, %c3
+// CHECK: %[[W:.*]] = memref.load %[[RB]][%[[WROW]], %[[K0]]]
+// CHECK: %[[WREG:.*]] = arith.select %{{.*}}, %[[W]], %{{.*}} : f32
 // The states start as the initial states, then the grid meets.
 // CHECK: memref.load %[[H0B]]
 // CHECK: memref.store {{.*}}, %[[HS]]
@@ -47,20 +58,19 @@
 // CHECK: %[[NEXT:.*]] = arith.subi %c1{{.*}}, %[[CUR]]
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %c1
 // CHECK: %[[REV:.*]] = arith.subi %[[LAST]], %[[STEP]]
-// Each warp takes the block's elements in turn.
-// CHECK: scf.for %{{.*}} = %[[WARP]] to %{{.*}} step %c16
-// Column 4 + n of the product: row 4 + n of R against h, the lanes taking
-// every 32nd term, four at a time in a main loop (K = 4 < 128: it runs no
-// iteration here), the rest one at a time; then summed across the warp.
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c4
-// CHECK: scf.for %{{.*}} = %[[LANE]] to %c0{{.*}} step %c128{{.*}} iter_args
-// CHECK-COUNT-4: math.fma
-// CHECK: arith.ceildivui
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %c4{{.*}} step %c32{{.*}} iter_args
-// CHECK: memref.load %[[HS]][%[[CUR]], %{{.*}}, %[[K]]]
-// CHECK: memref.load %[[RB]][%[[ROW]], %[[K]]]
-// CHECK: math.fma
-// CHECK: gpu.shuffle  xor %{{.*}}, %c16
+// The rows in chunks that fit the shared memory (8192 / K = 2048 rows);
+// every thread copies h of the chunk's rows, eight elements at a time.
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %[[BATCH]] step %c2048
+// CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c4096
+// CHECK-COUNT-8: memref.load %[[HS]][%[[CUR]],
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[STAGED]]
+// CHECK: lstm.block_barrier
+// Each warp takes its unit's rows, two at a time: the dot product of the
+// staged row with the weights in registers, summed across the warp.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK: %[[H:.*]] = memref.load %[[STAGED]]
+// CHECK: %[[DOT:.*]] = math.fma %[[H]], %[[WREG]], %{{.*}}
+// CHECK: gpu.shuffle  xor %[[DOT]], %c16
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.shuffle  xor
@@ -71,11 +81,16 @@
 // CHECK: memref.load %[[CS]][%[[CUR]],
 // The cloned region.
 // CHECK: math.tanh
-// Lane 0 writes.
+// Lane 0 writes, for rows and units in range.
 // CHECK: arith.cmpi eq, %[[LANE]], %c0
 // CHECK: memref.store %{{.*}}, %[[Y]][%[[REV]],
 // CHECK: memref.store %{{.*}}, %[[HS]][%[[NEXT]],
 // CHECK: memref.store %{{.*}}, %[[CS]][%[[NEXT]],
+// The second row of the iteration.
+// CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
+// CHECK: math.tanh
+// The next chunk overwrites the staged rows.
+// CHECK: lstm.block_barrier
 // CHECK: lstm.grid_barrier %[[COUNTER]]
 // The finals from the buffer of the last step.
 // CHECK: arith.remui %[[T]], %c2
@@ -88,9 +103,46 @@
 // CHECK-NOT: lstm.layer
 // CHECK: return %[[YT]], %[[HTT]], %[[CTT]]
 
-// At most 2 blocks of one warp: each block owns 2 of the 4 units.
+// At most 2 blocks of one warp: each block owns 2 of the 4 units, and its
+// warp both, in turn: its weights are read from memory at every step (K = 4
+// < 128: the main loop, four terms at a time, runs no iteration here; the
+// rest one at a time).
 // TILED-LABEL: func.func @cell
+// TILED-SAME: %[[R:[^:]*]]: tensor<8x4xf32>
+// TILED: %[[RB:.*]] = bufferization.to_buffer %[[R]]
 // TILED: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c32{{.*}},
+// TILED: %[[STAGED:.*]] = memref.view
+// TILED: scf.for
+// TILED: lstm.block_barrier
+// TILED: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// TILED: scf.for %{{.*}} = %{{.*}} to %c0{{.*}} step %c128{{.*}} iter_args
+// TILED-COUNT-4: math.fma
+// TILED: arith.ceildivui
+// TILED: scf.for %[[K:.*]] = %{{.*}} to %c4{{.*}} step %c32{{.*}} iter_args
+// TILED: memref.load %[[STAGED]]
+// TILED: memref.load %[[RB]][%{{.*}}, %[[K]]]
+// TILED: math.fma
+// The cost model: the weights fit in registers (one per lane); a step's
+// work is B · 4 · 4 multiply-adds, under 2^23 while B <= 524288. The
+// kernel in the then branch, the per-step layer, marked, in the else.
+// COST-LABEL: func.func @cell
+// COST-SAME: (%[[X:[^:]*]]: tensor<?x?x8xf32>
+// COST: %[[B:.*]] = tensor.dim %[[X]], %c1
+// COST: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c524288
+// COST: %[[R:.*]]:3 = scf.if %[[SMALL]]
+// COST: gpu.launch
+// COST: scf.yield
+// COST: } else {
+// COST: %[[Y:.*]], %[[F:.*]]:2 = lstm.layer reverse {{.*}} attributes {lstm.persistent_fallback}
+// COST: scf.yield %[[Y]], %[[F]]#0, %[[F]]#1
+// COST: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+
+// Two units per warp: the weights cannot stay in registers, and the cost
+// model keeps the per-step lowering.
+// COST-MEMORY-LABEL: func.func @cell
+// COST-MEMORY-NOT: gpu.launch
+// COST-MEMORY: lstm.layer reverse
+// COST-MEMORY-NOT: lstm.persistent_fallback
 func.func @cell(%x: tensor<?x?x8xf32>, %h0: tensor<?x4xf32>, %c0: tensor<?x4xf32>,
                 %R: tensor<8x4xf32>, %b: tensor<4xf32>)
     -> (tensor<?x?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {

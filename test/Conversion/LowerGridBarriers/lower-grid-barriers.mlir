@@ -43,3 +43,19 @@ func.func @barrier(%counter: memref<1xi32>, %k: index) {
   }
   return
 }
+
+// A block barrier is gpu.barrier.
+// CHECK-LABEL: func.func @block
+// CHECK: gpu.launch
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: lstm.block_barrier
+// CHECK: gpu.terminator
+func.func @block() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    lstm.block_barrier
+    gpu.terminator
+  }
+  return
+}

@@ -79,3 +79,27 @@ func.func @in_a_cell(%x: tensor<5x2x8xf32>, %h0: tensor<2x4xf32>, %W: tensor<4x8
   }
   return %hT : tensor<2x4xf32>
 }
+
+// -----
+
+// The accesses of a kernel are left to the pass that built it: no check
+// inside gpu.launch (a branch and a call to the device's assertion handler
+// at every access); the host's load is checked.
+// CHECK-LABEL: func.func @kernel_accesses
+// CHECK: cf.assert {{.*}}memref.load
+// CHECK: memref.load
+// CHECK: gpu.launch
+// CHECK-NOT: cf.assert
+// CHECK: memref.load
+// CHECK: gpu.terminator
+func.func @kernel_accesses(%m: memref<?xf32>, %i: index) -> f32 {
+  %c1 = arith.constant 1 : index
+  %v = memref.load %m[%i] : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %w = memref.load %m[%i] : memref<?xf32>
+    memref.store %w, %m[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  return %v : f32
+}

@@ -679,3 +679,11 @@ func.func @grid_barrier_counter(%counter: memref<2xi32>, %k: index) {
   }
   return
 }
+
+// -----
+
+func.func @block_barrier_on_host() {
+  // expected-error @+1 {{'lstm.block_barrier' op must be inside a GPU kernel (gpu.launch or gpu.func)}}
+  lstm.block_barrier
+  return
+}

@@ -23,16 +23,26 @@ namespace lstm {
 inline constexpr llvm::StringLiteral kPersistentKernelPrefix =
     "lstm_persistent";
 
+/// Discardable attribute of the per-step copy of a layer that
+/// lstm-to-persistent left beside its kernel (the run-time choice of the
+/// cost model): the pass leaves such layers alone.
+inline constexpr llvm::StringLiteral kPerStepFallbackAttr =
+    "lstm.persistent_fallback";
+
 /// Rewrites `layer` into one persistent `gpu.launch` running all its steps
 /// (see the lstm-to-persistent pass). `kernelName` names the kernel (it
-/// should start with kPersistentKernelPrefix). Fails, changing nothing,
-/// when the cell is not of the form the kernel handles (the reason is
-/// printed under -debug-only=lstm-to-persistent).
+/// should start with kPersistentKernelPrefix). With `costModel`, only where
+/// the cost model expects the kernel to be faster: not at all when the
+/// warps cannot keep their weights in registers, else behind an `scf.if`
+/// on the batch size, with the per-step layer in its else branch. Fails,
+/// changing nothing, when the cell is not of the form the kernel handles or
+/// the cost model rejects the layer (the reason is printed under
+/// -debug-only=lstm-to-persistent).
 LogicalResult convertLayerToPersistentKernel(RewriterBase &rewriter,
                                              LayerOp layer,
                                              StringRef kernelName,
                                              int64_t blockSize,
-                                             int64_t maxBlocks);
+                                             int64_t maxBlocks, bool costModel);
 
 } // namespace lstm
 } // namespace mlir

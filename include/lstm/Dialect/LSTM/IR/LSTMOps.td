@@ -376,4 +376,30 @@ def LSTM_GridBarrierOp : LSTM_Op<"grid_barrier", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// BlockBarrierOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_BlockBarrierOp : LSTM_Op<"block_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a barrier of the threads of a GPU block (persistent kernels)";
+  let description = [{
+    `gpu.barrier`, with the memory effects it has: every thread of the block
+    waits for the others, and the writes made before it (to shared or
+    global memory) are visible to the block's threads after it.
+
+    `gpu.barrier` declares no memory effects in MLIR 22, and the ownership-
+    based buffer deallocation, which runs on the host code while the
+    kernels are still inside it, rejects an op with unknown effects;
+    `lstm-to-persistent` therefore builds this op, and
+    `lstm-lower-grid-barriers` turns it into `gpu.barrier`.
+
+    ```mlir
+    lstm.block_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_TD

@@ -1,0 +1,435 @@
+//===- PersistentKernel.cpp - The body of a persistent layer kernel -------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Each block owns a tile of units (columns of the [B, N] step) for every
+// batch row; each warp of a block owns one unit of the tile (or several,
+// when the tile has more units than the block has warps) and a share of the
+// rows. Per step, the block copies the states the products read into shared
+// memory (in chunks of rows when they do not fit), then each warp computes
+// its elements: its lanes split the dot products of the staged state row
+// with the weight rows the pointwise region reads (lane l sums k = l,
+// l + 32, ...), a butterfly of shuffles gives every lane the sums, every
+// lane evaluates the cloned pointwise region and lane 0 stores the results.
+// Where they fit, a warp's weights stay in its registers for the whole
+// sequence (loaded once, before the time loop); otherwise they are read
+// from global memory every step (L1 and L2 keep them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PersistentKernelBuilder.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::lstm;
+using namespace mlir::lstm::persistent;
+
+/// Runs `body(b, row, unit)` for each element of the block's tile that this
+/// thread owns: the tile is every row of `unitsPerBlock` units, its
+/// elements dealt out to the threads in turn (consecutive threads,
+/// consecutive units).
+void PersistentKernelBuilder::forOwnElements(
+    OpBuilder &b, Value blockId, Value threadId,
+    function_ref<void(OpBuilder &, Value, Value)> body) {
+  Value units = index(b, unitsPerBlock);
+  Value first = arith::MulIOp::create(b, loc, blockId, units);
+  Value count = arith::MulIOp::create(b, loc, batch, units);
+  scf::ForOp::create(
+      b, loc, threadId, count, index(b, blockSize), ValueRange(),
+      [&](OpBuilder &nb, Location l, Value item, ValueRange) {
+        Value row = arith::DivUIOp::create(nb, l, item, units);
+        Value unit = arith::AddIOp::create(
+            nb, l, first, arith::RemUIOp::create(nb, l, item, units));
+        Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                             unit, index(nb, plan.width));
+        scf::IfOp::create(nb, l, inside, [&](OpBuilder &ib, Location) {
+          body(ib, row, unit);
+          scf::YieldOp::create(ib, l);
+        });
+        scf::YieldOp::create(nb, l);
+      });
+}
+
+/// Copies rows [first, first + rows) of every staged state (buffer `cur`)
+/// into the block's shared memory. All threads take part: thread `tid`
+/// copies elements tid, tid + blockSize, ... of the rows' N·rows elements,
+/// kStageUnroll of them at a time: the loads first (their indices clamped
+/// to the last element, so that they need no branch and are in flight
+/// together), then the stores of those in range.
+void PersistentKernelBuilder::stageStates(OpBuilder &b, Value threadId,
+                                          Value cur, Value first, Value rows) {
+  int64_t n = plan.width;
+  Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
+  Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
+  for (auto [state, staged] : llvm::zip(stagedStates, stagedBuffers)) {
+    Value source = stateBuffers[state];
+    scf::ForOp::create(
+        b, loc, threadId, total, index(b, blockSize * kStageUnroll),
+        ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
+          SmallVector<Value> at, values;
+          for (int64_t u = 0; u < kStageUnroll; ++u) {
+            at.push_back(
+                arith::AddIOp::create(nb, l, base, index(nb, u * blockSize)));
+            Value i = arith::MinUIOp::create(nb, l, at.back(), last);
+            Value row = arith::AddIOp::create(
+                nb, l, first, arith::DivUIOp::create(nb, l, i, index(nb, n)));
+            Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
+            values.push_back(memref::LoadOp::create(nb, l, source,
+                                                    ValueRange{cur, row, col}));
+          }
+          for (auto [i, v] : llvm::zip(at, values)) {
+            Value inRange = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::ult, i, total);
+            scf::IfOp::create(nb, l, inRange, [&](OpBuilder &ib, Location) {
+              memref::StoreOp::create(ib, l, v, staged, ValueRange{i});
+              scf::YieldOp::create(ib, l);
+            });
+          }
+          scf::YieldOp::create(nb, l);
+        });
+  }
+}
+
+/// The weights a warp keeps in registers for the whole sequence, loaded
+/// before the time loop: per product, per term, per column the product
+/// needs, the ceil(N/32) elements k = lane + 32j of the row of `unit`
+/// (zero where k >= N).
+void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
+                                                  Value lane) {
+  int64_t n = plan.width;
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  for (auto [p, product] : llvm::enumerate(plan.products)) {
+    auto &perTerm = registerWeights.emplace_back();
+    for (Value weight : weights[p]) {
+      auto &perColumn = perTerm.emplace_back();
+      for (int64_t column : neededColumns[p]) {
+        Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
+        auto &values = perColumn.emplace_back();
+        for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
+          Value k =
+              arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
+          bool partial = (j + 1) * kWarpSize > n;
+          Value kc =
+              partial ? arith::MinUIOp::create(b, loc, k, index(b, n - 1)) : k;
+          Value w = memref::LoadOp::create(b, loc, weight, ValueRange{row, kc});
+          if (partial)
+            w = arith::SelectOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k,
+                                      index(b, n)),
+                w, zero);
+          values.push_back(w);
+        }
+      }
+    }
+  }
+}
+
+/// The columns `neededColumns[p]` (plus `unit`) of product `p` for the row
+/// staged at `localRow`, in every lane of the warp: lane `lane` sums the
+/// terms k = lane (mod 32) of the dot products, the shuffles sum the
+/// lanes'. The weights come from registers (loadRegisterWeights) or, where
+/// they do not fit, from global memory (L1 and L2); the states from the
+/// block's shared memory.
+SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
+    OpBuilder &b, unsigned p, Value localRow, Value unit, Value lane) {
+  const Product &product = plan.products[p];
+  ArrayRef<int64_t> columns = neededColumns[p];
+  int64_t n = plan.width;
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  SmallVector<Value> acc(columns.size(), zero);
+  Value rowBase = arith::MulIOp::create(b, loc, localRow, index(b, n));
+  auto stagedAt = [&](OpBuilder &nb, Location l, Value staged, Value k) {
+    return memref::LoadOp::create(
+        nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
+  };
+  for (auto [t, term] : llvm::enumerate(product.terms)) {
+    Value staged = stagedBuffers[stagedIndex.lookup(term.first)];
+    if (useRegisters) {
+      for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
+        Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
+        if ((j + 1) * kWarpSize > n)
+          k = arith::MinUIOp::create(b, loc, k, index(b, n - 1));
+        Value h = stagedAt(b, loc, staged, k);
+        for (auto [c, sum] : llvm::enumerate(acc))
+          sum =
+              math::FmaOp::create(b, loc, h, registerWeights[p][t][c][j], sum);
+      }
+      continue;
+    }
+    Value weight = weights[p][t];
+    SmallVector<Value> weightRows;
+    for (int64_t column : columns)
+      weightRows.push_back(
+          arith::AddIOp::create(b, loc, unit, index(b, column)));
+    auto accumulate = [&](OpBuilder &nb, Location l, Value k,
+                          SmallVector<Value> sums) {
+      Value h = stagedAt(nb, l, staged, k);
+      for (auto [weightRow, partial] : llvm::zip(weightRows, sums)) {
+        Value w =
+            memref::LoadOp::create(nb, l, weight, ValueRange{weightRow, k});
+        partial = math::FmaOp::create(nb, l, h, w, partial);
+      }
+      return sums;
+    };
+    // A main loop over kUnrollFactor of the lane's k at a time (their
+    // weight loads in flight together: one iteration would otherwise wait
+    // for L2 before the next), then the rest one at a time.
+    int64_t span = kWarpSize * kUnrollFactor;
+    // The main loop's k satisfy k + span - 32 < N.
+    Value mainEnd = index(b, std::max<int64_t>(n - span + kWarpSize, 0));
+    auto main = scf::ForOp::create(
+        b, loc, lane, mainEnd, index(b, span), acc,
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
+          SmallVector<Value> sums(iterArgs);
+          for (int64_t j = 0; j < kUnrollFactor; ++j) {
+            Value kj =
+                arith::AddIOp::create(nb, l, k, index(nb, j * kWarpSize));
+            sums = accumulate(nb, l, kj, sums);
+          }
+          scf::YieldOp::create(nb, l, sums);
+        });
+    // Where the main loop stopped: the first k = lane (mod span) at or past
+    // mainEnd.
+    Value mainSteps = arith::CeilDivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, arith::MaxUIOp::create(b, loc, mainEnd, lane), lane),
+        index(b, span));
+    Value restBegin = arith::AddIOp::create(
+        b, loc, lane, arith::MulIOp::create(b, loc, mainSteps, index(b, span)));
+    auto rest = scf::ForOp::create(
+        b, loc, restBegin, index(b, n), index(b, kWarpSize), main.getResults(),
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
+          scf::YieldOp::create(
+              nb, l, accumulate(nb, l, k, SmallVector<Value>(iterArgs)));
+        });
+    acc.assign(rest.getResults().begin(), rest.getResults().end());
+  }
+  for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2)
+    for (Value &sum : acc) {
+      Value other = gpu::ShuffleOp::create(b, loc, sum, offset, kWarpSize,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+  return acc;
+}
+
+/// One step for element (row, unit), its states staged at `localRow`: the
+/// operands of the pointwise region, the region itself, and, where `store`
+/// holds, the stores of its results (by lane 0).
+void PersistentKernelBuilder::buildElement(OpBuilder &b, Value step, Value cur,
+                                           Value next, Value row,
+                                           Value localRow, Value unit,
+                                           Value lane, Value store) {
+  using Kind = OperandSource::Kind;
+  DenseMap<std::pair<unsigned, int64_t>, Value> columns;
+  for (unsigned p = 0; p < plan.products.size(); ++p) {
+    if (neededColumns[p].empty())
+      continue;
+    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
+    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
+      columns[{p, column}] = sum;
+  }
+  Block &region = plan.pointwise.getBody().front();
+  IRMapping mapping;
+  for (auto [source, arg] : llvm::zip(plan.operands, region.getArguments())) {
+    auto column = [&] {
+      return arith::AddIOp::create(b, loc, unit, index(b, source.column));
+    };
+    Value v;
+    switch (source.kind) {
+    case Kind::Product:
+      v = columns.lookup({source.index, source.column});
+      break;
+    case Kind::Input:
+      v = memref::LoadOp::create(b, loc, inputs[source.index],
+                                 ValueRange{step, row, column()});
+      break;
+    case Kind::State:
+      v = memref::LoadOp::create(b, loc, stateBuffers[source.index],
+                                 ValueRange{cur, row, column()});
+      break;
+    case Kind::Above: {
+      Value buffer = aboveBuffers.lookup(source.above);
+      if (cast<MemRefType>(buffer.getType()).getRank() == 1)
+        v = memref::LoadOp::create(b, loc, buffer, ValueRange{unit});
+      else
+        v = memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit});
+      break;
+    }
+    }
+    mapping.map(arg, v);
+  }
+  for (Operation &op : region.without_terminator())
+    b.clone(op, mapping);
+  auto yield = cast<PointwiseYieldOp>(region.getTerminator());
+  auto result = [&](unsigned i) {
+    return mapping.lookupOrDefault(yield.getValues()[i]);
+  };
+  // Every lane has the results; lane 0 writes them.
+  Value isFirst = arith::AndIOp::create(
+      b, loc, store,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                            index(b, 0)));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location l) {
+    for (auto [o, r] : llvm::enumerate(plan.outputResults))
+      memref::StoreOp::create(ib, l, result(r), outputs[o],
+                              ValueRange{step, row, unit});
+    for (auto [s, r] : llvm::enumerate(plan.stateResults))
+      memref::StoreOp::create(ib, l, result(r), stateBuffers[s],
+                              ValueRange{next, row, unit});
+    scf::YieldOp::create(ib, l);
+  });
+}
+
+/// The warp's work in one chunk of staged rows [first, first + rows): for
+/// each of its units, the rows `group`, `group + rowGroups`, ...,
+/// rowsAtOnce of them per iteration (independent work in flight together;
+/// a row past the chunk is computed on the chunk's last row and not
+/// stored).
+void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, Value step,
+                                             Value cur, Value next, Value first,
+                                             Value rows, Value slot,
+                                             Value group, Value lane) {
+  Value blockFirst =
+      arith::MulIOp::create(b, loc, blockIdValue, index(b, unitsPerBlock));
+  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
+  scf::ForOp::create(
+      b, loc, index(b, 0), index(b, unitsPerWarp), index(b, 1), ValueRange(),
+      [&](OpBuilder &ub, Location l, Value u, ValueRange) {
+        Value local = arith::AddIOp::create(
+            ub, l, slot, arith::MulIOp::create(ub, l, u, index(ub, unitSlots)));
+        Value unit = arith::AddIOp::create(ub, l, blockFirst, local);
+        Value inside = arith::AndIOp::create(
+            ub, l,
+            arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult, local,
+                                  index(ub, unitsPerBlock)),
+            arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult, unit,
+                                  index(ub, plan.width)));
+        Value safeUnit =
+            arith::MinUIOp::create(ub, l, unit, index(ub, plan.width - 1));
+        scf::ForOp::create(
+            ub, l, group, rows, index(ub, rowGroups * rowsAtOnce), ValueRange(),
+            [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
+              for (int64_t i = 0; i < rowsAtOnce; ++i) {
+                Value localRow =
+                    arith::AddIOp::create(rb, rl, r, index(rb, i * rowGroups));
+                Value valid = arith::CmpIOp::create(
+                    rb, rl, arith::CmpIPredicate::ult, localRow, rows);
+                localRow = arith::MinUIOp::create(rb, rl, localRow, lastRow);
+                Value row = arith::AddIOp::create(rb, rl, first, localRow);
+                buildElement(rb, step, cur, next, row, localRow, safeUnit, lane,
+                             arith::AndIOp::create(rb, rl, valid, inside));
+              }
+              scf::YieldOp::create(rb, rl);
+            });
+        scf::YieldOp::create(ub, l);
+      });
+}
+
+void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
+  OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+  b.setListener(rewriter.getListener());
+  if (!stagedStates.empty()) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value shared = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+    int64_t floats = chunkRows * plan.width;
+    for (size_t i = 0; i < stagedStates.size(); ++i)
+      stagedBuffers.push_back(memref::ViewOp::create(
+          b, loc,
+          MemRefType::get({floats}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                          workgroup),
+          shared, index(b, int64_t(i) * floats * int64_t(sizeof(float))),
+          ValueRange()));
+  }
+  Value blockId = launch.getBlockIds().x;
+  blockIdValue = blockId;
+  Value threadId = launch.getThreadIds().x;
+  Value warpSize = index(b, kWarpSize);
+  Value warp = arith::DivUIOp::create(b, loc, threadId, warpSize);
+  Value lane = arith::RemUIOp::create(b, loc, threadId, warpSize);
+  Value slot = arith::RemUIOp::create(b, loc, warp, index(b, unitSlots));
+  Value group = arith::DivUIOp::create(b, loc, warp, index(b, unitSlots));
+  // Warps past the last whole row group only help to stage.
+  Value computes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         warp, index(b, unitSlots * rowGroups));
+  Value zero = index(b, 0), one = index(b, 1), two = index(b, 2);
+
+  if (useRegisters) {
+    Value unit = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, blockId, index(b, unitsPerBlock)),
+        slot);
+    loadRegisterWeights(
+        b, arith::MinUIOp::create(b, loc, unit, index(b, plan.width - 1)),
+        lane);
+  }
+
+  forOwnElements(
+      b, blockId, threadId, [&](OpBuilder &ib, Value row, Value unit) {
+        for (auto [init, buffer] : llvm::zip(inits, stateBuffers)) {
+          Value v =
+              memref::LoadOp::create(ib, loc, init, ValueRange{row, unit});
+          memref::StoreOp::create(ib, loc, v, buffer,
+                                  ValueRange{zero, row, unit});
+        }
+      });
+  GridBarrierOp::create(b, loc, counter, one);
+
+  scf::ForOp::create(
+      b, loc, zero, seqLen, one, ValueRange(),
+      [&](OpBuilder &lb, Location l, Value t, ValueRange) {
+        Value cur = arith::RemUIOp::create(lb, l, t, two);
+        Value next = arith::SubIOp::create(lb, l, one, cur);
+        // Reverse layers walk the sequence from its end; outputs are
+        // written at the step's own index.
+        Value step = t;
+        if (layer.isReverse())
+          step = arith::SubIOp::create(
+              lb, l, arith::SubIOp::create(lb, l, seqLen, one), t);
+        scf::ForOp::create(
+            lb, l, zero, batch, index(lb, chunkRows), ValueRange(),
+            [&](OpBuilder &cb, Location cl, Value first, ValueRange) {
+              Value rows = arith::MinUIOp::create(
+                  cb, cl, index(cb, chunkRows),
+                  arith::SubIOp::create(cb, cl, batch, first));
+              stageStates(cb, threadId, cur, first, rows);
+              BlockBarrierOp::create(cb, cl);
+              scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
+                buildWarpChunk(ib, step, cur, next, first, rows, slot, group,
+                               lane);
+                scf::YieldOp::create(ib, cl);
+              });
+              // The next chunk overwrites the staged rows.
+              BlockBarrierOp::create(cb, cl);
+              scf::YieldOp::create(cb, cl);
+            });
+        GridBarrierOp::create(lb, l, counter,
+                              arith::AddIOp::create(lb, l, t, two));
+        scf::YieldOp::create(lb, l);
+      });
+
+  Value last = arith::RemUIOp::create(b, loc, seqLen, two);
+  forOwnElements(
+      b, blockId, threadId, [&](OpBuilder &ib, Value row, Value unit) {
+        for (auto [buffer, final] : llvm::zip(stateBuffers, finals)) {
+          Value v = memref::LoadOp::create(ib, loc, buffer,
+                                           ValueRange{last, row, unit});
+          memref::StoreOp::create(ib, loc, v, final, ValueRange{row, unit});
+        }
+      });
+  gpu::TerminatorOp::create(b, loc);
+}

@@ -1,0 +1,120 @@
+//===- PersistentKernelBuilder.h - Builds a persistent layer kernel -------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The builder of lstm-to-persistent: the host side (buffers, checks, the
+// launch) in LSTMToPersistent.cpp, the kernel's body in
+// PersistentKernel.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_LIB_CONVERSION_LSTMTOPERSISTENT_PERSISTENTKERNELBUILDER_H
+#define LSTM_LIB_CONVERSION_LSTMTOPERSISTENT_PERSISTENTKERNELBUILDER_H
+
+#include "PersistentPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::lstm::persistent {
+
+/// The threads of a warp, which split a step's dot products.
+inline constexpr int32_t kWarpSize = 32;
+/// How many of a lane's terms of a dot product are loaded at once when the
+/// weights are read from global memory.
+inline constexpr int64_t kUnrollFactor = 4;
+/// Floats of shared memory a block stages the states in: 32 KiB, within
+/// the 48 KiB a kernel may use without opting in to more.
+inline constexpr int64_t kStagedFloats = 8192;
+/// Most weights (floats per lane) a warp keeps in registers. With the
+/// block's 512 threads an SM has 128 registers per thread.
+inline constexpr int64_t kRegisterWeights = 64;
+/// Rows a warp works on at once, unless its weights take more than half
+/// of kRegisterWeights (then one: two would spill).
+inline constexpr int64_t kRowsAtOnce = 2;
+/// Elements each thread copies at once when staging the states.
+inline constexpr int64_t kStageUnroll = 8;
+/// The cost model's bound on a step's multiply-adds (B · N · Σ columns ·
+/// K): above it the per-step lowering's GEMMs are faster than the warps'
+/// dot products (measured on the H100, docs/benchmarks.md).
+inline constexpr int64_t kMaxStepWork = int64_t{8} << 20;
+
+/// ceil(a / b) for positive a and b.
+inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+class PersistentKernelBuilder {
+public:
+  PersistentKernelBuilder(RewriterBase &rewriter, PersistentPlan plan,
+                          int64_t blockSize, int64_t maxBlocks);
+
+  void build(StringRef kernelName);
+  /// The largest batch for which the cost model prefers the kernel to the
+  /// per-step lowering, or 0 if it never does.
+  int64_t costModelMaxBatch() const;
+
+private:
+  // Host side, before the layer.
+  Value readOnlyBuffer(Value tensor);
+  Value allocLike(RankedTensorType type, ArrayRef<Value> leadingExtents);
+  void prepareBuffers();
+  // The kernel.
+  void buildKernel(gpu::LaunchOp launch);
+  void forOwnElements(OpBuilder &b, Value blockId, Value threadId,
+                      function_ref<void(OpBuilder &, Value, Value)> body);
+  void stageStates(OpBuilder &b, Value threadId, Value cur, Value first,
+                   Value rows);
+  void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
+  void buildWarpChunk(OpBuilder &b, Value step, Value cur, Value next,
+                      Value first, Value rows, Value slot, Value group,
+                      Value lane);
+  void buildElement(OpBuilder &b, Value step, Value cur, Value next, Value row,
+                    Value localRow, Value unit, Value lane, Value store);
+  SmallVector<Value> buildProductColumns(OpBuilder &b, unsigned p,
+                                         Value localRow, Value unit,
+                                         Value lane);
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+
+  RewriterBase &rewriter;
+  PersistentPlan plan;
+  LayerOp layer;
+  Location loc;
+  int64_t blockSize, unitsPerBlock, numBlocks;
+  /// The warps of a block: `unitSlots` units at a time, each by
+  /// `rowGroups` warps that split the rows; a warp has `unitsPerWarp` units.
+  int64_t unitSlots, rowGroups, unitsPerWarp;
+  /// Rows of the states staged in shared memory at a time.
+  int64_t chunkRows;
+  /// Whether the warps keep their weights in registers.
+  bool useRegisters;
+  /// Rows a warp computes per iteration of its row loop.
+  int64_t rowsAtOnce;
+  /// Multiply-adds per batch row and step.
+  int64_t rowWork = 0;
+  /// Per product, the columns (offsets of the pointwise op's slices) that
+  /// the pointwise region reads.
+  SmallVector<SmallVector<int64_t>> neededColumns;
+  /// The states that the products read, staged in shared memory, and the
+  /// position of each among them.
+  SmallVector<unsigned> stagedStates;
+  DenseMap<unsigned, unsigned> stagedIndex;
+
+  Value seqLen, batch;
+  SmallVector<Value> inputs, inits, stateBuffers, outputs, finals;
+  /// Per product, per term: the weight [M, K].
+  SmallVector<SmallVector<Value>> weights;
+  DenseMap<Value, Value> aboveBuffers;
+  Value counter;
+  // In the kernel.
+  Value blockIdValue;
+  SmallVector<Value> stagedBuffers;
+  /// Per product, per term, per needed column: the lane's weights.
+  SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> registerWeights;
+};
+
+} // namespace mlir::lstm::persistent
+
+#endif // LSTM_LIB_CONVERSION_LSTMTOPERSISTENT_PERSISTENTKERNELBUILDER_H
