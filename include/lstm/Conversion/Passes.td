@@ -280,26 +280,27 @@ def ConvertLSTMToPersistentPass
 }
 
 def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
-  let summary = "Expand lstm.grid_barrier into block barriers, fences and "
-                "an atomic counter, and lstm.block_barrier into gpu.barrier";
+  let summary = "Expand lstm.grid_barrier into block barriers and a "
+                "release/acquire counter, and lstm.block_barrier into "
+                "gpu.barrier";
   let description = [{
     Each `lstm.grid_barrier %counter[%k]` in a kernel becomes: `gpu.barrier`
-    (the block's writes are done); in thread (0, 0, 0) of the block, a
-    device-scope fence (`nvvm.memory.barrier <gpu>`), an atomic add of 1 to
-    `counter`, a loop of volatile loads (`llvm.load volatile`: memref has
-    no volatile or atomic load) until `counter >= k * G` (G the number of
-    blocks of the grid), and a second fence; then `gpu.barrier` again.
-    This is the grid synchronisation of CUDA's cooperative groups, written
-    with upstream ops; it needs every block of the grid resident (a
-    cooperative launch) or it can wait forever. Runs before SCF is lowered
-    to control flow (it builds `scf.if` and `scf.while`).
+    (the block's writes are done); in thread (0, 0, 0) of the block, an
+    atomic add of 1 to `counter` with release ordering at device scope
+    (`llvm.atomicrmw`), then a loop of acquire loads (`llvm.load atomic`:
+    memref has no atomic load) until `counter >= k * G` (G the number of
+    blocks of the grid); then `gpu.barrier` again. This is the grid
+    synchronisation of CUDA's cooperative groups, written with upstream
+    ops; it needs every block of the grid resident (a cooperative launch)
+    or it can wait forever. Runs before SCF is lowered to control flow (it
+    builds `scf.if` and `scf.while`).
 
     Each `lstm.block_barrier` becomes `gpu.barrier`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -26,6 +26,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
@@ -224,22 +226,14 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
   return acc;
 }
 
-/// One step for element (row, unit), its states staged at `localRow`: the
-/// operands of the pointwise region, the region itself, and, where `store`
-/// holds, the stores of its results (by lane 0).
-void PersistentKernelBuilder::buildElement(OpBuilder &b, Value step, Value cur,
-                                           Value next, Value row,
-                                           Value localRow, Value unit,
-                                           Value lane, Value store) {
+/// The operands of the pointwise region for element (row, unit) that the
+/// step does not compute: the step's inputs, the states at its start and
+/// the values defined above the layer. They do not depend on the staged
+/// states, so that they can be loaded before the staging.
+IRMapping PersistentKernelBuilder::loadOperands(OpBuilder &b, Value step,
+                                                Value cur, Value row,
+                                                Value unit) {
   using Kind = OperandSource::Kind;
-  DenseMap<std::pair<unsigned, int64_t>, Value> columns;
-  for (unsigned p = 0; p < plan.products.size(); ++p) {
-    if (neededColumns[p].empty())
-      continue;
-    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
-    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
-      columns[{p, column}] = sum;
-  }
   Block &region = plan.pointwise.getBody().front();
   IRMapping mapping;
   for (auto [source, arg] : llvm::zip(plan.operands, region.getArguments())) {
@@ -249,8 +243,7 @@ void PersistentKernelBuilder::buildElement(OpBuilder &b, Value step, Value cur,
     Value v;
     switch (source.kind) {
     case Kind::Product:
-      v = columns.lookup({source.index, source.column});
-      break;
+      continue;
     case Kind::Input:
       v = memref::LoadOp::create(b, loc, inputs[source.index],
                                  ValueRange{step, row, column()});
@@ -270,6 +263,30 @@ void PersistentKernelBuilder::buildElement(OpBuilder &b, Value step, Value cur,
     }
     mapping.map(arg, v);
   }
+  return mapping;
+}
+
+/// The rest of element (row, unit)'s step, its states staged at `localRow`
+/// and its other operands in `mapping` (loadOperands): the products, the
+/// region itself, and, where `store` holds, the stores of its results (by
+/// lane 0).
+void PersistentKernelBuilder::computeElement(OpBuilder &b, IRMapping mapping,
+                                             Value step, Value next, Value row,
+                                             Value localRow, Value unit,
+                                             Value lane, Value store) {
+  using Kind = OperandSource::Kind;
+  DenseMap<std::pair<unsigned, int64_t>, Value> columns;
+  for (unsigned p = 0; p < plan.products.size(); ++p) {
+    if (neededColumns[p].empty())
+      continue;
+    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
+    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
+      columns[{p, column}] = sum;
+  }
+  Block &region = plan.pointwise.getBody().front();
+  for (auto [source, arg] : llvm::zip(plan.operands, region.getArguments()))
+    if (source.kind == Kind::Product)
+      mapping.map(arg, columns.lookup({source.index, source.column}));
   for (Operation &op : region.without_terminator())
     b.clone(op, mapping);
   auto yield = cast<PointwiseYieldOp>(region.getTerminator());
@@ -292,45 +309,82 @@ void PersistentKernelBuilder::buildElement(OpBuilder &b, Value step, Value cur,
   });
 }
 
+/// Rows r, r + rowGroups, ... (rowsAtOnce of them) of the chunk of staged
+/// rows [first, first + rows) for one unit: a row past the chunk is
+/// computed on the chunk's last row and not stored.
+PersistentKernelBuilder::RowGroup
+PersistentKernelBuilder::rowGroupAt(OpBuilder &b, Value first, Value rows,
+                                    Value r) {
+  RowGroup group;
+  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
+  for (int64_t i = 0; i < rowsAtOnce; ++i) {
+    Value local = arith::AddIOp::create(b, loc, r, index(b, i * rowGroups));
+    group.valid.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, rows));
+    local = arith::MinUIOp::create(b, loc, local, lastRow);
+    group.localRows.push_back(local);
+    group.rows.push_back(arith::AddIOp::create(b, loc, first, local));
+  }
+  return group;
+}
+
+/// The elements of `group` for `unit`: every operand load first (the rows'
+/// memory latencies overlap), then each row's products and region; or, with
+/// `loaded`, the operands loaded earlier (before the staging).
+void PersistentKernelBuilder::buildRowGroup(OpBuilder &b, const RowGroup &group,
+                                            Value step, Value cur, Value next,
+                                            Value unit, Value inside,
+                                            Value lane,
+                                            ArrayRef<IRMapping> loaded) {
+  SmallVector<IRMapping> operands(loaded);
+  if (operands.empty())
+    for (Value row : group.rows)
+      operands.push_back(loadOperands(b, step, cur, row, unit));
+  for (auto [i, mapping] : llvm::enumerate(operands))
+    computeElement(b, mapping, step, next, group.rows[i], group.localRows[i],
+                   unit, lane,
+                   arith::AndIOp::create(b, loc, group.valid[i], inside));
+}
+
+/// The warp's `unit` (its index in the block's tile `local`; `inside` if
+/// it is a unit of the tile and of the layer) and, where it has one, the
+/// safe index to load with (the layer's last unit for a warp past it).
+PersistentKernelBuilder::WarpUnit
+PersistentKernelBuilder::warpUnit(OpBuilder &b, Value local) {
+  Value blockFirst =
+      arith::MulIOp::create(b, loc, blockIdValue, index(b, unitsPerBlock));
+  Value unit = arith::AddIOp::create(b, loc, blockFirst, local);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local,
+                            index(b, unitsPerBlock)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit,
+                            index(b, plan.width)));
+  Value safeUnit =
+      arith::MinUIOp::create(b, loc, unit, index(b, plan.width - 1));
+  return {safeUnit, inside};
+}
+
 /// The warp's work in one chunk of staged rows [first, first + rows): for
-/// each of its units, the rows `group`, `group + rowGroups`, ...,
-/// rowsAtOnce of them per iteration (independent work in flight together;
-/// a row past the chunk is computed on the chunk's last row and not
-/// stored).
+/// each of its units, the row groups from `rowBegin` on: rows `rowBegin`,
+/// `rowBegin + rowGroups`, ..., rowsAtOnce of them per iteration
+/// (independent work in flight together).
 void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, Value step,
                                              Value cur, Value next, Value first,
                                              Value rows, Value slot,
-                                             Value group, Value lane) {
-  Value blockFirst =
-      arith::MulIOp::create(b, loc, blockIdValue, index(b, unitsPerBlock));
-  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
+                                             Value rowBegin, Value lane) {
   scf::ForOp::create(
       b, loc, index(b, 0), index(b, unitsPerWarp), index(b, 1), ValueRange(),
       [&](OpBuilder &ub, Location l, Value u, ValueRange) {
-        Value local = arith::AddIOp::create(
-            ub, l, slot, arith::MulIOp::create(ub, l, u, index(ub, unitSlots)));
-        Value unit = arith::AddIOp::create(ub, l, blockFirst, local);
-        Value inside = arith::AndIOp::create(
-            ub, l,
-            arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult, local,
-                                  index(ub, unitsPerBlock)),
-            arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult, unit,
-                                  index(ub, plan.width)));
-        Value safeUnit =
-            arith::MinUIOp::create(ub, l, unit, index(ub, plan.width - 1));
+        WarpUnit unit = warpUnit(
+            ub, arith::AddIOp::create(
+                    ub, l, slot,
+                    arith::MulIOp::create(ub, l, u, index(ub, unitSlots))));
         scf::ForOp::create(
-            ub, l, group, rows, index(ub, rowGroups * rowsAtOnce), ValueRange(),
-            [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
-              for (int64_t i = 0; i < rowsAtOnce; ++i) {
-                Value localRow =
-                    arith::AddIOp::create(rb, rl, r, index(rb, i * rowGroups));
-                Value valid = arith::CmpIOp::create(
-                    rb, rl, arith::CmpIPredicate::ult, localRow, rows);
-                localRow = arith::MinUIOp::create(rb, rl, localRow, lastRow);
-                Value row = arith::AddIOp::create(rb, rl, first, localRow);
-                buildElement(rb, step, cur, next, row, localRow, safeUnit, lane,
-                             arith::AndIOp::create(rb, rl, valid, inside));
-              }
+            ub, l, rowBegin, rows, index(ub, rowGroups * rowsAtOnce),
+            ValueRange(), [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
+              buildRowGroup(rb, rowGroupAt(rb, first, rows, r), step, cur, next,
+                            unit.index, unit.inside, lane, {});
               scf::YieldOp::create(rb, rl);
             });
         scf::YieldOp::create(ub, l);
@@ -406,15 +460,43 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
               Value rows = arith::MinUIOp::create(
                   cb, cl, index(cb, chunkRows),
                   arith::SubIOp::create(cb, cl, batch, first));
+              // A warp with one unit loads the operands of its first rows
+              // before the staging: their latency overlaps the staging's.
+              SmallVector<IRMapping> early;
+              std::optional<RowGroup> firstRows;
+              std::optional<WarpUnit> unit;
+              if (unitsPerWarp == 1) {
+                unit = warpUnit(cb, slot);
+                firstRows = rowGroupAt(cb, first, rows, group);
+                for (Value row : firstRows->rows)
+                  early.push_back(
+                      loadOperands(cb, step, cur, row, unit->index));
+              }
               stageStates(cb, threadId, cur, first, rows);
               BlockBarrierOp::create(cb, cl);
               scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
-                buildWarpChunk(ib, step, cur, next, first, rows, slot, group,
+                Value rowBegin = group;
+                if (firstRows) {
+                  buildRowGroup(ib, *firstRows, step, cur, next, unit->index,
+                                unit->inside, lane, early);
+                  rowBegin = arith::AddIOp::create(
+                      ib, cl, group, index(ib, rowGroups * rowsAtOnce));
+                }
+                buildWarpChunk(ib, step, cur, next, first, rows, slot, rowBegin,
                                lane);
                 scf::YieldOp::create(ib, cl);
               });
-              // The next chunk overwrites the staged rows.
-              BlockBarrierOp::create(cb, cl);
+              // The next chunk overwrites the staged rows (the next step's
+              // staging comes after the grid barrier, itself a block
+              // barrier).
+              Value more = arith::CmpIOp::create(
+                  cb, cl, arith::CmpIPredicate::ult,
+                  arith::AddIOp::create(cb, cl, first, index(cb, chunkRows)),
+                  batch);
+              scf::IfOp::create(cb, cl, more, [&](OpBuilder &ib, Location) {
+                BlockBarrierOp::create(ib, cl);
+                scf::YieldOp::create(ib, cl);
+              });
               scf::YieldOp::create(cb, cl);
             });
         GridBarrierOp::create(lb, l, counter,

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::lstm::persistent {
@@ -66,11 +67,27 @@ private:
   void stageStates(OpBuilder &b, Value threadId, Value cur, Value first,
                    Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
+  /// The rows of one iteration of a warp's row loop.
+  struct RowGroup {
+    SmallVector<Value> rows, localRows, valid;
+  };
+  /// A warp's unit: the index to compute with, and whether it is stored.
+  struct WarpUnit {
+    Value index, inside;
+  };
+  RowGroup rowGroupAt(OpBuilder &b, Value first, Value rows, Value r);
+  WarpUnit warpUnit(OpBuilder &b, Value local);
+  void buildRowGroup(OpBuilder &b, const RowGroup &group, Value step, Value cur,
+                     Value next, Value unit, Value inside, Value lane,
+                     ArrayRef<IRMapping> loaded);
   void buildWarpChunk(OpBuilder &b, Value step, Value cur, Value next,
-                      Value first, Value rows, Value slot, Value group,
+                      Value first, Value rows, Value slot, Value rowBegin,
                       Value lane);
-  void buildElement(OpBuilder &b, Value step, Value cur, Value next, Value row,
-                    Value localRow, Value unit, Value lane, Value store);
+  IRMapping loadOperands(OpBuilder &b, Value step, Value cur, Value row,
+                         Value unit);
+  void computeElement(OpBuilder &b, IRMapping mapping, Value step, Value next,
+                      Value row, Value localRow, Value unit, Value lane,
+                      Value store);
   SmallVector<Value> buildProductColumns(OpBuilder &b, unsigned p,
                                          Value localRow, Value unit,
                                          Value lane);

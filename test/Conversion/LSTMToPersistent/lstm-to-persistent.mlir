@@ -58,16 +58,26 @@
 // CHECK: %[[NEXT:.*]] = arith.subi %c1{{.*}}, %[[CUR]]
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %c1
 // CHECK: %[[REV:.*]] = arith.subi %[[LAST]], %[[STEP]]
-// The rows in chunks that fit the shared memory (8192 / K = 2048 rows);
-// every thread copies h of the chunk's rows, eight elements at a time.
+// The rows in chunks that fit the shared memory (8192 / K = 2048 rows).
 // CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %[[BATCH]] step %c2048
+// First the operands of the warp's first two rows that do not depend on
+// the states being staged: the input slice at column 4 + n of step
+// T - 1 - t, the bias, the state c.
+// CHECK: memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
+// CHECK: memref.load %[[BB]]
+// CHECK: memref.load %[[CS]][%[[CUR]],
+// CHECK: memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
+// CHECK: memref.load %[[BB]]
+// CHECK: memref.load %[[CS]][%[[CUR]],
+// Every thread copies h of the chunk's rows, eight elements at a time, the
+// loads first.
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c4096
 // CHECK-COUNT-8: memref.load %[[HS]][%[[CUR]],
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[STAGED]]
 // CHECK: lstm.block_barrier
-// Each warp takes its unit's rows, two at a time: the dot product of the
-// staged row with the weights in registers, summed across the warp.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// The two rows: the dot product of the staged row with the weights in
+// registers, summed across the warp, the cloned region, and lane 0's
+// stores.
 // CHECK: %[[H:.*]] = memref.load %[[STAGED]]
 // CHECK: %[[DOT:.*]] = math.fma %[[H]], %[[WREG]], %{{.*}}
 // CHECK: gpu.shuffle  xor %[[DOT]], %c16
@@ -75,22 +85,25 @@
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1
-// The input slice at column 4 + n of step T - 1 - t, the bias, the state.
-// CHECK: memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
-// CHECK: memref.load %[[BB]]
-// CHECK: memref.load %[[CS]][%[[CUR]],
-// The cloned region.
 // CHECK: math.tanh
-// Lane 0 writes, for rows and units in range.
 // CHECK: arith.cmpi eq, %[[LANE]], %c0
 // CHECK: memref.store %{{.*}}, %[[Y]][%[[REV]],
 // CHECK: memref.store %{{.*}}, %[[HS]][%[[NEXT]],
 // CHECK: memref.store %{{.*}}, %[[CS]][%[[NEXT]],
-// The second row of the iteration.
 // CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
 // CHECK: math.tanh
-// The next chunk overwrites the staged rows.
-// CHECK: lstm.block_barrier
+// The warp's further rows, two at a time, their operands loaded in the
+// loop.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK: memref.load %[[XB]]
+// CHECK: memref.load %[[XB]]
+// CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
+// CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
+// The next chunk, if any, overwrites the staged rows.
+// CHECK: %[[NEXTCHUNK:.*]] = arith.addi %[[FIRST]], %c2048
+// CHECK: %[[MORE:.*]] = arith.cmpi ult, %[[NEXTCHUNK]], %[[BATCH]]
+// CHECK: scf.if %[[MORE]] {
+// CHECK-NEXT: lstm.block_barrier
 // CHECK: lstm.grid_barrier %[[COUNTER]]
 // The finals from the buffer of the last step.
 // CHECK: arith.remui %[[T]], %c2

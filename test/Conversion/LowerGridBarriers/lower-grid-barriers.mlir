@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-lower-grid-barriers | FileCheck %s
 
-// A grid barrier becomes the block barrier, one thread's fenced arrival on
-// the counter and its wait for ordinal × G arrivals (G = blocks of the
-// grid, all three dimensions), sleeping briefly between polls, and a second
-// block barrier.
+// A grid barrier becomes the block barrier, one thread's arrival on the
+// counter (a release fence and a relaxed atomic add) and its acquire
+// polling until ordinal × G arrivals (G = blocks of the grid, all three
+// dimensions), and a second block barrier.
 
 // CHECK-LABEL: func.func @barrier
 // CHECK-SAME: (%[[COUNTER:.*]]: memref<1xi32>, %[[K:.*]]: index)
@@ -19,17 +19,14 @@
 // CHECK: %[[KG:.*]] = arith.muli %[[K]], %[[G]] : index
 // CHECK: %[[TARGET:.*]] = arith.index_cast %[[KG]] : index to i32
 // CHECK: scf.if
-// CHECK-NEXT: nvvm.memory.barrier <gpu>
-// CHECK: memref.atomic_rmw addi %{{.*}}, %[[COUNTER]][%{{.*}}] : (i32, memref<1xi32>) -> i32
 // CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[COUNTER]]
 // CHECK: %[[WORD:.*]] = llvm.inttoptr
+// CHECK-NEXT: llvm.fence syncscope("device") release
+// CHECK: llvm.atomicrmw add %[[WORD]], %{{.*}} syncscope("device") monotonic
 // CHECK: scf.while
-// CHECK: %[[ARRIVED:.*]] = llvm.load volatile %[[WORD]] {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[ARRIVED:.*]] = llvm.load %[[WORD]] atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK: %[[WAIT:.*]] = arith.cmpi slt, %[[ARRIVED]], %[[TARGET]] : i32
 // CHECK: scf.condition(%[[WAIT]])
-// CHECK: } do {
-// CHECK: nvvm.nanosleep
-// CHECK: nvvm.memory.barrier <gpu>
 // CHECK: gpu.barrier
 // CHECK-NOT: lstm.grid_barrier
 // CHECK: gpu.terminator
