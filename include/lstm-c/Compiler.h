@@ -55,6 +55,11 @@ typedef struct {
   /// NAME_backward of every public function with layers (lstm-differentiate,
   /// after lstm-combine-gate-gemms, before the pre-passes); default false.
   bool gradients;
+  /// Run the layers that lstm-to-persistent handles as persistent kernels
+  /// where its cost model expects them to be faster (cuda, fp32 compute
+  /// type; the pre-passes should be lstm-optimize{wavefront=false});
+  /// default false.
+  bool persistent;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

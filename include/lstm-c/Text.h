@@ -42,6 +42,8 @@ typedef struct {
   const char *prePasses;     // a textual pipeline on the lstm IR
   const char *computeType;   // "fp32", "tf32" or "bf16"
   int gradients;             // non-zero: export NAME_grad/_train/_backward
+  int persistent;            // non-zero: persistent kernels (lstm-compile
+                             // --persistent)
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

@@ -37,6 +37,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.cublasMinSize = defaults.cublasMinSize;
   options.keepObject = defaults.keepObject;
   options.gradients = defaults.gradients;
+  options.persistent = defaults.persistent;
   return options;
 }
 
@@ -74,6 +75,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.cublasMinSize = given.cublasMinSize;
   o.keepObject = given.keepObject;
   o.gradients = given.gradients;
+  o.persistent = given.persistent;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

@@ -25,7 +25,8 @@ class _CompileOptions(ctypes.Structure):
     # LstmTextCompileOptions: a null or empty string takes the default.
     _fields_ = [(name, ctypes.c_char_p) for name in (
         "target", "chip", "features", "cudaPath", "cudaLibDir", "runtimeLibDir",
-        "prePasses", "computeType")] + [("gradients", ctypes.c_int)]
+        "prePasses", "computeType")] + [("gradients", ctypes.c_int),
+                                        ("persistent", ctypes.c_int)]
 
 
 def _load():
@@ -93,17 +94,19 @@ def transform(ir, pipeline):
 
 
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
-            runtime_lib_dir="", pre_passes="", compute_type="", gradients=False):
+            runtime_lib_dir="", pre_passes="", compute_type="", gradients=False,
+            persistent=False):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). With `gradients`, the gradient functions of
-    lstm-differentiate are exported too. ctypes releases the GIL for the
+    lstm-differentiate are exported too; with `persistent`, layers run as
+    persistent kernels where the cost model says so. ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
     data = _bytes(ir)
     options = _CompileOptions(
         _bytes(target), _bytes(chip), _bytes(features), _bytes(cuda_path),
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
-        _bytes(compute_type), 1 if gradients else 0)
+        _bytes(compute_type), 1 if gradients else 0, 1 if persistent else 0)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

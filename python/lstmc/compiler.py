@@ -17,6 +17,9 @@ except ImportError as e:  # e.g. only the runtime was copied somewhere
 
 #: Optimisation passes run on the lstm IR before the lowering, by default.
 DEFAULT_PRE_PASSES = "lstm-combine-gate-gemms"
+# What lstm-to-persistent makes its kernels from: products combined and
+# hoisted, one fused pointwise op per step, no wavefront.
+PERSISTENT_PRE_PASSES = "lstm-optimize{wavefront=false}"
 
 
 def _native():
@@ -113,7 +116,7 @@ def default_options():
 
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
-            gradients=False):
+            gradients=False, persistent=False):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -123,10 +126,18 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     cuda_lib_dir: as lstm-compile's options; chip and features default to
     the compiler's (default_options()). gradients: also compile the
     gradient functions of lstm-differentiate, as the returned network's
-    `grad`, `train` and `backward` (see docs/training.md). Returns a
-    CompiledNetwork."""
+    `grad`, `train` and `backward` (see docs/training.md). persistent
+    (cuda, fp32): each layer that lstm-to-persistent handles runs its whole
+    sequence as one persistent kernel where the cost model expects it to
+    be faster (docs/passes.md); with the default pre_passes it takes
+    'lstm-optimize{wavefront=false}', the form the kernels are made from.
+    Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
+    if persistent and target != "cuda":
+        raise ValueError("persistent=True: persistent kernels need target='cuda'")
+    if persistent and pre_passes == DEFAULT_PRE_PASSES:
+        pre_passes = PERSISTENT_PRE_PASSES
     native = _native()
     defaults = native.default_options()
     chip = defaults["chip"] if chip is None else chip
@@ -143,11 +154,12 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        chip=chip, features=features, cuda_path=cuda_path,
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
                        pre_passes=pre_passes, compute_type=network.compute_type,
-                       gradients=gradients)
+                       gradients=gradients, persistent=persistent)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
+            "persistent": persistent,
             "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}

@@ -161,6 +161,29 @@ def compile_for_cuda(net, path, **options):
         raise
 
 
+def test_persistent_compiles_for_cuda(tmp_path):
+    """persistent=True reaches the compiler: the library launches a
+    persistent kernel (its name is in the library), made from the
+    pre-passes it needs; without it there is none."""
+    import json
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    compile_for_cuda(net, tmp_path / "persistent", persistent=True)
+    compile_for_cuda(net, tmp_path / "per-step")
+    meta = json.loads((tmp_path / "persistent" / "network.json").read_text())
+    assert meta["persistent"] is True
+    assert meta["pre_passes"] == "lstm-optimize{wavefront=false}"
+    # The kernel's name (the runtime itself knows the prefix).
+    kernel = f"lstm_persistent_{meta['entry']}_0".encode()
+    assert kernel in (tmp_path / "persistent" / "network.so").read_bytes()
+    assert kernel not in (tmp_path / "per-step" / "network.so").read_bytes()
+
+
+def test_persistent_needs_cuda():
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):
+        net.compile(target="cpu", persistent=True)
+
+
 def test_bf16_compiles_for_cuda(tmp_path):
     """compute_type='bf16' reaches the compiler: the GPU library is built (it
     runs only where a GPU is, test_gpu.py checks it there)."""

@@ -237,6 +237,25 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
                       : kMaxStepWork / rowWork;
 }
 
+PersistentChoice mlir::lstm::choosePersistent(LayerOp layer, int64_t blockSize,
+                                              int64_t maxBlocks) {
+  PersistentChoice choice;
+  FailureOr<PersistentPlan> plan = planPersistentLayer(layer, &choice.reason);
+  if (failed(plan))
+    return choice;
+  // The builder only reads the plan here; it builds nothing.
+  IRRewriter rewriter(layer.getContext());
+  choice.maxBatch =
+      PersistentKernelBuilder(rewriter, *plan, blockSize, maxBlocks)
+          .costModelMaxBatch();
+  if (choice.maxBatch < 1)
+    choice.reason = "the cost model: the weights do not fit in registers ("
+                    "more than " +
+                    std::to_string(kRegisterWeights) +
+                    " per lane), the per-step GEMMs are faster";
+  return choice;
+}
+
 LogicalResult mlir::lstm::convertLayerToPersistentKernel(
     RewriterBase &rewriter, LayerOp layer, StringRef kernelName,
     int64_t blockSize, int64_t maxBlocks, bool costModel) {

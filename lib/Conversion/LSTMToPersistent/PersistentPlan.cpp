@@ -25,7 +25,12 @@ using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
-static LogicalResult reject(LayerOp layer, const Twine &why) {
+/// Fails with `why`, which goes to `whyNot` where given and to the debug
+/// stream.
+static LogicalResult reject(LayerOp layer, std::string *whyNot,
+                            const Twine &why) {
+  if (whyNot)
+    *whyNot = why.str();
   LLVM_DEBUG(llvm::dbgs() << "lstm-to-persistent: " << layer.getLoc()
                           << ": not persistent: " << why << "\n");
   return failure();
@@ -51,20 +56,34 @@ static std::optional<unsigned> inputIndex(Value v, LayerOp layer) {
 }
 
 /// A recurrent product: identity, only products, every input a state, every
-/// weight a static [M, K] defined above the layer.
-static FailureOr<Product> matchProduct(GateOp gate, LayerOp layer) {
+/// weight a static [M, K] defined above the layer; or why `gate` is not one.
+static FailureOr<Product> matchProduct(GateOp gate, LayerOp layer,
+                                       std::string &why) {
   if (gate.getActivation() != Activation::identity ||
       !gate.getAddends().empty() || !gate.getBiases().empty() ||
-      gate.getPeephole() || gate.getInputs().empty() ||
-      cast<RankedTensorType>(gate.getType()).getRank() != 2)
+      gate.getPeephole()) {
+    why = "a gate with an epilogue (activation, addends, biases or "
+          "peephole) in the step";
     return failure();
+  }
+  if (gate.getInputs().empty() ||
+      cast<RankedTensorType>(gate.getType()).getRank() != 2) {
+    why = "a gate that is no [B, M] product";
+    return failure();
+  }
   Product product{gate, {}};
   for (auto [input, weight] : llvm::zip(gate.getInputs(), gate.getWeights())) {
     std::optional<unsigned> state = stateIndex(input, layer);
-    auto weightType = cast<RankedTensorType>(weight.getType());
-    if (!state || !isDefinedAbove(weight, layer) ||
-        !weightType.hasStaticShape())
+    if (!state) {
+      why = "a product of a value the step computes (such as Cho's "
+            "R_n (r * h))";
       return failure();
+    }
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    if (!isDefinedAbove(weight, layer) || !weightType.hasStaticShape()) {
+      why = "a weight computed in the step or of dynamic shape";
+      return failure();
+    }
     product.terms.push_back({*state, weight});
   }
   return product;
@@ -132,11 +151,12 @@ matchOperand(Value v, LayerOp layer, int64_t width,
 }
 
 FailureOr<PersistentPlan>
-mlir::lstm::persistent::planPersistentLayer(LayerOp layer) {
+mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
+                                            std::string *whyNot) {
   if (layer.getLengths())
-    return reject(layer, "it has lengths");
+    return reject(layer, whyNot, "it has lengths");
   if (layer.getInputs().empty())
-    return reject(layer, "it has no input sequence");
+    return reject(layer, whyNot, "it has no input sequence");
   PersistentPlan plan;
   plan.layer = layer;
   DenseMap<Operation *, unsigned> productIndex;
@@ -147,42 +167,45 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer) {
         op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (auto gate = dyn_cast<GateOp>(op)) {
-      FailureOr<Product> product = matchProduct(gate, layer);
+      std::string why;
+      FailureOr<Product> product = matchProduct(gate, layer, why);
       if (failed(product))
-        return reject(layer, "a gate that is not a product of states with "
-                             "weights defined above: " +
-                                 gate->getName().getStringRef());
+        return reject(layer, whyNot, why);
       productIndex[gate] = plan.products.size();
       plan.products.push_back(*product);
       continue;
     }
     if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
       if (plan.pointwise)
-        return reject(layer, "a second lstm.pointwise");
+        return reject(layer, whyNot, "a second lstm.pointwise");
       plan.pointwise = pointwise;
       continue;
     }
-    return reject(layer, "an op the kernel does not run: " +
-                             op.getName().getStringRef());
+    return reject(layer, whyNot,
+                  "an op the kernel does not run: " +
+                      op.getName().getStringRef());
   }
   if (!plan.pointwise)
-    return reject(layer, "no lstm.pointwise (run lstm-fuse-elementwise)");
+    return reject(layer, whyNot,
+                  "no lstm.pointwise (run lstm-fuse-elementwise)");
 
   auto resultType =
       cast<RankedTensorType>(plan.pointwise.getResult(0).getType());
   if (resultType.getRank() != 2 || resultType.isDynamicDim(1))
-    return reject(layer, "the pointwise op is not [B, N] with a static N");
+    return reject(layer, whyNot,
+                  "the pointwise op is not [B, N] with a static N");
   plan.width = resultType.getDimSize(1);
   if (!resultType.getElementType().isF32())
-    return reject(layer, "not f32");
+    return reject(layer, whyNot, "not f32");
 
   for (Value operand : plan.pointwise.getInputs()) {
     FailureOr<OperandSource> source =
         matchOperand(operand, layer, plan.width, productIndex);
     if (failed(source))
-      return reject(layer, "a pointwise operand read other than as a column "
-                           "slice of a state, an input, a product or a value "
-                           "defined above");
+      return reject(layer, whyNot,
+                    "a pointwise operand read other than as a column "
+                    "slice of a state, an input, a product or a value "
+                    "defined above");
     plan.operands.push_back(*source);
   }
 
@@ -192,7 +215,7 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer) {
   for (Product &product : plan.products) {
     for (auto &[state, weight] : product.terms)
       if (cast<RankedTensorType>(weight.getType()).getDimSize(1) != plan.width)
-        return reject(layer, "a product of a state that is not N wide");
+        return reject(layer, whyNot, "a product of a state that is not N wide");
     for (Operation *user : product.gate->getUsers()) {
       auto readByPointwise = [&](Operation *op) {
         return op == plan.pointwise.getOperation() || isa<tensor::DimOp>(op);
@@ -201,8 +224,9 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer) {
         continue;
       auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
       if (!slice || !llvm::all_of(slice->getUsers(), readByPointwise))
-        return reject(layer, "a product read by something other than the "
-                             "pointwise op");
+        return reject(layer, whyNot,
+                      "a product read by something other than the "
+                      "pointwise op");
     }
   }
 
@@ -216,22 +240,22 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer) {
   for (Value out : yield.getOutputs()) {
     std::optional<unsigned> r = resultOf(out);
     if (!r)
-      return reject(layer, "an output not made by the pointwise op");
+      return reject(layer, whyNot, "an output not made by the pointwise op");
     plan.outputResults.push_back(*r);
   }
   for (Value state : yield.getState()) {
     std::optional<unsigned> r = resultOf(state);
     if (!r)
-      return reject(layer, "a new state not made by the pointwise op");
+      return reject(layer, whyNot, "a new state not made by the pointwise op");
     plan.stateResults.push_back(*r);
   }
   for (Value init : layer.getInits()) {
     auto type = cast<RankedTensorType>(init.getType());
     if (type.getRank() != 2 || type.getDimSize(1) != plan.width)
-      return reject(layer, "a state that is not [B, N]");
+      return reject(layer, whyNot, "a state that is not [B, N]");
   }
   for (Value r : plan.pointwise.getResults())
     if (r.getType() != resultType)
-      return reject(layer, "pointwise results of different types");
+      return reject(layer, whyNot, "pointwise results of different types");
   return plan;
 }

@@ -58,10 +58,11 @@ struct PersistentPlan {
   int64_t width = 0;
 };
 
-/// The plan of `layer`, or failure (with the reason under
-/// -debug-only=lstm-to-persistent) when its cell is not of the form
-/// lstm-to-persistent handles.
-FailureOr<PersistentPlan> planPersistentLayer(LayerOp layer);
+/// The plan of `layer`, or failure when its cell is not of the form
+/// lstm-to-persistent handles; the reason goes to `whyNot` where given, and
+/// is printed under -debug-only=lstm-to-persistent.
+FailureOr<PersistentPlan> planPersistentLayer(LayerOp layer,
+                                              std::string *whyNot = nullptr);
 
 } // namespace mlir::lstm::persistent
 

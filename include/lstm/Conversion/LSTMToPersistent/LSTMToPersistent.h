@@ -29,6 +29,19 @@ inline constexpr llvm::StringLiteral kPersistentKernelPrefix =
 inline constexpr llvm::StringLiteral kPerStepFallbackAttr =
     "lstm.persistent_fallback";
 
+/// What lstm-to-persistent, with its cost model, does with a layer.
+struct PersistentChoice {
+  /// The largest batch size for which the layer runs as a persistent
+  /// kernel; 0 if it never does, and then `reason` says why.
+  int64_t maxBatch = 0;
+  std::string reason;
+};
+
+/// The choice lstm-to-persistent makes for `layer` with these options
+/// (analysis only: the IR is not changed).
+PersistentChoice choosePersistent(LayerOp layer, int64_t blockSize = 512,
+                                  int64_t maxBlocks = 128);
+
 /// Rewrites `layer` into one persistent `gpu.launch` running all its steps
 /// (see the lstm-to-persistent pass). `kernelName` names the kernel (it
 /// should start with kPersistentKernelPrefix). With `costModel`, only where

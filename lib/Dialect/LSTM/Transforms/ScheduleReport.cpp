@@ -13,6 +13,7 @@
 
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
 
+#include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -145,7 +146,7 @@ static unsigned countGemmsAfter(LayerOp layer) {
 
 /// One line for `layer`, the `index`-th layer of function `function`.
 static void printLayer(raw_ostream &os, StringRef function, unsigned index,
-                       LayerOp layer) {
+                       LayerOp layer, bool persistent) {
   StepKernels step = countStepKernels(layer.getBody().front());
   auto seqType = cast<RankedTensorType>(layer.getInputs().front().getType());
   os << "@" << function << " layer " << index << " ("
@@ -156,7 +157,15 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
     os << "T";
   else
     os << seqType.getDimSize(0);
-  os << " gemms-after=" << countGemmsAfter(layer) << "\n";
+  os << " gemms-after=" << countGemmsAfter(layer);
+  if (persistent) {
+    PersistentChoice choice = choosePersistent(layer);
+    if (choice.maxBatch > 0)
+      os << " persistent=B<=" << choice.maxBatch;
+    else
+      os << " persistent=no (" << choice.reason << ")";
+  }
+  os << "\n";
 }
 
 /// The products over all steps at once (`[T·B, K]` rows expanded to a
@@ -187,14 +196,19 @@ static unsigned countGemmsReadBy(scf::ForOp loop) {
 /// products made before it for all steps, and the L + T - 1 sequential
 /// diagonals.
 static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
-                           int64_t layers) {
+                           int64_t layers, bool persistent) {
   StepKernels step = countStepKernels(*loop.getBody());
   auto direction = loop->getAttrOfType<StringAttr>(kWavefrontDirectionAttr);
   os << "@" << function << " wavefront of " << layers << " layers ("
      << (direction ? direction.getValue() : "forward")
      << "): gemms/step=" << step.gemms << " pointwise/step=" << step.pointwise
-     << " hoisted-gemms=" << countGemmsReadBy(loop) << " steps=T+" << layers - 1
-     << "\n";
+     << " hoisted-gemms=" << countGemmsReadBy(loop) << " steps=T+"
+     << layers - 1;
+  // lstm-to-persistent runs single layers: a stack it should run is
+  // optimised without the wavefront.
+  if (persistent)
+    os << " persistent=no (a wavefront of layers)";
+  os << "\n";
 }
 
 namespace {
@@ -221,13 +235,14 @@ struct LSTMScheduleReportPass
       unsigned index = 0;
       function.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto layer = dyn_cast<LayerOp>(op)) {
-          printLayer(*os, function.getName(), index++, layer);
+          printLayer(*os, function.getName(), index++, layer, persistent);
           return WalkResult::skip();
         }
         if (auto loop = dyn_cast<scf::ForOp>(op))
           if (auto layers =
                   loop->getAttrOfType<IntegerAttr>(kWavefrontLayersAttr)) {
-            printWavefront(*os, function.getName(), loop, layers.getInt());
+            printWavefront(*os, function.getName(), loop, layers.getInt(),
+                           persistent);
             index += layers.getInt();
             return WalkResult::skip();
           }

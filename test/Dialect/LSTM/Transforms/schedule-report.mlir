@@ -18,12 +18,24 @@
 // anew): these two read the file whole, as one module.
 // RUN: rm -f %t.txt && lstm-opt %s --lstm-schedule-report=output-file=%t.txt -o /dev/null && FileCheck %s --check-prefix=FILE < %t.txt
 // RUN: lstm-opt %s --lstm-schedule-report=output-file=- -o /dev/null | FileCheck %s --check-prefix=FILE
+// What lstm-to-persistent does with each layer (persistent=true):
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-UNFUSED
+// RUN: lstm-opt %S/Inputs/cho-gru.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-CHO
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-WAVE
 
 // 8 products (4 gates x {x_t, h}); 4 gate epilogues + 3 mulf + addf + tanh.
 // LSTM: @forward layer 0 (forward): gemms/step=8 pointwise/step=9 hoisted-gemms=0 steps=T
 // LSTM-HOIST: @forward layer 0 (forward): gemms/step=4 pointwise/step=9 hoisted-gemms=1 steps=T
 // LSTM-COMB: @forward layer 0 (forward): gemms/step=2 pointwise/step=9 hoisted-gemms=0 steps=T
 // LSTM-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T gemms-after=0
+// LSTM-BOTH-NOT: persistent=
+// Optimised, the cell has one product of h (4 columns of 8 per unit, 8 units):
+// 256 multiply-adds per row and step, a kernel while B <= 2^23 / 256.
+// PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=32768
+// PERSIST-UNFUSED: persistent=no (a gate with an epilogue (activation, addends, biases or peephole) in the step)
+// PERSIST-CHO: persistent=no (a product of a value the step computes (such as Cho's R_n (r * h)))
+// PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The training functions: the backward layer of the LSTM has one GEMM and
 // one fused kernel per step, and four GEMMs after its loop (dX, dW, dR and
 // the bias gradients as 1ᵀ·dG); the forward's saved h_{t-1} feeds one of

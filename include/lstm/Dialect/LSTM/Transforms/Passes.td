@@ -349,6 +349,12 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
       `lstm-differentiate` leave to the end (`lstm.gate` products and
       linalg contractions).
 
+    - `persistent` (with the option of that name): what `lstm-to-persistent`
+      does with the layer, with its default options and cost model:
+      `B<=M` (a persistent kernel while the batch size is at most M, the
+      per-step lowering above), or `no (why)`. It reads the form that
+      `lstm-optimize{wavefront=false}` leaves.
+
     Layers are numbered from 0 in each function; the direction is
     `forward` or `reverse`. The report goes to stderr unless `output-file`
     names a file (`-` is stdout).
@@ -356,7 +362,10 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
   let options = [
     Option<"outputFile", "output-file", "std::string", /*default=*/"\"\"",
            "Where to write the report: a file name, '-' for stdout; "
-           "stderr when empty">
+           "stderr when empty">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Also say whether lstm-to-persistent runs each layer as a "
+           "persistent kernel, and why not">
   ];
 }
 
