@@ -3,7 +3,8 @@
 # On a machine with an NVIDIA GPU, without lit or MLIR's tools: what
 # test/Runner/cuda-examples-*.test check, every example JIT-compiled and run
 # by `lstm-run --device=cuda` against the float64 reference, for each
-# variant (fp32, optimize-fp32, optimize-tf32, optimize-bf16, kernels). Needs Python with
+# variant (fp32, optimize-fp32, optimize-tf32, optimize-bf16, kernels; and,
+# asked for by name, persistent: lstm-run --persistent). Needs Python with
 # numpy, lstm-run with its shared libraries (LD_LIBRARY_PATH) and the CUDA
 # runtime in ../lib next to it (or LSTM_CUDA_RUNTIME), and a CUDA toolkit
 # with ptxas, fatbinary and libdevice: CUDA_PATH, else the one lstm-run was
@@ -29,6 +30,7 @@ for variant in $variants; do
     optimize-tf32) flags="--pre-passes=lstm-optimize --compute-type=tf32"; tol=2e-3 ;;
     optimize-bf16) flags="--pre-passes=lstm-optimize --compute-type=bf16"; tol=2e-2 ;;
     kernels) flags="--cublas=false" ;;
+    persistent) flags="--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   echo "== $variant (${flags:-no extra flags}, tolerance $tol)"

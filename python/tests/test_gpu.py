@@ -35,6 +35,25 @@ def test_reference_on_gpu(torch, name, T, B):
         assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
 
 
+@pytest.mark.parametrize("name", ["lstm", "gru", "peephole", "stack3", "bidirectional",
+                                  "cho_gru"])
+@pytest.mark.parametrize("T,B", [(1, 1), (30, 7)])
+def test_persistent_on_gpu(torch, name, T, B):
+    """persistent=True: the layers run as persistent kernels (Cho's GRU keeps
+    the per-step lowering: its R_n product reads r * h), within the fp32
+    tolerance of the float64 reference, on the caller's stream."""
+    f = network(name).compile(target="cuda", persistent=True)
+    inputs = ref.make_inputs(name, T, B, np.random.default_rng(11))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        outs = f(*[torch.from_numpy(a).cuda() for a in inputs])
+    stream.synchronize()
+    for out, exp in zip(outs, ref.expected(name, inputs)):
+        o = out.cpu().numpy()
+        assert np.isfinite(o).all()
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
 @pytest.mark.parametrize("name", ["lstm", "gru", "cho_gru", "stack3", "lstmp"])
 def test_bf16_on_gpu(torch, name):
     """compute_type='bf16': GEMM operands rounded to bf16, fp32 accumulation,
