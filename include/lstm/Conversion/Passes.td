@@ -239,7 +239,12 @@ def ConvertLSTMToPersistentPass
     registers for the whole sequence where they fit (at most 64 per lane),
     and are read from global memory (L1, L2) every step where they do not.
     The states live in two global buffers used alternately; a grid-wide
-    barrier (`lstm.grid_barrier`) separates the steps. The kernel's name
+    barrier (`lstm.grid_barrier`) separates the steps. A product of a value
+    the step computes (Cho's `R_n (r ⊙ h)`, MGU's) needs that value for
+    every unit: the step then runs in phases, each pointwise op in the
+    phase after those whose results its products read, with a grid barrier
+    between phases and the values that cross them in global scratch
+    buffers. The kernel's name
     starts with `lstm_persistent`: the runtime launches such kernels
     cooperatively (`cuLaunchCooperativeKernel`), which guarantees that every
     block is resident (or fails with an error naming the launch) so the
@@ -253,10 +258,10 @@ def ConvertLSTMToPersistentPass
     above. Both bounds come from the H100 measurements of
     docs/benchmarks.md.
 
-    Layers it does not handle (lengths, batched wavefront cells, products
-    of values computed in the step such as Cho's `R_n (r ⊙ h)`, a state or
-    output not made by the pointwise op, ...) are left for the per-step
-    lowering; `-debug-only=lstm-to-persistent` prints why. The input
+    Layers it does not handle (lengths, batched wavefront cells, a gate
+    with an epilogue in the step, values of another width than the states
+    such as LSTMP's projection, a state or output not made by a pointwise
+    op, ...) are left for the per-step lowering; `-debug-only=lstm-to-persistent` prints why. The input
     projections are not part of the kernel: `lstm-hoist-input-projection`
     makes them one GEMM before the layer.
 

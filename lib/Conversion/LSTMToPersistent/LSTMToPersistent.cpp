@@ -77,29 +77,51 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
   rowGroups = warps / unitSlots;
   unitsPerWarp = divCeil(unitsPerBlock, unitSlots);
 
+  using Kind = OperandSource::Kind;
+  const PersistentPlan &cell = this->plan;
   int64_t registersNeeded = 0;
-  for (auto [p, product] : llvm::enumerate(this->plan.products)) {
+  for (auto [p, product] : llvm::enumerate(cell.products)) {
     SmallVector<int64_t> &needed = neededColumns.emplace_back();
-    for (const OperandSource &source : this->plan.operands)
-      if (source.kind == OperandSource::Kind::Product && source.index == p &&
-          !llvm::is_contained(needed, source.column))
-        needed.push_back(source.column);
-    if (needed.empty())
-      continue;
+    for (const PointwiseStep &step : cell.pointwise)
+      for (const OperandSource &source : step.operands)
+        if (source.kind == Kind::Product && source.index == p &&
+            !llvm::is_contained(needed, source.column))
+          needed.push_back(source.column);
     registersNeeded += int64_t(needed.size() * product.terms.size()) *
                        divCeil(n, int64_t(kWarpSize));
     rowWork += int64_t(needed.size() * product.terms.size()) * n * n;
-    for (auto [state, weight] : product.terms)
-      if (stagedIndex.try_emplace(state, stagedStates.size()).second)
-        stagedStates.push_back(state);
   }
+  // What each phase stages: the inputs of the products its ops read. What
+  // crosses phases goes through global memory: the computed inputs of
+  // products, and the results that an op of a later phase reads.
+  stagedInputs.resize(cell.numPhases);
+  auto addScratch = [&](const Computed &value) {
+    if (!llvm::is_contained(scratchValues, value))
+      scratchValues.push_back(value);
+  };
+  for (const PointwiseStep &step : cell.pointwise)
+    for (const OperandSource &source : step.operands) {
+      if (source.kind == Kind::Computed &&
+          cell.pointwise[source.computed.op].phase < step.phase)
+        addScratch(source.computed);
+      if (source.kind != Kind::Product)
+        continue;
+      for (auto &[input, weight] : cell.products[source.index].terms) {
+        if (!input.isState)
+          addScratch(input.computed);
+        if (!llvm::is_contained(stagedInputs[step.phase], input))
+          stagedInputs[step.phase].push_back(input);
+      }
+    }
+  for (const SmallVector<TermInput> &phase : stagedInputs)
+    maxStaged = std::max(maxStaged, phase.size());
   useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
   rowsAtOnce =
       useRegisters && 2 * registersNeeded > kRegisterWeights ? 1 : kRowsAtOnce;
-  chunkRows = stagedStates.empty()
-                  ? kStagedFloats
-                  : std::max<int64_t>(
-                        1, kStagedFloats / (int64_t(stagedStates.size()) * n));
+  chunkRows =
+      maxStaged == 0
+          ? kStagedFloats
+          : std::max<int64_t>(1, kStagedFloats / (int64_t(maxStaged) * n));
 }
 
 Value PersistentKernelBuilder::readOnlyBuffer(Value tensor) {
@@ -127,12 +149,13 @@ void PersistentKernelBuilder::prepareBuffers() {
   // lowering checks them).
   assertLayerExtents(rewriter, layer);
   Value seq0 = layer.getInputs().front();
-  for (const OperandSource &source : plan.operands)
-    if (source.kind == OperandSource::Kind::Above &&
-        cast<RankedTensorType>(source.above.getType()).getRank() == 2)
-      assertSameExtent(rewriter, loc, source.above, 0, seq0, 1,
-                       "lstm.layer: a value of the cell has a different "
-                       "batch size than the input");
+  for (const PointwiseStep &step : plan.pointwise)
+    for (const OperandSource &source : step.operands)
+      if (source.kind == OperandSource::Kind::Above &&
+          cast<RankedTensorType>(source.above.getType()).getRank() == 2)
+        assertSameExtent(rewriter, loc, source.above, 0, seq0, 1,
+                         "lstm.layer: a value of the cell has a different "
+                         "batch size than the input");
   seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
   batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
 
@@ -140,15 +163,16 @@ void PersistentKernelBuilder::prepareBuffers() {
     inputs.push_back(readOnlyBuffer(seq));
   for (Value init : layer.getInits())
     inits.push_back(readOnlyBuffer(init));
-  for (const OperandSource &source : plan.operands)
-    if (source.kind == OperandSource::Kind::Above &&
-        !aboveBuffers.count(source.above))
-      aboveBuffers[source.above] = readOnlyBuffer(source.above);
+  for (const PointwiseStep &step : plan.pointwise)
+    for (const OperandSource &source : step.operands)
+      if (source.kind == OperandSource::Kind::Above &&
+          !aboveBuffers.count(source.above))
+        aboveBuffers[source.above] = readOnlyBuffer(source.above);
 
   DenseMap<Value, Value> weightBuffers;
   for (const Product &product : plan.products) {
     SmallVector<Value> &terms = weights.emplace_back();
-    for (auto [state, weight] : product.terms) {
+    for (auto &[input, weight] : product.terms) {
       Value &buffer = weightBuffers[weight];
       if (!buffer)
         buffer = readOnlyBuffer(weight);
@@ -168,11 +192,16 @@ void PersistentKernelBuilder::prepareBuffers() {
   for (Value final : layer.getFinals())
     finals.push_back(
         allocLike(cast<RankedTensorType>(final.getType()), {batch}));
+  for (size_t i = 0; i < scratchValues.size(); ++i)
+    scratch.push_back(memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({ShapedType::kDynamic, plan.width}, f32),
+        ValueRange{batch}));
 
   // The barrier's counter counts arrivals: barrier k waits for k·G, which
-  // must fit its 32 bits (the barriers are T + 1). Zeroed by a memset: a
-  // one-element linalg.fill would become a store on the host.
-  int64_t maxSteps = (int64_t{1} << 31) / numBlocks - 2;
+  // must fit its 32 bits (the barriers are 1 + T · phases). Zeroed by a
+  // memset: a one-element linalg.fill would become a store on the host.
+  int64_t maxSteps =
+      ((int64_t{1} << 31) / numBlocks - 2) / int64_t(plan.numPhases);
   Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
                                      seqLen, index(rewriter, maxSteps));
   cf::AssertOp::create(
@@ -197,12 +226,11 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
   // launch would be block arguments, which the ownership-based buffer
   // deallocation of the host code does not accept).
   Value sharedBytes;
-  if (!stagedStates.empty())
-    sharedBytes =
-        arith::ConstantIntOp::create(rewriter, loc,
-                                     int64_t(stagedStates.size()) * chunkRows *
-                                         plan.width * int64_t(sizeof(float)),
-                                     32);
+  if (maxStaged != 0)
+    sharedBytes = arith::ConstantIntOp::create(
+        rewriter, loc,
+        int64_t(maxStaged) * chunkRows * plan.width * int64_t(sizeof(float)),
+        32);
   auto launch = gpu::LaunchOp::create(
       rewriter, loc, index(rewriter, numBlocks), one, one,
       index(rewriter, blockSize), one, one, sharedBytes,

@@ -15,7 +15,9 @@
 // lane evaluates the cloned pointwise region and lane 0 stores the results.
 // Where they fit, a warp's weights stay in its registers for the whole
 // sequence (loaded once, before the time loop); otherwise they are read
-// from global memory every step (L1 and L2 keep them).
+// from global memory every step (L1 and L2 keep them). A cell whose
+// products read values of the step runs each step in phases separated by
+// grid barriers; what crosses phases goes through global scratch buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -58,19 +61,27 @@ void PersistentKernelBuilder::forOwnElements(
       });
 }
 
-/// Copies rows [first, first + rows) of every staged state (buffer `cur`)
-/// into the block's shared memory. All threads take part: thread `tid`
-/// copies elements tid, tid + blockSize, ... of the rows' N·rows elements,
-/// kStageUnroll of them at a time: the loads first (their indices clamped
-/// to the last element, so that they need no branch and are in flight
-/// together), then the stores of those in range.
-void PersistentKernelBuilder::stageStates(OpBuilder &b, Value threadId,
-                                          Value cur, Value first, Value rows) {
+/// Copies rows [first, first + rows) of every value that the products of
+/// `phase` read (a state: buffer `cur`; a computed value: its scratch
+/// buffer) into the block's shared memory. All threads take part: thread
+/// `tid` copies elements tid, tid + blockSize, ... of the rows' N·rows
+/// elements, kStageUnroll of them at a time: the loads first (their
+/// indices clamped to the last element, so that they need no branch and
+/// are in flight together), then the stores of those in range.
+void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
+                                          Value threadId, Value cur,
+                                          Value first, Value rows) {
   int64_t n = plan.width;
   Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
   Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
-  for (auto [state, staged] : llvm::zip(stagedStates, stagedBuffers)) {
-    Value source = stateBuffers[state];
+  for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
+    auto load = [&](OpBuilder &nb, Location l, Value row, Value col) -> Value {
+      if (input.isState)
+        return memref::LoadOp::create(nb, l, stateBuffers[input.state],
+                                      ValueRange{cur, row, col});
+      return memref::LoadOp::create(nb, l, scratchFor(input.computed),
+                                    ValueRange{row, col});
+    };
     scf::ForOp::create(
         b, loc, threadId, total, index(b, blockSize * kStageUnroll),
         ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
@@ -82,8 +93,7 @@ void PersistentKernelBuilder::stageStates(OpBuilder &b, Value threadId,
             Value row = arith::AddIOp::create(
                 nb, l, first, arith::DivUIOp::create(nb, l, i, index(nb, n)));
             Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
-            values.push_back(memref::LoadOp::create(nb, l, source,
-                                                    ValueRange{cur, row, col}));
+            values.push_back(load(nb, l, row, col));
           }
           for (auto [i, v] : llvm::zip(at, values)) {
             Value inRange = arith::CmpIOp::create(
@@ -96,6 +106,20 @@ void PersistentKernelBuilder::stageStates(OpBuilder &b, Value threadId,
           scf::YieldOp::create(nb, l);
         });
   }
+}
+
+Value PersistentKernelBuilder::stagedFor(const TermInput &input) const {
+  for (auto [staged, view] : llvm::zip(stagedInputs[currentPhase], sharedViews))
+    if (staged == input)
+      return view;
+  llvm_unreachable("a product input that its phase does not stage");
+}
+
+Value PersistentKernelBuilder::scratchFor(const Computed &value) const {
+  for (auto [v, buffer] : llvm::zip(scratchValues, scratch))
+    if (v == value)
+      return buffer;
+  return Value();
 }
 
 /// The weights a warp keeps in registers for the whole sequence, loaded
@@ -154,7 +178,7 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
         nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
   };
   for (auto [t, term] : llvm::enumerate(product.terms)) {
-    Value staged = stagedBuffers[stagedIndex.lookup(term.first)];
+    Value staged = stagedFor(term.first);
     if (useRegisters) {
       for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
         Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
@@ -226,85 +250,125 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
   return acc;
 }
 
-/// The operands of the pointwise region for element (row, unit) that the
-/// step does not compute: the step's inputs, the states at its start and
-/// the values defined above the layer. They do not depend on the staged
-/// states, so that they can be loaded before the staging.
-IRMapping PersistentKernelBuilder::loadOperands(OpBuilder &b, Value step,
-                                                Value cur, Value row,
-                                                Value unit) {
+/// The operands of the pointwise regions of `phase` for element (row,
+/// unit) that the phase does not compute: the step's inputs, the states at
+/// its start, the values defined above the layer and the results of
+/// earlier phases (from their scratch buffers). One mapping per op of the
+/// phase, in program order. They do not depend on the staged values, so
+/// that they can be loaded before the staging.
+SmallVector<IRMapping>
+PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
+                                      Value cur, Value row, Value unit) {
   using Kind = OperandSource::Kind;
-  Block &region = plan.pointwise.getBody().front();
-  IRMapping mapping;
-  for (auto [source, arg] : llvm::zip(plan.operands, region.getArguments())) {
-    auto column = [&] {
-      return arith::AddIOp::create(b, loc, unit, index(b, source.column));
-    };
-    Value v;
-    switch (source.kind) {
-    case Kind::Product:
+  SmallVector<IRMapping> mappings;
+  for (PointwiseStep &op : plan.pointwise) {
+    if (op.phase != phase)
       continue;
-    case Kind::Input:
-      v = memref::LoadOp::create(b, loc, inputs[source.index],
-                                 ValueRange{step, row, column()});
-      break;
-    case Kind::State:
-      v = memref::LoadOp::create(b, loc, stateBuffers[source.index],
-                                 ValueRange{cur, row, column()});
-      break;
-    case Kind::Above: {
-      Value buffer = aboveBuffers.lookup(source.above);
-      if (cast<MemRefType>(buffer.getType()).getRank() == 1)
-        v = memref::LoadOp::create(b, loc, buffer, ValueRange{unit});
-      else
-        v = memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit});
-      break;
+    IRMapping &mapping = mappings.emplace_back();
+    Block &region = op.op.getBody().front();
+    for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
+      auto column = [&] {
+        return arith::AddIOp::create(b, loc, unit, index(b, source.column));
+      };
+      Value v;
+      switch (source.kind) {
+      case Kind::Product:
+        continue;
+      case Kind::Computed:
+        if (plan.pointwise[source.computed.op].phase == phase)
+          continue;
+        v = memref::LoadOp::create(b, loc, scratchFor(source.computed),
+                                   ValueRange{row, unit});
+        break;
+      case Kind::Input:
+        v = memref::LoadOp::create(b, loc, inputs[source.index],
+                                   ValueRange{step, row, column()});
+        break;
+      case Kind::State:
+        v = memref::LoadOp::create(b, loc, stateBuffers[source.index],
+                                   ValueRange{cur, row, column()});
+        break;
+      case Kind::Above: {
+        Value buffer = aboveBuffers.lookup(source.above);
+        if (cast<MemRefType>(buffer.getType()).getRank() == 1)
+          v = memref::LoadOp::create(b, loc, buffer, ValueRange{unit});
+        else
+          v = memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit});
+        break;
+      }
+      }
+      mapping.map(arg, v);
     }
-    }
-    mapping.map(arg, v);
   }
-  return mapping;
+  return mappings;
 }
 
-/// The rest of element (row, unit)'s step, its states staged at `localRow`
-/// and its other operands in `mapping` (loadOperands): the products, the
-/// region itself, and, where `store` holds, the stores of its results (by
-/// lane 0).
-void PersistentKernelBuilder::computeElement(OpBuilder &b, IRMapping mapping,
+/// The rest of element (row, unit)'s work in `phase`, the values its
+/// products read staged at `localRow` and its other operands in `mappings`
+/// (loadOperands): for each op of the phase in program order, the product
+/// columns it reads (each product once per element), the results of the
+/// phase's earlier ops, its region; then, where `store` holds, lane 0's
+/// stores of the outputs, new states and scratch values the phase makes.
+void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
+                                             SmallVector<IRMapping> mappings,
                                              Value step, Value next, Value row,
                                              Value localRow, Value unit,
                                              Value lane, Value store) {
   using Kind = OperandSource::Kind;
   DenseMap<std::pair<unsigned, int64_t>, Value> columns;
-  for (unsigned p = 0; p < plan.products.size(); ++p) {
-    if (neededColumns[p].empty())
-      continue;
-    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
-    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
-      columns[{p, column}] = sum;
-  }
-  Block &region = plan.pointwise.getBody().front();
-  for (auto [source, arg] : llvm::zip(plan.operands, region.getArguments()))
-    if (source.kind == Kind::Product)
-      mapping.map(arg, columns.lookup({source.index, source.column}));
-  for (Operation &op : region.without_terminator())
-    b.clone(op, mapping);
-  auto yield = cast<PointwiseYieldOp>(region.getTerminator());
-  auto result = [&](unsigned i) {
-    return mapping.lookupOrDefault(yield.getValues()[i]);
+  DenseSet<unsigned> computedProducts;
+  SmallVector<std::pair<Computed, Value>> results;
+  auto resultOf = [&](const Computed &value) -> Value {
+    for (auto &[v, r] : results)
+      if (v == value)
+        return r;
+    return Value();
   };
-  // Every lane has the results; lane 0 writes them.
+  unsigned m = 0;
+  for (auto [i, op] : llvm::enumerate(plan.pointwise)) {
+    if (op.phase != phase)
+      continue;
+    IRMapping &mapping = mappings[m++];
+    Block &region = op.op.getBody().front();
+    for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
+      if (source.kind == Kind::Product) {
+        unsigned p = source.index;
+        if (computedProducts.insert(p).second) {
+          SmallVector<Value> sums =
+              buildProductColumns(b, p, localRow, unit, lane);
+          for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
+            columns[{p, column}] = sum;
+        }
+        mapping.map(arg, columns.lookup({p, source.column}));
+      } else if (source.kind == Kind::Computed &&
+                 plan.pointwise[source.computed.op].phase == phase) {
+        mapping.map(arg, resultOf(source.computed));
+      }
+    }
+    for (Operation &inner : region.without_terminator())
+      b.clone(inner, mapping);
+    auto yield = cast<PointwiseYieldOp>(region.getTerminator());
+    for (auto [r, value] : llvm::enumerate(yield.getValues()))
+      results.push_back(
+          {Computed{unsigned(i), unsigned(r)}, mapping.lookupOrDefault(value)});
+  }
+  // Every lane has the results; lane 0 writes those of this phase.
   Value isFirst = arith::AndIOp::create(
       b, loc, store,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                             index(b, 0)));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location l) {
     for (auto [o, r] : llvm::enumerate(plan.outputResults))
-      memref::StoreOp::create(ib, l, result(r), outputs[o],
-                              ValueRange{step, row, unit});
+      if (Value v = resultOf(r))
+        memref::StoreOp::create(ib, l, v, outputs[o],
+                                ValueRange{step, row, unit});
     for (auto [s, r] : llvm::enumerate(plan.stateResults))
-      memref::StoreOp::create(ib, l, result(r), stateBuffers[s],
-                              ValueRange{next, row, unit});
+      if (Value v = resultOf(r))
+        memref::StoreOp::create(ib, l, v, stateBuffers[s],
+                                ValueRange{next, row, unit});
+    for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
+      if (Value v = resultOf(value))
+        memref::StoreOp::create(ib, l, v, buffer, ValueRange{row, unit});
     scf::YieldOp::create(ib, l);
   });
 }
@@ -328,21 +392,21 @@ PersistentKernelBuilder::rowGroupAt(OpBuilder &b, Value first, Value rows,
   return group;
 }
 
-/// The elements of `group` for `unit`: every operand load first (the rows'
-/// memory latencies overlap), then each row's products and region; or, with
-/// `loaded`, the operands loaded earlier (before the staging).
-void PersistentKernelBuilder::buildRowGroup(OpBuilder &b, const RowGroup &group,
-                                            Value step, Value cur, Value next,
-                                            Value unit, Value inside,
-                                            Value lane,
-                                            ArrayRef<IRMapping> loaded) {
-  SmallVector<IRMapping> operands(loaded);
+/// The elements of `group` for `unit` in `phase`: every operand load first
+/// (the rows' memory latencies overlap), then each row's products and
+/// regions; or, with `loaded`, the operands loaded earlier (before the
+/// staging).
+void PersistentKernelBuilder::buildRowGroup(
+    OpBuilder &b, unsigned phase, const RowGroup &group, Value step, Value cur,
+    Value next, Value unit, Value inside, Value lane,
+    ArrayRef<SmallVector<IRMapping>> loaded) {
+  SmallVector<SmallVector<IRMapping>> operands(loaded.begin(), loaded.end());
   if (operands.empty())
     for (Value row : group.rows)
-      operands.push_back(loadOperands(b, step, cur, row, unit));
-  for (auto [i, mapping] : llvm::enumerate(operands))
-    computeElement(b, mapping, step, next, group.rows[i], group.localRows[i],
-                   unit, lane,
+      operands.push_back(loadOperands(b, phase, step, cur, row, unit));
+  for (auto [i, mappings] : llvm::enumerate(operands))
+    computeElement(b, phase, mappings, step, next, group.rows[i],
+                   group.localRows[i], unit, lane,
                    arith::AndIOp::create(b, loc, group.valid[i], inside));
 }
 
@@ -369,10 +433,11 @@ PersistentKernelBuilder::warpUnit(OpBuilder &b, Value local) {
 /// each of its units, the row groups from `rowBegin` on: rows `rowBegin`,
 /// `rowBegin + rowGroups`, ..., rowsAtOnce of them per iteration
 /// (independent work in flight together).
-void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, Value step,
-                                             Value cur, Value next, Value first,
-                                             Value rows, Value slot,
-                                             Value rowBegin, Value lane) {
+void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, unsigned phase,
+                                             Value step, Value cur, Value next,
+                                             Value first, Value rows,
+                                             Value slot, Value rowBegin,
+                                             Value lane) {
   scf::ForOp::create(
       b, loc, index(b, 0), index(b, unitsPerWarp), index(b, 1), ValueRange(),
       [&](OpBuilder &ub, Location l, Value u, ValueRange) {
@@ -383,18 +448,70 @@ void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, Value step,
         scf::ForOp::create(
             ub, l, rowBegin, rows, index(ub, rowGroups * rowsAtOnce),
             ValueRange(), [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
-              buildRowGroup(rb, rowGroupAt(rb, first, rows, r), step, cur, next,
-                            unit.index, unit.inside, lane, {});
+              buildRowGroup(rb, phase, rowGroupAt(rb, first, rows, r), step,
+                            cur, next, unit.index, unit.inside, lane, {});
               scf::YieldOp::create(rb, rl);
             });
         scf::YieldOp::create(ub, l);
       });
 }
 
+/// One phase of a step: in chunks of rows, the warp's first operands
+/// loaded early, the phase's product inputs staged, the warp's elements.
+void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
+                                         Value threadId, Value step, Value cur,
+                                         Value next, Value slot, Value group,
+                                         Value computes, Value lane) {
+  scf::ForOp::create(
+      lb, loc, index(lb, 0), batch, index(lb, chunkRows), ValueRange(),
+      [&](OpBuilder &cb, Location cl, Value first, ValueRange) {
+        Value rows =
+            arith::MinUIOp::create(cb, cl, index(cb, chunkRows),
+                                   arith::SubIOp::create(cb, cl, batch, first));
+        // A warp with one unit loads the operands of its first rows before
+        // the staging: their latency overlaps the staging's.
+        SmallVector<SmallVector<IRMapping>> early;
+        std::optional<RowGroup> firstRows;
+        std::optional<WarpUnit> unit;
+        if (unitsPerWarp == 1) {
+          unit = warpUnit(cb, slot);
+          firstRows = rowGroupAt(cb, first, rows, group);
+          for (Value row : firstRows->rows)
+            early.push_back(
+                loadOperands(cb, phase, step, cur, row, unit->index));
+        }
+        stageInputs(cb, phase, threadId, cur, first, rows);
+        BlockBarrierOp::create(cb, cl);
+        scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
+          Value rowBegin = group;
+          if (firstRows) {
+            buildRowGroup(ib, phase, *firstRows, step, cur, next, unit->index,
+                          unit->inside, lane, early);
+            rowBegin = arith::AddIOp::create(ib, cl, group,
+                                             index(ib, rowGroups * rowsAtOnce));
+          }
+          buildWarpChunk(ib, phase, step, cur, next, first, rows, slot,
+                         rowBegin, lane);
+          scf::YieldOp::create(ib, cl);
+        });
+        // The next chunk overwrites the staged rows (the next phase's
+        // staging comes after a grid barrier, itself a block barrier).
+        Value more = arith::CmpIOp::create(
+            cb, cl, arith::CmpIPredicate::ult,
+            arith::AddIOp::create(cb, cl, first, index(cb, chunkRows)), batch);
+        scf::IfOp::create(cb, cl, more, [&](OpBuilder &ib, Location) {
+          BlockBarrierOp::create(ib, cl);
+          scf::YieldOp::create(ib, cl);
+        });
+        scf::YieldOp::create(cb, cl);
+      });
+}
+
 void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
+
   OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
   b.setListener(rewriter.getListener());
-  if (!stagedStates.empty()) {
+  if (maxStaged != 0) {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
     Value shared = gpu::DynamicSharedMemoryOp::create(
@@ -402,8 +519,8 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
     int64_t floats = chunkRows * plan.width;
-    for (size_t i = 0; i < stagedStates.size(); ++i)
-      stagedBuffers.push_back(memref::ViewOp::create(
+    for (size_t i = 0; i < maxStaged; ++i)
+      sharedViews.push_back(memref::ViewOp::create(
           b, loc,
           MemRefType::get({floats}, b.getF32Type(), MemRefLayoutAttrInterface(),
                           workgroup),
@@ -454,53 +571,17 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         if (layer.isReverse())
           step = arith::SubIOp::create(
               lb, l, arith::SubIOp::create(lb, l, seqLen, one), t);
-        scf::ForOp::create(
-            lb, l, zero, batch, index(lb, chunkRows), ValueRange(),
-            [&](OpBuilder &cb, Location cl, Value first, ValueRange) {
-              Value rows = arith::MinUIOp::create(
-                  cb, cl, index(cb, chunkRows),
-                  arith::SubIOp::create(cb, cl, batch, first));
-              // A warp with one unit loads the operands of its first rows
-              // before the staging: their latency overlaps the staging's.
-              SmallVector<IRMapping> early;
-              std::optional<RowGroup> firstRows;
-              std::optional<WarpUnit> unit;
-              if (unitsPerWarp == 1) {
-                unit = warpUnit(cb, slot);
-                firstRows = rowGroupAt(cb, first, rows, group);
-                for (Value row : firstRows->rows)
-                  early.push_back(
-                      loadOperands(cb, step, cur, row, unit->index));
-              }
-              stageStates(cb, threadId, cur, first, rows);
-              BlockBarrierOp::create(cb, cl);
-              scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
-                Value rowBegin = group;
-                if (firstRows) {
-                  buildRowGroup(ib, *firstRows, step, cur, next, unit->index,
-                                unit->inside, lane, early);
-                  rowBegin = arith::AddIOp::create(
-                      ib, cl, group, index(ib, rowGroups * rowsAtOnce));
-                }
-                buildWarpChunk(ib, step, cur, next, first, rows, slot, rowBegin,
-                               lane);
-                scf::YieldOp::create(ib, cl);
-              });
-              // The next chunk overwrites the staged rows (the next step's
-              // staging comes after the grid barrier, itself a block
-              // barrier).
-              Value more = arith::CmpIOp::create(
-                  cb, cl, arith::CmpIPredicate::ult,
-                  arith::AddIOp::create(cb, cl, first, index(cb, chunkRows)),
-                  batch);
-              scf::IfOp::create(cb, cl, more, [&](OpBuilder &ib, Location) {
-                BlockBarrierOp::create(ib, cl);
-                scf::YieldOp::create(ib, cl);
-              });
-              scf::YieldOp::create(cb, cl);
-            });
-        GridBarrierOp::create(lb, l, counter,
-                              arith::AddIOp::create(lb, l, t, two));
+        for (unsigned phase = 0; phase < plan.numPhases; ++phase) {
+          currentPhase = phase;
+          buildPhase(lb, phase, threadId, step, cur, next, slot, group,
+                     computes, lane);
+          // Barrier 2 + t · phases + phase: the phase's results (the next
+          // phase's staged values, the next step's states) are complete.
+          Value ordinal = arith::AddIOp::create(
+              lb, l, arith::MulIOp::create(lb, l, t, index(lb, plan.numPhases)),
+              index(lb, 2 + phase));
+          GridBarrierOp::create(lb, l, counter, ordinal);
+        }
         scf::YieldOp::create(lb, l);
       });
 

@@ -64,8 +64,8 @@ private:
   void buildKernel(gpu::LaunchOp launch);
   void forOwnElements(OpBuilder &b, Value blockId, Value threadId,
                       function_ref<void(OpBuilder &, Value, Value)> body);
-  void stageStates(OpBuilder &b, Value threadId, Value cur, Value first,
-                   Value rows);
+  void stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value cur,
+                   Value first, Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
   /// The rows of one iteration of a warp's row loop.
   struct RowGroup {
@@ -77,17 +77,26 @@ private:
   };
   RowGroup rowGroupAt(OpBuilder &b, Value first, Value rows, Value r);
   WarpUnit warpUnit(OpBuilder &b, Value local);
-  void buildRowGroup(OpBuilder &b, const RowGroup &group, Value step, Value cur,
-                     Value next, Value unit, Value inside, Value lane,
-                     ArrayRef<IRMapping> loaded);
-  void buildWarpChunk(OpBuilder &b, Value step, Value cur, Value next,
-                      Value first, Value rows, Value slot, Value rowBegin,
-                      Value lane);
-  IRMapping loadOperands(OpBuilder &b, Value step, Value cur, Value row,
-                         Value unit);
-  void computeElement(OpBuilder &b, IRMapping mapping, Value step, Value next,
+  void buildRowGroup(OpBuilder &b, unsigned phase, const RowGroup &group,
+                     Value step, Value cur, Value next, Value unit,
+                     Value inside, Value lane,
+                     ArrayRef<SmallVector<IRMapping>> loaded);
+  void buildPhase(OpBuilder &b, unsigned phase, Value threadId, Value step,
+                  Value cur, Value next, Value slot, Value group,
+                  Value computes, Value lane);
+  void buildWarpChunk(OpBuilder &b, unsigned phase, Value step, Value cur,
+                      Value next, Value first, Value rows, Value slot,
+                      Value rowBegin, Value lane);
+  SmallVector<IRMapping> loadOperands(OpBuilder &b, unsigned phase, Value step,
+                                      Value cur, Value row, Value unit);
+  void computeElement(OpBuilder &b, unsigned phase,
+                      SmallVector<IRMapping> mappings, Value step, Value next,
                       Value row, Value localRow, Value unit, Value lane,
                       Value store);
+  /// The shared-memory rows of `input` in the phase being built.
+  Value stagedFor(const TermInput &input) const;
+  /// The scratch buffer of `value`, or null if it needs none.
+  Value scratchFor(const Computed &value) const;
   SmallVector<Value> buildProductColumns(OpBuilder &b, unsigned p,
                                          Value localRow, Value unit,
                                          Value lane);
@@ -111,23 +120,30 @@ private:
   int64_t rowsAtOnce;
   /// Multiply-adds per batch row and step.
   int64_t rowWork = 0;
-  /// Per product, the columns (offsets of the pointwise op's slices) that
-  /// the pointwise region reads.
+  /// Per product, the columns (offsets of the pointwise ops' slices) that
+  /// the pointwise regions read.
   SmallVector<SmallVector<int64_t>> neededColumns;
-  /// The states that the products read, staged in shared memory, and the
-  /// position of each among them.
-  SmallVector<unsigned> stagedStates;
-  DenseMap<unsigned, unsigned> stagedIndex;
+  /// Per phase, the values its products read, staged in shared memory (in
+  /// that order), and the most of them in any phase.
+  SmallVector<SmallVector<TermInput>> stagedInputs;
+  size_t maxStaged = 0;
+  /// The pointwise results read in a later phase than their own: they go
+  /// through global buffers [B, N] (`scratch`, in the same order).
+  SmallVector<Computed> scratchValues;
 
   Value seqLen, batch;
   SmallVector<Value> inputs, inits, stateBuffers, outputs, finals;
   /// Per product, per term: the weight [M, K].
   SmallVector<SmallVector<Value>> weights;
   DenseMap<Value, Value> aboveBuffers;
+  SmallVector<Value> scratch;
   Value counter;
   // In the kernel.
   Value blockIdValue;
-  SmallVector<Value> stagedBuffers;
+  /// The shared-memory views (maxStaged of them), and those of the phase
+  /// being built, one per stagedInputs[phase].
+  SmallVector<Value> sharedViews;
+  unsigned currentPhase = 0;
   /// Per product, per term, per needed column: the lane's weights.
   SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> registerWeights;
 };

@@ -4,13 +4,14 @@
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The cell must be what lstm-optimize{wavefront=false} makes of an LSTM-like
-// cell: recurrent products of whole states (combined or not), and one
-// lstm.pointwise that reads them, the step's inputs, the states and values
-// defined above, each whole or as a column slice, and makes every output
-// and every new state. Anything else in the cell (a product of a value the
-// step computes, a gate with an epilogue, a second pointwise op) is a reason
-// to leave the layer to the per-step lowering.
+// The cell must be what lstm-optimize{wavefront=false} makes of a cell:
+// products of whole states or of whole results of pointwise ops (combined or
+// not), and lstm.pointwise ops that read them, the step's inputs, the
+// states, values defined above and earlier pointwise results, each whole or
+// as a column slice, and make every output and every new state. A product
+// of a computed value (Cho's R_n (r * h)) starts a new phase of the step.
+// Anything else in the cell (a gate with an epilogue, a value of another
+// width) is a reason to leave the layer to the per-step lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,10 +56,12 @@ static std::optional<unsigned> inputIndex(Value v, LayerOp layer) {
   return std::nullopt;
 }
 
-/// A recurrent product: identity, only products, every input a state, every
-/// weight a static [M, K] defined above the layer; or why `gate` is not one.
-static FailureOr<Product> matchProduct(GateOp gate, LayerOp layer,
-                                       std::string &why) {
+/// A product: identity, only products, every input a state or (`computed`
+/// knows it) a result of an earlier pointwise op, every weight a static
+/// [M, K] defined above the layer; or why `gate` is not one.
+static FailureOr<Product>
+matchProduct(GateOp gate, LayerOp layer,
+             const DenseMap<Value, Computed> &computed, std::string &why) {
   if (gate.getActivation() != Activation::identity ||
       !gate.getAddends().empty() || !gate.getBiases().empty() ||
       gate.getPeephole()) {
@@ -73,10 +76,15 @@ static FailureOr<Product> matchProduct(GateOp gate, LayerOp layer,
   }
   Product product{gate, {}};
   for (auto [input, weight] : llvm::zip(gate.getInputs(), gate.getWeights())) {
-    std::optional<unsigned> state = stateIndex(input, layer);
-    if (!state) {
-      why = "a product of a value the step computes (such as Cho's "
-            "R_n (r * h))";
+    TermInput term;
+    if (std::optional<unsigned> state = stateIndex(input, layer)) {
+      term.state = *state;
+    } else if (auto it = computed.find(input); it != computed.end()) {
+      term.isState = false;
+      term.computed = it->second;
+    } else {
+      why = "a product of a value that is neither a state nor a whole result "
+            "of a pointwise op";
       return failure();
     }
     auto weightType = cast<RankedTensorType>(weight.getType());
@@ -84,7 +92,7 @@ static FailureOr<Product> matchProduct(GateOp gate, LayerOp layer,
       why = "a weight computed in the step or of dynamic shape";
       return failure();
     }
-    product.terms.push_back({*state, weight});
+    product.terms.push_back({term, weight});
   }
   return product;
 }
@@ -121,13 +129,14 @@ static std::optional<int64_t> columnSlice(tensor::ExtractSliceOp slice,
 /// Where element (b, n) of pointwise operand `v` comes from.
 static FailureOr<OperandSource>
 matchOperand(Value v, LayerOp layer, int64_t width,
-             const DenseMap<Operation *, unsigned> &productIndex) {
+             const DenseMap<Operation *, unsigned> &productIndex,
+             const DenseMap<Value, Computed> &computed) {
   using Kind = OperandSource::Kind;
   auto type = cast<RankedTensorType>(v.getType());
   if (isDefinedAbove(v, layer)) {
     if (type.getRank() != 1 && type.getRank() != 2)
       return failure();
-    return OperandSource{Kind::Above, 0, 0, v};
+    return OperandSource{Kind::Above, 0, 0, v, {}};
   }
   Value source = v;
   int64_t column = 0;
@@ -141,12 +150,14 @@ matchOperand(Value v, LayerOp layer, int64_t width,
     return failure();
   }
   if (std::optional<unsigned> i = inputIndex(source, layer))
-    return OperandSource{Kind::Input, *i, column, {}};
+    return OperandSource{Kind::Input, *i, column, {}, {}};
   if (std::optional<unsigned> i = stateIndex(source, layer))
-    return OperandSource{Kind::State, *i, column, {}};
+    return OperandSource{Kind::State, *i, column, {}, {}};
   if (Operation *def = source.getDefiningOp())
     if (auto it = productIndex.find(def); it != productIndex.end())
-      return OperandSource{Kind::Product, it->second, column, {}};
+      return OperandSource{Kind::Product, it->second, column, {}, {}};
+  if (auto it = computed.find(source); it != computed.end() && column == 0)
+    return OperandSource{Kind::Computed, 0, 0, {}, it->second};
   return failure();
 }
 
@@ -160,102 +171,116 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
   PersistentPlan plan;
   plan.layer = layer;
   DenseMap<Operation *, unsigned> productIndex;
+  // The pointwise results the step computes, and per product its phase.
+  DenseMap<Value, Computed> computed;
+  SmallVector<unsigned> productPhase;
   for (Operation &op : layer.getBody().front()) {
-    // Slices and extents are how the pointwise op reads its operands;
+    // Slices and extents are how the pointwise ops read their operands;
     // constants feed them.
     if (isa<tensor::DimOp, tensor::ExtractSliceOp, YieldOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (auto gate = dyn_cast<GateOp>(op)) {
       std::string why;
-      FailureOr<Product> product = matchProduct(gate, layer, why);
+      FailureOr<Product> product = matchProduct(gate, layer, computed, why);
       if (failed(product))
         return reject(layer, whyNot, why);
+      // A product of computed values waits for every unit of them.
+      unsigned phase = 0;
+      for (auto &[input, weight] : product->terms)
+        if (!input.isState)
+          phase = std::max(phase, plan.pointwise[input.computed.op].phase + 1);
       productIndex[gate] = plan.products.size();
       plan.products.push_back(*product);
+      productPhase.push_back(phase);
       continue;
     }
     if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
-      if (plan.pointwise)
-        return reject(layer, whyNot, "a second lstm.pointwise");
-      plan.pointwise = pointwise;
+      auto resultType =
+          cast<RankedTensorType>(pointwise.getResult(0).getType());
+      if (plan.pointwise.empty()) {
+        if (resultType.getRank() != 2 || resultType.isDynamicDim(1))
+          return reject(layer, whyNot,
+                        "the pointwise op is not [B, N] with a static N");
+        if (!resultType.getElementType().isF32())
+          return reject(layer, whyNot, "not f32");
+        plan.width = resultType.getDimSize(1);
+      }
+      Type common = plan.pointwise.empty()
+                        ? Type(resultType)
+                        : plan.pointwise.front().op.getResult(0).getType();
+      for (Value r : pointwise.getResults())
+        if (r.getType() != common)
+          return reject(layer, whyNot, "pointwise results of different types");
+      PointwiseStep step{pointwise, {}, 0};
+      for (Value operand : pointwise.getInputs()) {
+        FailureOr<OperandSource> source =
+            matchOperand(operand, layer, plan.width, productIndex, computed);
+        if (failed(source))
+          return reject(layer, whyNot,
+                        "a pointwise operand read other than as a column "
+                        "slice of a state, an input, a product, a value "
+                        "defined above or a whole result of a pointwise op");
+        if (source->kind == OperandSource::Kind::Product)
+          step.phase = std::max(step.phase, productPhase[source->index]);
+        if (source->kind == OperandSource::Kind::Computed)
+          step.phase =
+              std::max(step.phase, plan.pointwise[source->computed.op].phase);
+        step.operands.push_back(*source);
+      }
+      unsigned index = plan.pointwise.size();
+      for (auto [r, result] : llvm::enumerate(pointwise.getResults()))
+        computed[result] = Computed{index, unsigned(r)};
+      plan.numPhases = std::max(plan.numPhases, step.phase + 1);
+      plan.pointwise.push_back(std::move(step));
       continue;
     }
     return reject(layer, whyNot,
                   "an op the kernel does not run: " +
                       op.getName().getStringRef());
   }
-  if (!plan.pointwise)
+  if (plan.pointwise.empty())
     return reject(layer, whyNot,
                   "no lstm.pointwise (run lstm-fuse-elementwise)");
 
-  auto resultType =
-      cast<RankedTensorType>(plan.pointwise.getResult(0).getType());
-  if (resultType.getRank() != 2 || resultType.isDynamicDim(1))
-    return reject(layer, whyNot,
-                  "the pointwise op is not [B, N] with a static N");
-  plan.width = resultType.getDimSize(1);
-  if (!resultType.getElementType().isF32())
-    return reject(layer, whyNot, "not f32");
-
-  for (Value operand : plan.pointwise.getInputs()) {
-    FailureOr<OperandSource> source =
-        matchOperand(operand, layer, plan.width, productIndex);
-    if (failed(source))
-      return reject(layer, whyNot,
-                    "a pointwise operand read other than as a column "
-                    "slice of a state, an input, a product or a value "
-                    "defined above");
-    plan.operands.push_back(*source);
-  }
-
-  // Products must be read only by the pointwise op (through slices), and
-  // every state they read must be N wide: the kernel reads state[b, i] for
+  // Products must be read only by pointwise ops (through slices), and
+  // every value they read must be N wide: the kernel reads v[b, i] for
   // i < K = N.
   for (Product &product : plan.products) {
-    for (auto &[state, weight] : product.terms)
+    for (auto &[input, weight] : product.terms)
       if (cast<RankedTensorType>(weight.getType()).getDimSize(1) != plan.width)
-        return reject(layer, whyNot, "a product of a state that is not N wide");
+        return reject(layer, whyNot, "a product of a value that is not N wide");
     for (Operation *user : product.gate->getUsers()) {
       auto readByPointwise = [&](Operation *op) {
-        return op == plan.pointwise.getOperation() || isa<tensor::DimOp>(op);
+        return isa<PointwiseOp, tensor::DimOp>(op);
       };
       if (readByPointwise(user))
         continue;
       auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
       if (!slice || !llvm::all_of(slice->getUsers(), readByPointwise))
         return reject(layer, whyNot,
-                      "a product read by something other than the "
+                      "a product read by something other than a "
                       "pointwise op");
     }
   }
 
   YieldOp yield = layer.getYield();
-  auto resultOf = [&](Value v) -> std::optional<unsigned> {
-    for (auto [i, r] : llvm::enumerate(plan.pointwise.getResults()))
-      if (r == v)
-        return i;
-    return std::nullopt;
-  };
   for (Value out : yield.getOutputs()) {
-    std::optional<unsigned> r = resultOf(out);
-    if (!r)
-      return reject(layer, whyNot, "an output not made by the pointwise op");
-    plan.outputResults.push_back(*r);
+    auto it = computed.find(out);
+    if (it == computed.end())
+      return reject(layer, whyNot, "an output not made by a pointwise op");
+    plan.outputResults.push_back(it->second);
   }
   for (Value state : yield.getState()) {
-    std::optional<unsigned> r = resultOf(state);
-    if (!r)
-      return reject(layer, whyNot, "a new state not made by the pointwise op");
-    plan.stateResults.push_back(*r);
+    auto it = computed.find(state);
+    if (it == computed.end())
+      return reject(layer, whyNot, "a new state not made by a pointwise op");
+    plan.stateResults.push_back(it->second);
   }
   for (Value init : layer.getInits()) {
     auto type = cast<RankedTensorType>(init.getType());
     if (type.getRank() != 2 || type.getDimSize(1) != plan.width)
       return reject(layer, whyNot, "a state that is not [B, N]");
   }
-  for (Value r : plan.pointwise.getResults())
-    if (r.getType() != resultType)
-      return reject(layer, whyNot, "pointwise results of different types");
   return plan;
 }

@@ -17,13 +17,33 @@
 
 namespace mlir::lstm::persistent {
 
-/// A recurrent product of the cell: `sum_k states[k] · weights[k]^T`, an
-/// `lstm.gate identity` of state arguments with weights defined above the
-/// layer.
+/// A value the step computes: result `result` of pointwise op `op` (an
+/// index into PersistentPlan::pointwise).
+struct Computed {
+  unsigned op = 0, result = 0;
+  bool operator==(const Computed &other) const {
+    return op == other.op && result == other.result;
+  }
+};
+
+/// What a product term multiplies by its weight: a state (at the start of
+/// the step), or a value the step computes.
+struct TermInput {
+  bool isState = true;
+  unsigned state = 0;
+  Computed computed;
+  bool operator==(const TermInput &other) const {
+    return isState == other.isState &&
+           (isState ? state == other.state : computed == other.computed);
+  }
+};
+
+/// A product of the cell: `sum_k inputs[k] · weights[k]^T`, an
+/// `lstm.gate identity` with weights defined above the layer.
 struct Product {
   GateOp gate;
-  /// Per term: the index of the state it reads, and its weight [M, K].
-  SmallVector<std::pair<unsigned, Value>> terms;
+  /// Per term: its input and its weight [M, K].
+  SmallVector<std::pair<TermInput, Value>> terms;
 };
 
 /// Where element (b, n) of a pointwise operand is read.
@@ -38,24 +58,40 @@ struct OperandSource {
     /// A value defined above the layer: `value[n]` (rank 1, broadcast over
     /// the batch) or `value[b, n]` (rank 2).
     Above,
+    /// `computed[b, n]`, a result of an earlier pointwise op.
+    Computed,
   };
   Kind kind;
   unsigned index = 0;
   int64_t column = 0;
   Value above;
+  Computed computed;
+};
+
+/// One lstm.pointwise op of the cell.
+struct PointwiseStep {
+  PointwiseOp op;
+  /// One per operand.
+  SmallVector<OperandSource> operands;
+  /// The phase of the step it runs in: 0, or one more than the phase of
+  /// the ops whose results its products read (those must be complete, for
+  /// every unit, before the products can be computed: a grid barrier
+  /// separates the phases).
+  unsigned phase = 0;
 };
 
 /// A layer the persistent kernel can run.
 struct PersistentPlan {
   LayerOp layer;
-  PointwiseOp pointwise;
+  /// The cell's pointwise ops, in program order.
+  SmallVector<PointwiseStep> pointwise;
   SmallVector<Product> products;
-  /// One per operand of the pointwise op.
-  SmallVector<OperandSource> operands;
   /// The pointwise result that each output and each new state is.
-  SmallVector<unsigned> outputResults, stateResults;
+  SmallVector<Computed> outputResults, stateResults;
   /// N: the width of every state, output and pointwise result.
   int64_t width = 0;
+  /// How many phases a step has (1 + the largest phase).
+  unsigned numPhases = 1;
 };
 
 /// The plan of `layer`, or failure when its cell is not of the form

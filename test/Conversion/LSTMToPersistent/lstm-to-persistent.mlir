@@ -190,11 +190,38 @@ func.func @cell(%x: tensor<?x?x8xf32>, %h0: tensor<?x4xf32>, %c0: tensor<?x4xf32
 // -----
 
 // A product of a value the step computes (Cho's GRU reads R_n (r ⊙ h)):
-// its columns need the whole of r ⊙ h, made by other threads in the same
-// step. The layer keeps the per-step lowering.
+// its columns need the whole of r ⊙ h, made by other blocks in the same
+// step. The step has two phases: the first computes r ⊙ h (here x ⊙ h)
+// into a global scratch buffer; after a grid barrier the second stages it
+// in shared memory, computes the product and the second pointwise op.
 // CHECK-LABEL: func.func @dependent_product
-// CHECK-NOT: gpu.launch
-// CHECK: lstm.layer
+// CHECK: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x4xf32>
+// CHECK: %[[HT:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: %[[SCRATCH:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// Barriers 1 + 2 T, each counting 4 blocks.
+// CHECK: "lstm.layer: the sequence is too long for a persistent kernel of 4 blocks (at most 268435455 steps)
+// CHECK: %[[COUNTER:.*]] = memref.alloc() : memref<1xi32>
+// CHECK: gpu.launch
+// CHECK: lstm.grid_barrier %[[COUNTER]][%c1{{.*}}]
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1
+// Phase 0: nothing to stage; x ⊙ h, written to the scratch buffer.
+// CHECK: lstm.block_barrier
+// CHECK: %[[RH:.*]] = arith.mulf
+// CHECK: memref.store %[[RH]], %[[SCRATCH]]
+// CHECK: %[[T2:.*]] = arith.muli %[[T]], %c2
+// CHECK: %[[B0:.*]] = arith.addi %[[T2]], %c2
+// CHECK: lstm.grid_barrier %[[COUNTER]][%[[B0]]]
+// Phase 1: the scratch rows staged, the product, tanh, the stores.
+// CHECK: memref.load %[[SCRATCH]]
+// CHECK: %[[STAGED:.*]] = memref.load %view
+// CHECK: math.fma
+// CHECK: math.tanh
+// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK: memref.store %{{.*}}, %[[HS]]
+// CHECK: %[[T2B:.*]] = arith.muli %[[T]], %c2
+// CHECK: %[[B1:.*]] = arith.addi %[[T2B]], %c3
+// CHECK: lstm.grid_barrier %[[COUNTER]][%[[B1]]]
 func.func @dependent_product(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
                              %R: tensor<4x4xf32>) -> tensor<?x?x4xf32> {
   %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)

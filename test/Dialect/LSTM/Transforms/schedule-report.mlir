@@ -34,7 +34,9 @@
 // 256 multiply-adds per row and step, a kernel while B <= 2^23 / 256.
 // PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=32768
 // PERSIST-UNFUSED: persistent=no (a gate with an epilogue (activation, addends, biases or peephole) in the step)
-// PERSIST-CHO: persistent=no (a product of a value the step computes (such as Cho's R_n (r * h)))
+// Cho's GRU: r, z (2 columns) and R_n (r * h) (1 column, a second phase of
+// the step): 192 multiply-adds per row.
+// PERSIST-CHO: @forward layer 0 (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=43690
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The training functions: the backward layer of the LSTM has one GEMM and
 // one fused kernel per step, and four GEMMs after its loop (dX, dW, dR and
