@@ -39,8 +39,8 @@ def test_reference_on_gpu(torch, name, T, B):
                                   "cho_gru"])
 @pytest.mark.parametrize("T,B", [(1, 1), (30, 7)])
 def test_persistent_on_gpu(torch, name, T, B):
-    """persistent=True: the layers run as persistent kernels (Cho's GRU keeps
-    the per-step lowering: its R_n product reads r * h), within the fp32
+    """persistent=True: the layers run as persistent kernels (Cho's GRU in
+    two phases a step: its R_n product reads r * h), within the fp32
     tolerance of the float64 reference, on the caller's stream."""
     f = network(name).compile(target="cuda", persistent=True)
     inputs = ref.make_inputs(name, T, B, np.random.default_rng(11))
