@@ -5,8 +5,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The builder of lstm-to-persistent: the host side (buffers, checks, the
-// launch) in LSTMToPersistent.cpp, the kernel's body in
-// PersistentKernel.cpp.
+// launch) in LSTMToPersistent.cpp, the kernel's steps and phases in
+// PersistentKernel.cpp, its products (staging, registers, dot products) in
+// PersistentProducts.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,211 @@
+//===- PersistentProducts.cpp - The products of a persistent kernel ------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The data movement and arithmetic of a persistent kernel's recurrent
+// products: the values the products read, staged by the whole block in
+// shared memory; the weights a warp keeps in registers; and the warp's dot
+// products, its lanes splitting K and a butterfly of shuffles summing them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PersistentKernelBuilder.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::lstm;
+using namespace mlir::lstm::persistent;
+
+/// Copies rows [first, first + rows) of every value that the products of
+/// `phase` read (a state: buffer `cur`; a computed value: its scratch
+/// buffer) into the block's shared memory. All threads take part: thread
+/// `tid` copies elements tid, tid + blockSize, ... of the rows' N·rows
+/// elements, kStageUnroll of them at a time: the loads first (their
+/// indices clamped to the last element, so that they need no branch and
+/// are in flight together), then the stores of those in range.
+void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
+                                          Value threadId, Value cur,
+                                          Value first, Value rows) {
+  int64_t n = plan.width;
+  Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
+  Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
+  for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
+    auto load = [&](OpBuilder &nb, Location l, Value row, Value col) -> Value {
+      if (input.isState)
+        return memref::LoadOp::create(nb, l, stateBuffers[input.state],
+                                      ValueRange{cur, row, col});
+      return memref::LoadOp::create(nb, l, scratchFor(input.computed),
+                                    ValueRange{row, col});
+    };
+    scf::ForOp::create(
+        b, loc, threadId, total, index(b, blockSize * kStageUnroll),
+        ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
+          SmallVector<Value> at, values;
+          for (int64_t u = 0; u < kStageUnroll; ++u) {
+            at.push_back(
+                arith::AddIOp::create(nb, l, base, index(nb, u * blockSize)));
+            Value i = arith::MinUIOp::create(nb, l, at.back(), last);
+            Value row = arith::AddIOp::create(
+                nb, l, first, arith::DivUIOp::create(nb, l, i, index(nb, n)));
+            Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
+            values.push_back(load(nb, l, row, col));
+          }
+          for (auto [i, v] : llvm::zip(at, values)) {
+            Value inRange = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::ult, i, total);
+            scf::IfOp::create(nb, l, inRange, [&](OpBuilder &ib, Location) {
+              memref::StoreOp::create(ib, l, v, staged, ValueRange{i});
+              scf::YieldOp::create(ib, l);
+            });
+          }
+          scf::YieldOp::create(nb, l);
+        });
+  }
+}
+
+Value PersistentKernelBuilder::stagedFor(const TermInput &input) const {
+  for (auto [staged, view] : llvm::zip(stagedInputs[currentPhase], sharedViews))
+    if (staged == input)
+      return view;
+  llvm_unreachable("a product input that its phase does not stage");
+}
+
+Value PersistentKernelBuilder::scratchFor(const Computed &value) const {
+  for (auto [v, buffer] : llvm::zip(scratchValues, scratch))
+    if (v == value)
+      return buffer;
+  return Value();
+}
+
+/// The weights a warp keeps in registers for the whole sequence, loaded
+/// before the time loop: per product, per term, per column the product
+/// needs, the ceil(N/32) elements k = lane + 32j of the row of `unit`
+/// (zero where k >= N).
+void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
+                                                  Value lane) {
+  int64_t n = plan.width;
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  for (auto [p, product] : llvm::enumerate(plan.products)) {
+    auto &perTerm = registerWeights.emplace_back();
+    for (Value weight : weights[p]) {
+      auto &perColumn = perTerm.emplace_back();
+      for (int64_t column : neededColumns[p]) {
+        Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
+        auto &values = perColumn.emplace_back();
+        for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
+          Value k =
+              arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
+          bool partial = (j + 1) * kWarpSize > n;
+          Value kc =
+              partial ? arith::MinUIOp::create(b, loc, k, index(b, n - 1)) : k;
+          Value w = memref::LoadOp::create(b, loc, weight, ValueRange{row, kc});
+          if (partial)
+            w = arith::SelectOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k,
+                                      index(b, n)),
+                w, zero);
+          values.push_back(w);
+        }
+      }
+    }
+  }
+}
+
+/// The columns `neededColumns[p]` (plus `unit`) of product `p` for the row
+/// staged at `localRow`, in every lane of the warp: lane `lane` sums the
+/// terms k = lane (mod 32) of the dot products, the shuffles sum the
+/// lanes'. The weights come from registers (loadRegisterWeights) or, where
+/// they do not fit, from global memory (L1 and L2); the states from the
+/// block's shared memory.
+SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
+    OpBuilder &b, unsigned p, Value localRow, Value unit, Value lane) {
+  const Product &product = plan.products[p];
+  ArrayRef<int64_t> columns = neededColumns[p];
+  int64_t n = plan.width;
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  SmallVector<Value> acc(columns.size(), zero);
+  Value rowBase = arith::MulIOp::create(b, loc, localRow, index(b, n));
+  auto stagedAt = [&](OpBuilder &nb, Location l, Value staged, Value k) {
+    return memref::LoadOp::create(
+        nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
+  };
+  for (auto [t, term] : llvm::enumerate(product.terms)) {
+    Value staged = stagedFor(term.first);
+    if (useRegisters) {
+      for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
+        Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
+        if ((j + 1) * kWarpSize > n)
+          k = arith::MinUIOp::create(b, loc, k, index(b, n - 1));
+        Value h = stagedAt(b, loc, staged, k);
+        for (auto [c, sum] : llvm::enumerate(acc))
+          sum =
+              math::FmaOp::create(b, loc, h, registerWeights[p][t][c][j], sum);
+      }
+      continue;
+    }
+    Value weight = weights[p][t];
+    SmallVector<Value> weightRows;
+    for (int64_t column : columns)
+      weightRows.push_back(
+          arith::AddIOp::create(b, loc, unit, index(b, column)));
+    auto accumulate = [&](OpBuilder &nb, Location l, Value k,
+                          SmallVector<Value> sums) {
+      Value h = stagedAt(nb, l, staged, k);
+      for (auto [weightRow, partial] : llvm::zip(weightRows, sums)) {
+        Value w =
+            memref::LoadOp::create(nb, l, weight, ValueRange{weightRow, k});
+        partial = math::FmaOp::create(nb, l, h, w, partial);
+      }
+      return sums;
+    };
+    // A main loop over kUnrollFactor of the lane's k at a time (their
+    // weight loads in flight together: one iteration would otherwise wait
+    // for L2 before the next), then the rest one at a time.
+    int64_t span = kWarpSize * kUnrollFactor;
+    // The main loop's k satisfy k + span - 32 < N.
+    Value mainEnd = index(b, std::max<int64_t>(n - span + kWarpSize, 0));
+    auto main = scf::ForOp::create(
+        b, loc, lane, mainEnd, index(b, span), acc,
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
+          SmallVector<Value> sums(iterArgs);
+          for (int64_t j = 0; j < kUnrollFactor; ++j) {
+            Value kj =
+                arith::AddIOp::create(nb, l, k, index(nb, j * kWarpSize));
+            sums = accumulate(nb, l, kj, sums);
+          }
+          scf::YieldOp::create(nb, l, sums);
+        });
+    // Where the main loop stopped: the first k = lane (mod span) at or past
+    // mainEnd.
+    Value mainSteps = arith::CeilDivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, arith::MaxUIOp::create(b, loc, mainEnd, lane), lane),
+        index(b, span));
+    Value restBegin = arith::AddIOp::create(
+        b, loc, lane, arith::MulIOp::create(b, loc, mainSteps, index(b, span)));
+    auto rest = scf::ForOp::create(
+        b, loc, restBegin, index(b, n), index(b, kWarpSize), main.getResults(),
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
+          scf::YieldOp::create(
+              nb, l, accumulate(nb, l, k, SmallVector<Value>(iterArgs)));
+        });
+    acc.assign(rest.getResults().begin(), rest.getResults().end());
+  }
+  for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2)
+    for (Value &sum : acc) {
+      Value other = gpu::ShuffleOp::create(b, loc, sum, offset, kWarpSize,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+  return acc;
+}
