@@ -45,7 +45,7 @@ if [ -f gpu-build/grad.tar.xz ]; then
     fi
   done
 fi
-variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain 2>/dev/null | sed 's/^grad-//')}
+variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent 2>/dev/null | sed 's/^grad-//')}
 if [ -z "$variants" ]; then
   echo "no gpu-build/grad-VARIANT (compile with scripts/gpu-compile-grad.sh where MLIR is)"
   exit 1
@@ -68,7 +68,7 @@ status=0
 # timeout stops the tool and the program it runs (its own process group).
 sanitizer_runs=()
 if [ "${SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null 2>&1; then
-  for v in fp32 plain; do
+  for v in fp32 plain persistent; do
     for cell in lstm gru peephole; do
       [ -f "gpu-build/grad-$v/$cell.so" ] && sanitizer_runs+=("memcheck $v $cell")
     done

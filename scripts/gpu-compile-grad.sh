@@ -9,6 +9,9 @@
 #   tf32   --pre-passes=lstm-optimize --compute-type=tf32
 #   bf16   --pre-passes=lstm-optimize --compute-type=bf16
 #   plain  (no optimisation)
+#   persistent  --pre-passes=lstm-optimize{wavefront=false} --persistent
+#          (the forward layers as persistent kernels where lstm-to-persistent
+#          takes them; the backward layers keep the per-step lowering)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]
@@ -33,12 +36,14 @@ flags_of() {
     tf32) echo "--pre-passes=lstm-optimize --compute-type=tf32" ;;
     bf16) echo "--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) echo "" ;;
+    persistent) echo "--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
     *) return 1 ;;
   esac
 }
 pre_of() {
   case $1 in
     plain) echo "" ;;
+    persistent) echo "lstm-optimize{wavefront=false}" ;;
     *) echo "lstm-optimize" ;;
   esac
 }

@@ -122,9 +122,10 @@ PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
 /// stores of the outputs, new states and scratch values the phase makes.
 void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                                              SmallVector<IRMapping> mappings,
-                                             Value step, Value next, Value row,
-                                             Value localRow, Value unit,
-                                             Value lane, Value store) {
+                                             Value step, Value cur, Value next,
+                                             Value row, Value localRow,
+                                             Value unit, Value lane,
+                                             Value store) {
   using Kind = OperandSource::Kind;
   DenseMap<std::pair<unsigned, int64_t>, Value> columns;
   DenseSet<unsigned> computedProducts;
@@ -169,12 +170,22 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                             index(b, 0)));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location l) {
+    // A yield of a state argument (the state at the start of the step) is
+    // written in the first phase.
+    auto yielded = [&](const PersistentPlan::YieldSource &source) -> Value {
+      if (!source.isStateArg)
+        return resultOf(source.computed);
+      if (phase != 0)
+        return Value();
+      return memref::LoadOp::create(ib, l, stateBuffers[source.state],
+                                    ValueRange{cur, row, unit});
+    };
     for (auto [o, r] : llvm::enumerate(plan.outputResults))
-      if (Value v = resultOf(r))
+      if (Value v = yielded(r))
         memref::StoreOp::create(ib, l, v, outputs[o],
                                 ValueRange{step, row, unit});
     for (auto [s, r] : llvm::enumerate(plan.stateResults))
-      if (Value v = resultOf(r))
+      if (Value v = yielded(r))
         memref::StoreOp::create(ib, l, v, stateBuffers[s],
                                 ValueRange{next, row, unit});
     for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
@@ -216,7 +227,7 @@ void PersistentKernelBuilder::buildRowGroup(
     for (Value row : group.rows)
       operands.push_back(loadOperands(b, phase, step, cur, row, unit));
   for (auto [i, mappings] : llvm::enumerate(operands))
-    computeElement(b, phase, mappings, step, next, group.rows[i],
+    computeElement(b, phase, mappings, step, cur, next, group.rows[i],
                    group.localRows[i], unit, lane,
                    arith::AndIOp::create(b, loc, group.valid[i], inside));
 }

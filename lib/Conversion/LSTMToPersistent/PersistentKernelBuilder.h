@@ -91,9 +91,9 @@ private:
   SmallVector<IRMapping> loadOperands(OpBuilder &b, unsigned phase, Value step,
                                       Value cur, Value row, Value unit);
   void computeElement(OpBuilder &b, unsigned phase,
-                      SmallVector<IRMapping> mappings, Value step, Value next,
-                      Value row, Value localRow, Value unit, Value lane,
-                      Value store);
+                      SmallVector<IRMapping> mappings, Value step, Value cur,
+                      Value next, Value row, Value localRow, Value unit,
+                      Value lane, Value store);
   /// The shared-memory rows of `input` in the phase being built.
   Value stagedFor(const TermInput &input) const;
   /// The scratch buffer of `value`, or null if it needs none.

@@ -265,17 +265,29 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
   }
 
   YieldOp yield = layer.getYield();
+  auto yieldSource =
+      [&](Value v) -> std::optional<PersistentPlan::YieldSource> {
+    if (std::optional<unsigned> state = stateIndex(v, layer))
+      return PersistentPlan::YieldSource{true, *state, {}};
+    if (auto it = computed.find(v); it != computed.end())
+      return PersistentPlan::YieldSource{false, 0, it->second};
+    return std::nullopt;
+  };
   for (Value out : yield.getOutputs()) {
-    auto it = computed.find(out);
-    if (it == computed.end())
-      return reject(layer, whyNot, "an output not made by a pointwise op");
-    plan.outputResults.push_back(it->second);
+    std::optional<PersistentPlan::YieldSource> source = yieldSource(out);
+    if (!source)
+      return reject(layer, whyNot,
+                    "an output that is neither a state nor made by a "
+                    "pointwise op");
+    plan.outputResults.push_back(*source);
   }
   for (Value state : yield.getState()) {
-    auto it = computed.find(state);
-    if (it == computed.end())
-      return reject(layer, whyNot, "a new state not made by a pointwise op");
-    plan.stateResults.push_back(it->second);
+    std::optional<PersistentPlan::YieldSource> source = yieldSource(state);
+    if (!source)
+      return reject(layer, whyNot,
+                    "a new state that is neither a state nor made by a "
+                    "pointwise op");
+    plan.stateResults.push_back(*source);
   }
   for (Value init : layer.getInits()) {
     auto type = cast<RankedTensorType>(init.getType());

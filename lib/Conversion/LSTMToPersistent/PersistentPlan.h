@@ -86,8 +86,14 @@ struct PersistentPlan {
   /// The cell's pointwise ops, in program order.
   SmallVector<PointwiseStep> pointwise;
   SmallVector<Product> products;
-  /// The pointwise result that each output and each new state is.
-  SmallVector<Computed> outputResults, stateResults;
+  /// What each output and each new state is: a pointwise result, or a
+  /// state at the start of the step (a training forward saves h_{t-1}).
+  struct YieldSource {
+    bool isStateArg = false;
+    unsigned state = 0;
+    Computed computed;
+  };
+  SmallVector<YieldSource> outputResults, stateResults;
   /// N: the width of every state, output and pointwise result.
   int64_t width = 0;
   /// How many phases a step has (1 + the largest phase).

@@ -271,3 +271,39 @@ func.func @lengths(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
   }
   return %y : tensor<?x?x4xf32>
 }
+
+// -----
+
+// An output that is a state argument (a training forward saves h_{t-1}):
+// lane 0 copies the state at the start of the step into it.
+// CHECK-LABEL: func.func @saved_state
+// CHECK: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x4xf32>
+// CHECK: %[[SAVED:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x4xf32>
+// CHECK: gpu.launch
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1
+// CHECK: %[[CUR:.*]] = arith.remui %[[T]], %c2
+// CHECK: math.tanh
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[T]],
+// CHECK: %[[OLD:.*]] = memref.load %[[HS]][%[[CUR]],
+// CHECK: memref.store %[[OLD]], %[[SAVED]][%[[T]],
+func.func @saved_state(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
+                       %R: tensor<4x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %y, %saved, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %p = lstm.gate identity(%h : tensor<?x4xf32>) weights(%R : tensor<4x4xf32>)
+        -> tensor<?x4xf32>
+    %hn = lstm.pointwise ins(%p, %xt : tensor<?x4xf32>, tensor<?x4xf32>)
+        -> tensor<?x4xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      %t = math.tanh %s : f32
+      lstm.pointwise_yield %t : f32
+    }
+    lstm.yield out(%hn, %h : tensor<?x4xf32>, tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y, %saved : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}
