@@ -10,8 +10,8 @@
 #   bf16   --pre-passes=lstm-optimize --compute-type=bf16
 #   plain  (no optimisation)
 #   persistent  --pre-passes=lstm-optimize{wavefront=false} --persistent
-#          (the forward layers as persistent kernels where lstm-to-persistent
-#          takes them; the backward layers keep the per-step lowering)
+#          (forward and backward layers as persistent kernels where
+#          lstm-to-persistent takes them)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]

@@ -244,7 +244,10 @@ def ConvertLSTMToPersistentPass
     every unit: the step then runs in phases, each pointwise op in the
     phase after those whose results its products read, with a grid barrier
     between phases and the values that cross them in global scratch
-    buffers. The kernel's name
+    buffers. A backward cell's dG, assembled from N-wide pointwise results
+    by `tensor.insert_slice`s into a `tensor.empty`, may be an output and
+    the input of a product (K its width) whose [B, N] result is a new
+    state. The kernel's name
     starts with `lstm_persistent`: the runtime launches such kernels
     cooperatively (`cuLaunchCooperativeKernel`), which guarantees that every
     block is resident (or fails with an error naming the launch) so the

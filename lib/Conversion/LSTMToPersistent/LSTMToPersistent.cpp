@@ -78,6 +78,7 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
   unitsPerWarp = divCeil(unitsPerBlock, unitSlots);
 
   using Kind = OperandSource::Kind;
+  using YieldKind = PersistentPlan::YieldSource::Kind;
   const PersistentPlan &cell = this->plan;
   int64_t registersNeeded = 0;
   for (auto [p, product] : llvm::enumerate(cell.products)) {
@@ -87,11 +88,20 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
         if (source.kind == Kind::Product && source.index == p &&
             !llvm::is_contained(needed, source.column))
           needed.push_back(source.column);
-    registersNeeded += int64_t(needed.size() * product.terms.size()) *
-                       divCeil(n, int64_t(kWarpSize));
-    rowWork += int64_t(needed.size() * product.terms.size()) * n * n;
+    // A product that is a new state: its column n.
+    for (const PersistentPlan::YieldSource &state : cell.stateResults)
+      if (state.kind == YieldKind::Product && state.index == p &&
+          !llvm::is_contained(needed, int64_t{0}))
+        needed.push_back(0);
+    for (auto &[input, weight] : product.terms) {
+      int64_t depth = inputWidth(input);
+      registersNeeded +=
+          int64_t(needed.size()) * divCeil(depth, int64_t(kWarpSize));
+      rowWork += int64_t(needed.size()) * depth * n;
+    }
   }
-  // What each phase stages: the inputs of the products its ops read. What
+  // What each phase stages: the inputs of the products it computes (those
+  // its ops read, and those that are new states, in their own phase). What
   // crosses phases goes through global memory: the computed inputs of
   // products, and the results that an op of a later phase reads.
   stagedInputs.resize(cell.numPhases);
@@ -99,29 +109,45 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
     if (!llvm::is_contained(scratchValues, value))
       scratchValues.push_back(value);
   };
+  auto stage = [&](unsigned phase, const Product &product) {
+    for (auto &[input, weight] : product.terms) {
+      if (input.kind == TermInput::Kind::Computed)
+        addScratch(input.computed);
+      if (input.kind == TermInput::Kind::Concat)
+        for (const Computed &piece : cell.concats[input.index].pieces)
+          addScratch(piece);
+      if (!llvm::is_contained(stagedInputs[phase], input))
+        stagedInputs[phase].push_back(input);
+    }
+  };
   for (const PointwiseStep &step : cell.pointwise)
     for (const OperandSource &source : step.operands) {
       if (source.kind == Kind::Computed &&
           cell.pointwise[source.computed.op].phase < step.phase)
         addScratch(source.computed);
-      if (source.kind != Kind::Product)
-        continue;
-      for (auto &[input, weight] : cell.products[source.index].terms) {
-        if (!input.isState)
-          addScratch(input.computed);
-        if (!llvm::is_contained(stagedInputs[step.phase], input))
-          stagedInputs[step.phase].push_back(input);
-      }
+      if (source.kind == Kind::Product)
+        stage(step.phase, cell.products[source.index]);
     }
-  for (const SmallVector<TermInput> &phase : stagedInputs)
+  for (const PersistentPlan::YieldSource &state : cell.stateResults)
+    if (state.kind == YieldKind::Product)
+      stage(cell.products[state.index].phase, cell.products[state.index]);
+  for (const SmallVector<TermInput> &phase : stagedInputs) {
     maxStaged = std::max(maxStaged, phase.size());
+    for (const TermInput &input : phase)
+      maxInputWidth = std::max(maxInputWidth, inputWidth(input));
+  }
   useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
   rowsAtOnce =
       useRegisters && 2 * registersNeeded > kRegisterWeights ? 1 : kRowsAtOnce;
-  chunkRows =
-      maxStaged == 0
-          ? kStagedFloats
-          : std::max<int64_t>(1, kStagedFloats / (int64_t(maxStaged) * n));
+  chunkRows = maxStaged == 0
+                  ? kStagedFloats
+                  : std::max<int64_t>(1, kStagedFloats / (int64_t(maxStaged) *
+                                                          maxInputWidth));
+}
+
+int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
+  return input.kind == TermInput::Kind::Concat ? plan.concats[input.index].width
+                                               : plan.width;
 }
 
 Value PersistentKernelBuilder::readOnlyBuffer(Value tensor) {
@@ -229,7 +255,7 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
   if (maxStaged != 0)
     sharedBytes = arith::ConstantIntOp::create(
         rewriter, loc,
-        int64_t(maxStaged) * chunkRows * plan.width * int64_t(sizeof(float)),
+        int64_t(maxStaged) * chunkRows * maxInputWidth * int64_t(sizeof(float)),
         32);
   auto launch = gpu::LaunchOp::create(
       rewriter, loc, index(rewriter, numBlocks), one, one,

@@ -164,6 +164,17 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
       results.push_back(
           {Computed{unsigned(i), unsigned(r)}, mapping.lookupOrDefault(value)});
   }
+  // A product that is a new state is computed in its own phase.
+  using YieldKind = PersistentPlan::YieldSource::Kind;
+  for (const PersistentPlan::YieldSource &state : plan.stateResults) {
+    unsigned p = state.index;
+    if (state.kind != YieldKind::Product || plan.products[p].phase != phase ||
+        !computedProducts.insert(p).second)
+      continue;
+    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
+    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
+      columns[{p, column}] = sum;
+  }
   // Every lane has the results; lane 0 writes those of this phase.
   Value isFirst = arith::AndIOp::create(
       b, loc, store,
@@ -171,19 +182,42 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                             index(b, 0)));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location l) {
     // A yield of a state argument (the state at the start of the step) is
-    // written in the first phase.
+    // written in the first phase, a product in its own.
     auto yielded = [&](const PersistentPlan::YieldSource &source) -> Value {
-      if (!source.isStateArg)
+      switch (source.kind) {
+      case YieldKind::Computed:
         return resultOf(source.computed);
-      if (phase != 0)
-        return Value();
-      return memref::LoadOp::create(ib, l, stateBuffers[source.state],
-                                    ValueRange{cur, row, unit});
+      case YieldKind::StateArg:
+        if (phase != 0)
+          return Value();
+        return memref::LoadOp::create(ib, l, stateBuffers[source.index],
+                                      ValueRange{cur, row, unit});
+      case YieldKind::Product:
+        if (plan.products[source.index].phase != phase)
+          return Value();
+        return columns.lookup({source.index, 0});
+      case YieldKind::Concat:
+        break;
+      }
+      return Value();
     };
-    for (auto [o, r] : llvm::enumerate(plan.outputResults))
+    for (auto [o, r] : llvm::enumerate(plan.outputResults)) {
+      if (r.kind == YieldKind::Concat) {
+        // Each piece at its columns, in the phase that makes it.
+        for (auto [j, piece] : llvm::enumerate(plan.concats[r.index].pieces))
+          if (Value v = resultOf(piece))
+            memref::StoreOp::create(
+                ib, l, v, outputs[o],
+                ValueRange{
+                    step, row,
+                    arith::AddIOp::create(ib, l, unit,
+                                          index(ib, int64_t(j) * plan.width))});
+        continue;
+      }
       if (Value v = yielded(r))
         memref::StoreOp::create(ib, l, v, outputs[o],
                                 ValueRange{step, row, unit});
+    }
     for (auto [s, r] : llvm::enumerate(plan.stateResults))
       if (Value v = yielded(r))
         memref::StoreOp::create(ib, l, v, stateBuffers[s],
@@ -340,7 +374,7 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
-    int64_t floats = chunkRows * plan.width;
+    int64_t floats = chunkRows * maxInputWidth;
     for (size_t i = 0; i < maxStaged; ++i)
       sharedViews.push_back(memref::ViewOp::create(
           b, loc,

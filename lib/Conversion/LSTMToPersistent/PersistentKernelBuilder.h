@@ -94,6 +94,8 @@ private:
                       SmallVector<IRMapping> mappings, Value step, Value cur,
                       Value next, Value row, Value localRow, Value unit,
                       Value lane, Value store);
+  /// K: the width of a product input (N, or a concatenation's).
+  int64_t inputWidth(const TermInput &input) const;
   /// The shared-memory rows of `input` in the phase being built.
   Value stagedFor(const TermInput &input) const;
   /// The scratch buffer of `value`, or null if it needs none.
@@ -128,6 +130,9 @@ private:
   /// that order), and the most of them in any phase.
   SmallVector<SmallVector<TermInput>> stagedInputs;
   size_t maxStaged = 0;
+  /// The widest of them: every shared-memory view holds chunkRows rows of
+  /// that many floats.
+  int64_t maxInputWidth = 0;
   /// The pointwise results read in a later phase than their own: they go
   /// through global buffers [B, N] (`scratch`, in the same order).
   SmallVector<Computed> scratchValues;

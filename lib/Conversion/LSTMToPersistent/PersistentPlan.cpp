@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Debug.h"
 
+#include <map>
+
 #define DEBUG_TYPE "lstm-to-persistent"
 
 using namespace mlir;
@@ -56,12 +58,39 @@ static std::optional<unsigned> inputIndex(Value v, LayerOp layer) {
   return std::nullopt;
 }
 
-/// A product: identity, only products, every input a state or (`computed`
-/// knows it) a result of an earlier pointwise op, every weight a static
-/// [M, K] defined above the layer; or why `gate` is not one.
+/// A concatenation being assembled by insert_slices: the value's pieces
+/// by column offset, and its width.
+struct PartialConcat {
+  int64_t width = 0;
+  std::map<int64_t, Computed> pieces;
+};
+
+/// The concatenation `partial` if its pieces are N wide and cover its
+/// columns, else nullopt.
+static std::optional<Concat> completeConcat(const PartialConcat &partial,
+                                            int64_t width) {
+  if (width <= 0 || partial.width % width != 0 ||
+      int64_t(partial.pieces.size()) != partial.width / width)
+    return std::nullopt;
+  Concat concat{partial.width, {}};
+  int64_t next = 0;
+  for (auto &[offset, piece] : partial.pieces) {
+    if (offset != next)
+      return std::nullopt;
+    concat.pieces.push_back(piece);
+    next += width;
+  }
+  return concat;
+}
+
+/// A product: identity, only products, every input a state, a whole result
+/// of an earlier pointwise op (`computed`) or a complete concatenation of
+/// such results (`partials`), every weight a static [M, K] defined above the
+/// layer, K the input's width; or why `gate` is not one.
 static FailureOr<Product>
-matchProduct(GateOp gate, LayerOp layer,
-             const DenseMap<Value, Computed> &computed, std::string &why) {
+matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
+             const DenseMap<Value, Computed> &computed,
+             const DenseMap<Value, PartialConcat> &partials, std::string &why) {
   if (gate.getActivation() != Activation::identity ||
       !gate.getAddends().empty() || !gate.getBiases().empty() ||
       gate.getPeephole()) {
@@ -74,17 +103,34 @@ matchProduct(GateOp gate, LayerOp layer,
     why = "a gate that is no [B, M] product";
     return failure();
   }
-  Product product{gate, {}};
+  Product product{gate, {}, 0};
   for (auto [input, weight] : llvm::zip(gate.getInputs(), gate.getWeights())) {
     TermInput term;
+    int64_t depth = plan.width;
     if (std::optional<unsigned> state = stateIndex(input, layer)) {
-      term.state = *state;
+      term.index = *state;
     } else if (auto it = computed.find(input); it != computed.end()) {
-      term.isState = false;
+      term.kind = TermInput::Kind::Computed;
       term.computed = it->second;
+      product.phase =
+          std::max(product.phase, plan.pointwise[it->second.op].phase + 1);
+    } else if (auto pt = partials.find(input); pt != partials.end()) {
+      std::optional<Concat> concat = completeConcat(pt->second, plan.width);
+      if (!concat) {
+        why = "a product of a concatenation with gaps or pieces that are not "
+              "N wide";
+        return failure();
+      }
+      for (const Computed &piece : concat->pieces)
+        product.phase =
+            std::max(product.phase, plan.pointwise[piece.op].phase + 1);
+      term.kind = TermInput::Kind::Concat;
+      term.index = plan.concats.size();
+      depth = concat->width;
+      plan.concats.push_back(std::move(*concat));
     } else {
-      why = "a product of a value that is neither a state nor a whole result "
-            "of a pointwise op";
+      why = "a product of a value that is neither a state, nor a whole "
+            "result of a pointwise op, nor a concatenation of those";
       return failure();
     }
     auto weightType = cast<RankedTensorType>(weight.getType());
@@ -92,9 +138,37 @@ matchProduct(GateOp gate, LayerOp layer,
       why = "a weight computed in the step or of dynamic shape";
       return failure();
     }
+    if (weightType.getDimSize(1) != depth) {
+      why = "a product whose weight's K is not its input's width";
+      return failure();
+    }
     product.terms.push_back({term, weight});
   }
   return product;
+}
+
+/// The concatenation that `insert` extends, or nullopt: a whole N-wide
+/// pointwise result written at a static column into every row of a
+/// partial concatenation.
+static std::optional<PartialConcat>
+extendConcat(tensor::InsertSliceOp insert, int64_t width,
+             const DenseMap<Value, Computed> &computed,
+             const DenseMap<Value, PartialConcat> &partials) {
+  auto dest = partials.find(insert.getDest());
+  auto piece = computed.find(insert.getSource());
+  if (dest == partials.end() || piece == computed.end() ||
+      insert.getSourceType().getRank() != 2 ||
+      insert.getSourceType().getDimSize(1) != width)
+    return std::nullopt;
+  ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+  ArrayRef<int64_t> strides = insert.getStaticStrides();
+  ArrayRef<int64_t> sizes = insert.getStaticSizes();
+  if (offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) || strides[0] != 1 ||
+      strides[1] != 1 || sizes[1] != width || offsets[1] % width != 0)
+    return std::nullopt;
+  PartialConcat extended = dest->second;
+  extended.pieces[offsets[1]] = piece->second;
+  return extended;
 }
 
 /// The column offset of a slice [0, c] [B, width] [1, 1] of a [B, M] value,
@@ -168,43 +242,66 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
     return reject(layer, whyNot, "it has lengths");
   if (layer.getInputs().empty())
     return reject(layer, whyNot, "it has no input sequence");
+  if (layer.getInits().empty())
+    return reject(layer, whyNot, "it has no state");
   PersistentPlan plan;
   plan.layer = layer;
+  // N: the states' width, which every pointwise result shares.
+  auto stateType = cast<RankedTensorType>(layer.getInits().front().getType());
+  if (stateType.getRank() != 2 || stateType.isDynamicDim(1))
+    return reject(layer, whyNot, "a state that is not [B, N] with a static N");
+  plan.width = stateType.getDimSize(1);
   DenseMap<Operation *, unsigned> productIndex;
   // The pointwise results the step computes, and per product its phase.
   DenseMap<Value, Computed> computed;
-  SmallVector<unsigned> productPhase;
+  // The concatenations being assembled (tensor.empty, insert_slices).
+  DenseMap<Value, PartialConcat> partials;
   for (Operation &op : layer.getBody().front()) {
     // Slices and extents are how the pointwise ops read their operands;
     // constants feed them.
     if (isa<tensor::DimOp, tensor::ExtractSliceOp, YieldOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>())
       continue;
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      auto type = cast<RankedTensorType>(empty.getType());
+      if (type.getRank() != 2 || type.isDynamicDim(1))
+        return reject(layer, whyNot, "a tensor.empty that is no [B, W]");
+      partials[empty] = PartialConcat{type.getDimSize(1), {}};
+      continue;
+    }
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      std::optional<PartialConcat> extended =
+          extendConcat(insert, plan.width, computed, partials);
+      if (!extended)
+        return reject(layer, whyNot,
+                      "an insert_slice other than of a whole pointwise "
+                      "result into a concatenation");
+      partials[insert] = std::move(*extended);
+      continue;
+    }
     if (auto gate = dyn_cast<GateOp>(op)) {
       std::string why;
-      FailureOr<Product> product = matchProduct(gate, layer, computed, why);
+      // A product of computed values waits for every unit of them: its
+      // phase follows theirs.
+      FailureOr<Product> product =
+          matchProduct(gate, layer, plan, computed, partials, why);
       if (failed(product))
         return reject(layer, whyNot, why);
-      // A product of computed values waits for every unit of them.
-      unsigned phase = 0;
-      for (auto &[input, weight] : product->terms)
-        if (!input.isState)
-          phase = std::max(phase, plan.pointwise[input.computed.op].phase + 1);
       productIndex[gate] = plan.products.size();
+      plan.numPhases = std::max(plan.numPhases, product->phase + 1);
       plan.products.push_back(*product);
-      productPhase.push_back(phase);
       continue;
     }
     if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
       auto resultType =
           cast<RankedTensorType>(pointwise.getResult(0).getType());
       if (plan.pointwise.empty()) {
-        if (resultType.getRank() != 2 || resultType.isDynamicDim(1))
+        if (resultType.getRank() != 2 || resultType.getDimSize(1) != plan.width)
           return reject(layer, whyNot,
-                        "the pointwise op is not [B, N] with a static N");
+                        "a pointwise op that is not [B, N], N the states' "
+                        "width");
         if (!resultType.getElementType().isF32())
           return reject(layer, whyNot, "not f32");
-        plan.width = resultType.getDimSize(1);
       }
       Type common = plan.pointwise.empty()
                         ? Type(resultType)
@@ -222,7 +319,7 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
                         "slice of a state, an input, a product, a value "
                         "defined above or a whole result of a pointwise op");
         if (source->kind == OperandSource::Kind::Product)
-          step.phase = std::max(step.phase, productPhase[source->index]);
+          step.phase = std::max(step.phase, plan.products[source->index].phase);
         if (source->kind == OperandSource::Kind::Computed)
           step.phase =
               std::max(step.phase, plan.pointwise[source->computed.op].phase);
@@ -243,16 +340,12 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
     return reject(layer, whyNot,
                   "no lstm.pointwise (run lstm-fuse-elementwise)");
 
-  // Products must be read only by pointwise ops (through slices), and
-  // every value they read must be N wide: the kernel reads v[b, i] for
-  // i < K = N.
+  // Products must be read only by pointwise ops (through slices) or be a
+  // new state.
   for (Product &product : plan.products) {
-    for (auto &[input, weight] : product.terms)
-      if (cast<RankedTensorType>(weight.getType()).getDimSize(1) != plan.width)
-        return reject(layer, whyNot, "a product of a value that is not N wide");
     for (Operation *user : product.gate->getUsers()) {
       auto readByPointwise = [&](Operation *op) {
-        return isa<PointwiseOp, tensor::DimOp>(op);
+        return isa<PointwiseOp, tensor::DimOp, YieldOp>(op);
       };
       if (readByPointwise(user))
         continue;
@@ -265,28 +358,43 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
   }
 
   YieldOp yield = layer.getYield();
+  using YieldKind = PersistentPlan::YieldSource::Kind;
   auto yieldSource =
       [&](Value v) -> std::optional<PersistentPlan::YieldSource> {
     if (std::optional<unsigned> state = stateIndex(v, layer))
-      return PersistentPlan::YieldSource{true, *state, {}};
+      return PersistentPlan::YieldSource{YieldKind::StateArg, *state, {}};
     if (auto it = computed.find(v); it != computed.end())
-      return PersistentPlan::YieldSource{false, 0, it->second};
+      return PersistentPlan::YieldSource{YieldKind::Computed, 0, it->second};
     return std::nullopt;
   };
   for (Value out : yield.getOutputs()) {
     std::optional<PersistentPlan::YieldSource> source = yieldSource(out);
+    if (auto pt = partials.find(out); !source && pt != partials.end()) {
+      if (std::optional<Concat> concat =
+              completeConcat(pt->second, plan.width)) {
+        source = PersistentPlan::YieldSource{
+            YieldKind::Concat, unsigned(plan.concats.size()), {}};
+        plan.concats.push_back(std::move(*concat));
+      }
+    }
     if (!source)
       return reject(layer, whyNot,
-                    "an output that is neither a state nor made by a "
-                    "pointwise op");
+                    "an output that is neither a state, nor made by a "
+                    "pointwise op, nor a concatenation of those");
     plan.outputResults.push_back(*source);
   }
   for (Value state : yield.getState()) {
     std::optional<PersistentPlan::YieldSource> source = yieldSource(state);
+    if (Operation *def = state.getDefiningOp(); !source && def)
+      if (auto it = productIndex.find(def);
+          it != productIndex.end() &&
+          cast<RankedTensorType>(state.getType()).getDimSize(1) == plan.width)
+        source =
+            PersistentPlan::YieldSource{YieldKind::Product, it->second, {}};
     if (!source)
       return reject(layer, whyNot,
-                    "a new state that is neither a state nor made by a "
-                    "pointwise op");
+                    "a new state that is neither a state, nor made by a "
+                    "pointwise op, nor a [B, N] product");
     plan.stateResults.push_back(*source);
   }
   for (Value init : layer.getInits()) {

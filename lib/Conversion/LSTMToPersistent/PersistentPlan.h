@@ -26,15 +26,29 @@ struct Computed {
   }
 };
 
+/// A [B, W] value the step assembles from whole pointwise results with
+/// tensor.insert_slice into a tensor.empty (a backward step's dG): the
+/// results cover its columns in N-wide pieces, `pieces[j]` at column
+/// `j · N`.
+struct Concat {
+  int64_t width = 0;
+  SmallVector<Computed> pieces;
+};
+
 /// What a product term multiplies by its weight: a state (at the start of
-/// the step), or a value the step computes.
+/// the step), a value the step computes, or a concatenation of such
+/// values.
 struct TermInput {
-  bool isState = true;
-  unsigned state = 0;
+  enum class Kind { State, Computed, Concat };
+  Kind kind = Kind::State;
+  /// The state, or the index of the concatenation in PersistentPlan.
+  unsigned index = 0;
   Computed computed;
   bool operator==(const TermInput &other) const {
-    return isState == other.isState &&
-           (isState ? state == other.state : computed == other.computed);
+    if (kind != other.kind)
+      return false;
+    return kind == Kind::Computed ? computed == other.computed
+                                  : index == other.index;
   }
 };
 
@@ -42,8 +56,11 @@ struct TermInput {
 /// `lstm.gate identity` with weights defined above the layer.
 struct Product {
   GateOp gate;
-  /// Per term: its input and its weight [M, K].
+  /// Per term: its input and its weight [M, K] (K: the input's width).
   SmallVector<std::pair<TermInput, Value>> terms;
+  /// The phase of the step it is computed in: 0 for products of states,
+  /// else one more than the phase of the values it reads.
+  unsigned phase = 0;
 };
 
 /// Where element (b, n) of a pointwise operand is read.
@@ -86,14 +103,19 @@ struct PersistentPlan {
   /// The cell's pointwise ops, in program order.
   SmallVector<PointwiseStep> pointwise;
   SmallVector<Product> products;
-  /// What each output and each new state is: a pointwise result, or a
-  /// state at the start of the step (a training forward saves h_{t-1}).
+  /// What each output and each new state is: a pointwise result, a state
+  /// at the start of the step (a training forward saves h_{t-1}), a
+  /// concatenation (an output: a backward step's dG), or column n of a
+  /// [B, N] product (a new state: a backward step's dh).
   struct YieldSource {
-    bool isStateArg = false;
-    unsigned state = 0;
+    enum class Kind { Computed, StateArg, Concat, Product };
+    Kind kind = Kind::Computed;
+    /// The state, the concatenation or the product.
+    unsigned index = 0;
     Computed computed;
   };
   SmallVector<YieldSource> outputResults, stateResults;
+  SmallVector<Concat> concats;
   /// N: the width of every state, output and pointwise result.
   int64_t width = 0;
   /// How many phases a step has (1 + the largest phase).

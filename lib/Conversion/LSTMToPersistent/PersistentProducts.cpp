@@ -22,12 +22,14 @@ using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
 /// Copies rows [first, first + rows) of every value that the products of
-/// `phase` read (a state: buffer `cur`; a computed value: its scratch
-/// buffer) into the block's shared memory. All threads take part: thread
-/// `tid` copies elements tid, tid + blockSize, ... of the rows' N·rows
-/// elements, kStageUnroll of them at a time: the loads first (their
-/// indices clamped to the last element, so that they need no branch and
-/// are in flight together), then the stores of those in range.
+/// `phase` read into the block's shared memory, as rows of the value's
+/// width K: a state (buffer `cur`) or a computed value (its scratch
+/// buffer) is one N-wide segment, a concatenation one per piece. All
+/// threads take part: per segment, thread `tid` copies elements tid,
+/// tid + blockSize, ... of its N·rows elements, kStageUnroll of them at a
+/// time: the loads first (their indices clamped to the last element, so
+/// that they need no branch and are in flight together), then the stores
+/// of those in range.
 void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
                                           Value threadId, Value cur,
                                           Value first, Value rows) {
@@ -35,36 +37,58 @@ void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
   Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
   Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
   for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
-    auto load = [&](OpBuilder &nb, Location l, Value row, Value col) -> Value {
-      if (input.isState)
-        return memref::LoadOp::create(nb, l, stateBuffers[input.state],
-                                      ValueRange{cur, row, col});
-      return memref::LoadOp::create(nb, l, scratchFor(input.computed),
-                                    ValueRange{row, col});
-    };
-    scf::ForOp::create(
-        b, loc, threadId, total, index(b, blockSize * kStageUnroll),
-        ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
-          SmallVector<Value> at, values;
-          for (int64_t u = 0; u < kStageUnroll; ++u) {
-            at.push_back(
-                arith::AddIOp::create(nb, l, base, index(nb, u * blockSize)));
-            Value i = arith::MinUIOp::create(nb, l, at.back(), last);
-            Value row = arith::AddIOp::create(
-                nb, l, first, arith::DivUIOp::create(nb, l, i, index(nb, n)));
-            Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
-            values.push_back(load(nb, l, row, col));
-          }
-          for (auto [i, v] : llvm::zip(at, values)) {
-            Value inRange = arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::ult, i, total);
-            scf::IfOp::create(nb, l, inRange, [&](OpBuilder &ib, Location) {
-              memref::StoreOp::create(ib, l, v, staged, ValueRange{i});
-              scf::YieldOp::create(ib, l);
-            });
-          }
-          scf::YieldOp::create(nb, l);
-        });
+    int64_t depth = inputWidth(input);
+    // (the buffer, whether it is a state, the column in the staged row)
+    SmallVector<std::tuple<Value, bool, int64_t>> segments;
+    switch (input.kind) {
+    case TermInput::Kind::State:
+      segments.push_back({stateBuffers[input.index], true, 0});
+      break;
+    case TermInput::Kind::Computed:
+      segments.push_back({scratchFor(input.computed), false, 0});
+      break;
+    case TermInput::Kind::Concat:
+      for (auto [j, piece] : llvm::enumerate(plan.concats[input.index].pieces))
+        segments.push_back({scratchFor(piece), false, int64_t(j) * n});
+      break;
+    }
+    for (auto [source, isState, offset] : segments) {
+      scf::ForOp::create(
+          b, loc, threadId, total, index(b, blockSize * kStageUnroll),
+          ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
+            SmallVector<Value> at, values;
+            for (int64_t u = 0; u < kStageUnroll; ++u) {
+              at.push_back(
+                  arith::AddIOp::create(nb, l, base, index(nb, u * blockSize)));
+              Value i = arith::MinUIOp::create(nb, l, at.back(), last);
+              Value local = arith::DivUIOp::create(nb, l, i, index(nb, n));
+              Value row = arith::AddIOp::create(nb, l, first, local);
+              Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
+              values.push_back(
+                  isState ? memref::LoadOp::create(nb, l, source,
+                                                   ValueRange{cur, row, col})
+                          : memref::LoadOp::create(nb, l, source,
+                                                   ValueRange{row, col}));
+            }
+            for (auto [i, v] : llvm::zip(at, values)) {
+              Value inRange = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::ult, i, total);
+              scf::IfOp::create(nb, l, inRange, [&](OpBuilder &ib, Location) {
+                // Element (local, col) of the segment: staged at
+                // local · K + offset + col.
+                Value local = arith::DivUIOp::create(ib, l, i, index(ib, n));
+                Value col = arith::RemUIOp::create(ib, l, i, index(ib, n));
+                Value at = arith::AddIOp::create(
+                    ib, l,
+                    arith::MulIOp::create(ib, l, local, index(ib, depth)),
+                    arith::AddIOp::create(ib, l, col, index(ib, offset)));
+                memref::StoreOp::create(ib, l, v, staged, ValueRange{at});
+                scf::YieldOp::create(ib, l);
+              });
+            }
+            scf::YieldOp::create(nb, l);
+          });
+    }
   }
 }
 
@@ -88,12 +112,13 @@ Value PersistentKernelBuilder::scratchFor(const Computed &value) const {
 /// (zero where k >= N).
 void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
                                                   Value lane) {
-  int64_t n = plan.width;
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
   for (auto [p, product] : llvm::enumerate(plan.products)) {
     auto &perTerm = registerWeights.emplace_back();
     for (Value weight : weights[p]) {
+      // K of this term.
+      int64_t n = cast<MemRefType>(weight.getType()).getDimSize(1);
       auto &perColumn = perTerm.emplace_back();
       for (int64_t column : neededColumns[p]) {
         Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
@@ -128,16 +153,17 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
     OpBuilder &b, unsigned p, Value localRow, Value unit, Value lane) {
   const Product &product = plan.products[p];
   ArrayRef<int64_t> columns = neededColumns[p];
-  int64_t n = plan.width;
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
   SmallVector<Value> acc(columns.size(), zero);
-  Value rowBase = arith::MulIOp::create(b, loc, localRow, index(b, n));
-  auto stagedAt = [&](OpBuilder &nb, Location l, Value staged, Value k) {
-    return memref::LoadOp::create(
-        nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
-  };
   for (auto [t, term] : llvm::enumerate(product.terms)) {
+    // K of this term: the width of its input's staged rows.
+    int64_t n = inputWidth(term.first);
+    Value rowBase = arith::MulIOp::create(b, loc, localRow, index(b, n));
+    auto stagedAt = [&](OpBuilder &nb, Location l, Value staged, Value k) {
+      return memref::LoadOp::create(
+          nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
+    };
     Value staged = stagedFor(term.first);
     if (useRegisters) {
       for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {

@@ -307,3 +307,66 @@ func.func @saved_state(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
   }
   return %y, %saved : tensor<?x?x4xf32>, tensor<?x?x4xf32>
 }
+
+// -----
+
+// The form of a backward step: the pointwise op makes two N-wide pieces of
+// dG, assembled by insert_slices into [B, 2N] (an output, and the input of
+// a product of K = 2N whose [B, N] result is the new state dh). Phase 0
+// computes the pieces (into scratch buffers, and into the output at
+// columns n and N + n); phase 1 stages them side by side in rows of 2N and
+// computes the product, written as the state.
+// CHECK-LABEL: func.func @backward_like
+// CHECK: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// CHECK: %[[DG:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x8xf32>
+// CHECK: %[[HT:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: %[[P0:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: %[[P1:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: gpu.launch
+// Phase 0: the pieces, to the output (piece 1 at column 4 + n) and to
+// their scratch buffers.
+// CHECK: math.tanh
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[DG]][%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: %[[COL1:.*]] = arith.addi %{{.*}}, %c4
+// CHECK: memref.store %{{.*}}, %[[DG]][%{{.*}}, %{{.*}}, %[[COL1]]]
+// CHECK: memref.store %{{.*}}, %[[P0]]
+// CHECK: memref.store %{{.*}}, %[[P1]]
+// CHECK: lstm.grid_barrier
+// Phase 1: both pieces staged into rows of 8, the second at column 4.
+// CHECK: memref.load %[[P0]]
+// CHECK: memref.load %[[P1]]
+// CHECK: arith.muli %{{.*}}, %c8
+// CHECK: arith.addi %{{.*}}, %c4
+// CHECK: lstm.block_barrier
+// The product (K = 8) is the new state.
+// CHECK: math.fma
+// CHECK: memref.store %{{.*}}, %[[HS]]
+// CHECK: lstm.grid_barrier
+func.func @backward_like(%dy: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
+                         %RT: tensor<4x8xf32>) -> tensor<?x?x8xf32> {
+  %dg, %hT = lstm.layer reverse ins(%dy : tensor<?x?x4xf32>)
+      init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x4xf32>) {
+  ^bb0(%dyt: tensor<?x4xf32>, %dh: tensor<?x4xf32>):
+    %c0 = arith.constant 0 : index
+    %b = tensor.dim %dh, %c0 : tensor<?x4xf32>
+    %empty = tensor.empty(%b) : tensor<?x8xf32>
+    %g0, %g1 = lstm.pointwise ins(%dyt, %dh : tensor<?x4xf32>, tensor<?x4xf32>)
+        -> tensor<?x4xf32>, tensor<?x4xf32> {
+    ^bb0(%a: f32, %h: f32):
+      %s = arith.addf %a, %h : f32
+      %t = math.tanh %s : f32
+      %m = arith.mulf %s, %h : f32
+      lstm.pointwise_yield %t, %m : f32, f32
+    }
+    %i0 = tensor.insert_slice %g1 into %empty[0, 4] [%b, 4] [1, 1]
+        : tensor<?x4xf32> into tensor<?x8xf32>
+    %i1 = tensor.insert_slice %g0 into %i0[0, 0] [%b, 4] [1, 1]
+        : tensor<?x4xf32> into tensor<?x8xf32>
+    %dhn = lstm.gate identity(%i1 : tensor<?x8xf32>) weights(%RT : tensor<4x8xf32>)
+        -> tensor<?x4xf32>
+    lstm.yield out(%i1 : tensor<?x8xf32>) state(%dhn : tensor<?x4xf32>)
+  }
+  return %dg : tensor<?x?x8xf32>
+}
