@@ -129,14 +129,19 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     `grad`, `train` and `backward` (see docs/training.md). persistent
     (cuda, fp32): each layer that lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
-    be faster (docs/passes.md); with the default pre_passes it takes
-    'lstm-optimize{wavefront=false}', the form the kernels are made from.
+    be faster (docs/passes.md); with the default pre_passes or
+    'lstm-optimize' it takes 'lstm-optimize{wavefront=false}', the form the
+    kernels are made from (lstmc.torch_module(..., persistent=True) passes
+    it on).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
     if persistent and target != "cuda":
         raise ValueError("persistent=True: persistent kernels need target='cuda'")
-    if persistent and pre_passes == DEFAULT_PRE_PASSES:
+    # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
+    # would leave no single layer to run persistently) give way to the form
+    # the kernels are made from.
+    if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
         pre_passes = PERSISTENT_PRE_PASSES
     native = _native()
     defaults = native.default_options()

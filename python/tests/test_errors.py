@@ -167,7 +167,8 @@ def test_persistent_compiles_for_cuda(tmp_path):
     pre-passes it needs; without it there is none."""
     import json
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
-    compile_for_cuda(net, tmp_path / "persistent", persistent=True)
+    compile_for_cuda(net, tmp_path / "persistent", persistent=True,
+                     pre_passes="lstm-optimize")
     compile_for_cuda(net, tmp_path / "per-step")
     meta = json.loads((tmp_path / "persistent" / "network.json").read_text())
     assert meta["persistent"] is True
