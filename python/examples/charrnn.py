@@ -223,7 +223,8 @@ def compiled_network(args, vocab, target, prepare=False):
     t0 = time.perf_counter()
     f = None
     try:
-        f = net.compile(path=path, target=target, pre_passes=args.pre_passes, gradients=True)
+        f = net.compile(path=path, target=target, pre_passes=args.pre_passes, gradients=True,
+                        persistent=getattr(args, "persistent", False))
     except lc.NoGPUError:
         if not prepare:
             raise
@@ -233,7 +234,8 @@ def compiled_network(args, vocab, target, prepare=False):
     seconds = time.perf_counter() - t0
     if path:
         with open(os.path.join(path, "compile.json"), "w") as fh:
-            json.dump({"compile_s": seconds, "pre_passes": args.pre_passes}, fh)
+            json.dump({"compile_s": seconds, "pre_passes": args.pre_passes,
+                       "persistent": getattr(args, "persistent", False)}, fh)
     return f, seconds
 
 
@@ -506,6 +508,9 @@ def parser():
     p.add_argument("--cuda-graph", action="store_true",
                    help="replay each training step from a CUDA graph (both models)")
     p.add_argument("--pre-passes", default="lstm-optimize")
+    p.add_argument("--persistent", action="store_true",
+                   help="GPU: the layers as persistent kernels where the cost model "
+                        "takes them (lstmc.compile(persistent=True))")
     p.add_argument("--data-dir", default=None, help=f"cache of the sdist (default "
                    f"{default_data_dir()})")
     p.add_argument("--text", default=None, help="train on this text file instead")

@@ -64,10 +64,12 @@ ITERATIONS_50_EPOCHS = 21150
 class Args:
     """What charrnn.compiled_network reads."""
 
-    def __init__(self, cell, network_dir, pre_passes="lstm-optimize", hidden=None):
+    def __init__(self, cell, network_dir, pre_passes="lstm-optimize", hidden=None,
+                 persistent=False):
         self.cell, self.cell_option = CELLS[cell]
         self.hidden, self.layers = hidden or H, L
         self.network_dir, self.pre_passes = network_dir, pre_passes
+        self.persistent = persistent
 
 
 class Peephole(nn.Module):
@@ -119,7 +121,7 @@ class Logits(nn.Module):
 
 # ---------------------------------------------------------------------------
 
-def prepare(directory, data_dir):
+def prepare(directory, data_dir, persistent=False):
     os.makedirs(directory, exist_ok=True)
     text = charrnn.load_shakespeare(data_dir)
     vocab = len(set(text))
@@ -127,7 +129,8 @@ def prepare(directory, data_dir):
     with open(os.path.join(directory, "data", "shakespeare.txt"), "w") as f:
         f.write(text)
     for cell in CELLS:
-        _, seconds = charrnn.compiled_network(Args(cell, directory), vocab, "cuda", prepare=True)
+        _, seconds = charrnn.compiled_network(Args(cell, directory, persistent=persistent),
+                                              vocab, "cuda", prepare=True)
         print(f"== {cell}: compiled for cuda in {seconds:.1f} s")
     size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(directory) for f in fs)
     print(f"== {directory}: {size / 2**20:.1f} MiB; carry it to the GPU machine")
@@ -230,6 +233,8 @@ def main(argv=None):
     p.add_argument("--prepare", metavar="DIR", help="compile the libraries into DIR (here)")
     p.add_argument("--data-dir", default=None, help="charrnn.py's data cache (for --prepare)")
     p.add_argument("--networks", metavar="DIR", help="the --prepare directory (there)")
+    p.add_argument("--persistent", action="store_true",
+                   help="with --prepare: compile with persistent=True (docs/charrnn.md)")
     p.add_argument("--iters", type=int, default=200)
     p.add_argument("--row-budget", type=float, default=6.0,
                    help="seconds of timed iterations of a row at most (at least 10 iterations)")
@@ -251,7 +256,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     args.measure_rows = args.measure_rows.split(",")
     if args.prepare:
-        prepare(args.prepare, args.data_dir)
+        prepare(args.prepare, args.data_dir, args.persistent)
         return 0
     if not args.networks:
         p.error("--networks DIR (from --prepare) is needed")
