@@ -7,18 +7,19 @@
 // cooperative_groups grid sync. Each kernel runs 20000 barriers; the best of
 // five launches, in microseconds per barrier. docs/benchmarks.md
 // ("Persistent kernels") has the H100's figures.
-//   nvcc -O3 -arch=sm_90 -o grid_barrier bench/micro/grid_barrier.cu && ./grid_barrier
+//   nvcc -O3 -arch=sm_90 -o grid_barrier bench/micro/grid_barrier.cu &&
+//   ./grid_barrier
 #include <cooperative_groups.h>
 #include <cstdio>
-#include <cuda_runtime.h>
 #include <cstdlib>
+#include <cuda_runtime.h>
 namespace cg = cooperative_groups;
 
 #define CHECK(call)                                                            \
   do {                                                                         \
     cudaError_t e = (call);                                                    \
     if (e != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));    \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));   \
       std::exit(1);                                                            \
     }                                                                          \
   } while (0)
@@ -39,27 +40,35 @@ __global__ void bar(unsigned *counter, int iters, float *sink) {
       if (Variant == 2) {
         // What lstm-lower-grid-barriers generates (NVPTX has no
         // red.release for an atomicrmw: a release fence, then the add).
-        asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(counter)
-                     : "memory");
+        asm volatile(
+            "fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::
+                "l"(counter)
+            : "memory");
         unsigned v;
         do {
-          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                       : "=r"(v)
+                       : "l"(counter)
+                       : "memory");
         } while (v < target);
       } else {
         __threadfence();
         atomicAdd(counter, 1u);
         while (*(volatile unsigned *)counter < target)
-          if (Variant == 0) __nanosleep(20);
+          if (Variant == 0)
+            __nanosleep(20);
         __threadfence();
       }
     }
     __syncthreads();
   }
-  if (acc == -1.f) *sink = acc;
+  if (acc == -1.f)
+    *sink = acc;
 }
 
 template <int V> float run(int blocks, int threads, int iters) {
-  unsigned *counter; float *sink;
+  unsigned *counter;
+  float *sink;
   CHECK(cudaMalloc(&counter, 4));
   CHECK(cudaMalloc(&sink, 4));
   void *args[] = {&counter, &iters, &sink};
@@ -70,12 +79,14 @@ template <int V> float run(int blocks, int threads, int iters) {
   for (int rep = 0; rep < 5; ++rep) {
     CHECK(cudaMemset(counter, 0, 4));
     CHECK(cudaEventRecord(a));
-    CHECK(cudaLaunchCooperativeKernel((void *)bar<V>, blocks, threads, args, 0, 0));
+    CHECK(cudaLaunchCooperativeKernel((void *)bar<V>, blocks, threads, args, 0,
+                                      0));
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     float ms;
     CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (ms < best) best = ms;
+    if (ms < best)
+      best = ms;
   }
   CHECK(cudaFree(counter));
   CHECK(cudaFree(sink));
@@ -83,13 +94,15 @@ template <int V> float run(int blocks, int threads, int iters) {
 }
 
 int main() {
-  const char *names[] = {"volatile+nanosleep20", "volatile spin", "fence.acq_rel/ld.acquire", "cg grid.sync"};
+  const char *names[] = {"volatile+nanosleep20", "volatile spin",
+                         "fence.acq_rel/ld.acquire", "cg grid.sync"};
   int iters = 20000;
   printf("%-24s %6s %7s %8s\n", "variant", "blocks", "threads", "us/barrier");
   for (int threads : {256, 512, 1024})
     for (int blocks : {8, 16, 32, 64, 128, 132}) {
-      float t[4] = {run<0>(blocks, threads, iters), run<1>(blocks, threads, iters),
-                    run<2>(blocks, threads, iters), run<3>(blocks, threads, iters)};
+      float t[4] = {
+          run<0>(blocks, threads, iters), run<1>(blocks, threads, iters),
+          run<2>(blocks, threads, iters), run<3>(blocks, threads, iters)};
       for (int v = 0; v < 4; ++v)
         printf("%-24s %6d %7d %8.3f\n", names[v], blocks, threads, t[v]);
     }

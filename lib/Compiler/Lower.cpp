@@ -33,6 +33,17 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + options.target +
                                        "' (expected cuda or cpu)");
+  // Persistent kernels are GPU code with fp32 products: asked for
+  // elsewhere, the option would be ignored without a word.
+  if (options.persistent && options.target != "cuda")
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "persistent kernels need target cuda (got '" + options.target + "')");
+  if (options.persistent && options.computeType != GemmComputeType::fp32)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "persistent kernels compute in fp32 only (compute type '" +
+            stringifyGemmComputeType(options.computeType).str() + "')");
   return llvm::Error::success();
 }
 

@@ -169,7 +169,8 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
-  // gpu.launch (its products are fp32 FMA: only for the fp32 compute type).
+  // gpu.launch (its products are fp32 FMA: only for the fp32 compute type;
+  // lstm::verifyCompileOptions rejects the others).
   if (options.persistent && options.computeType == GemmComputeType::fp32)
     pm.addNestedPass<func::FuncOp>(lstm::createConvertLSTMToPersistentPass());
   buildTensorPipeline(pm, options.runtimeChecks);

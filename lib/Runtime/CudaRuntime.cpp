@@ -140,7 +140,8 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   if (cooperativeKernels().contains(function)) {
     // Every block resident at once, or CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
     // (reported like any failed call): a grid barrier never waits for a
-    // block that cannot start.
+    // block that cannot start. The cooperative launch has no `extra`: the
+    // generated launches pass their arguments in `params` only.
     LSTM_CUDA_CHECK(cuLaunchCooperativeKernel(function, gridX, gridY, gridZ,
                                               blockX, blockY, blockZ, smem,
                                               stream, params));

@@ -170,6 +170,10 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&threads)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cpu only");
+  // The persistent kernels' products are fp32 FMAs.
+  if (persistent && computeType != lstm::GemmComputeType::fp32)
+    return fail("--persistent computes in fp32 only (--compute-type=" +
+                lstm::stringifyGemmComputeType(computeType).str() + ")");
 
   RunnerOptions options;
   options.argv0 = argv[0];

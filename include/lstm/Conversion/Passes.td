@@ -251,7 +251,11 @@ def ConvertLSTMToPersistentPass
     starts with `lstm_persistent`: the runtime launches such kernels
     cooperatively (`cuLaunchCooperativeKernel`), which guarantees that every
     block is resident (or fails with an error naming the launch) so the
-    barrier cannot hang.
+    barrier cannot hang. A block of 512 threads takes a whole SM's
+    registers: `max-blocks` (default 128, for the H100's 132 SMs) must not
+    exceed the GPU's SM count, or the launch fails with
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (the sizes are fixed at compile
+    time; lower `max-blocks` for a smaller GPU).
 
     The cost model (unless `always`): a layer whose weights do not fit in
     registers keeps the per-step lowering; the others get both lowerings,

@@ -69,3 +69,31 @@ func.func @host_buffer_on_the_device(%out: memref<4xf32>) {
   linalg.copy ins(%a : memref<4xf32>) outs(%out : memref<4xf32>)
   return
 }
+
+// -----
+
+// Loads and stores inside a gpu.launch (a persistent kernel's) are device
+// accesses: the buffer goes to device memory. A load on the host keeps
+// another buffer in host memory.
+// CHECK-LABEL: func.func @kernel_access
+// CHECK: %[[D:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
+// CHECK: %[[H:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[D]]
+// CHECK: memref.store %{{.*}}, %[[D]]
+// CHECK: memref.load %[[H]]
+func.func @kernel_access(%n: index) -> (memref<?xf32>, f32) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  %h = memref.alloc(%n) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%c0] : memref<?xf32>
+    memref.store %v, %a[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  %w = memref.load %h[%c0] : memref<?xf32>
+  memref.dealloc %h : memref<?xf32>
+  return %a, %w : memref<?xf32>, f32
+}
