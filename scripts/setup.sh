@@ -10,7 +10,7 @@ LLVM_PREFIX=/usr/lib/llvm-22
 # zlib1g-dev, libzstd-dev: the static libz.a and libzstd.a that LLVM's
 # Support needs when the Python package links MLIR statically, lld to link
 # it in seconds (python/CMakeLists.txt).
-APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev zlib1g-dev libzstd-dev lld"
+APT_PACKAGES="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ libopenblas-dev libdnnl-dev zlib1g-dev libzstd-dev lld"
 
 missing=""
 for p in $APT_PACKAGES; do

@@ -46,6 +46,11 @@ config.substitutions.insert(0, ("%lstm_plugin", config.lstm_plugin))
 config.substitutions.insert(0, ("%cmake", config.cmake_executable))
 
 
+# The host's architecture (tests that name x86 CPUs for --host-cpu).
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
+
 # The sanitizer build (LSTM_ENABLE_SANITIZERS, docs/testing.md).
 if config.lstm_sanitizers.upper() in ("ON", "1", "TRUE", "YES", "Y"):
     config.available_features.add("asan")

@@ -20,6 +20,25 @@
 
 using namespace mlir;
 
+// LLVM vectorises for 256-bit registers on CPUs with 512-bit ones (their
+// clock once dropped with the wider units busy); the fused cells of a
+// recurrent network are long chains of arithmetic on every element of the
+// hidden state, for which twice the lanes per instruction measure faster
+// (docs/benchmarks.md, "The CPU").
+void lstm::preferWideVectors(llvm::Module &module,
+                             const llvm::TargetMachine &machine) {
+  std::string features = machine.getTargetFeatureString().str();
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      machine.getTarget().createMCSubtargetInfo(
+          machine.getTargetTriple(), machine.getTargetCPU(), features));
+  if (!info->checkFeatures("+avx512f"))
+    return;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        !function.hasFnAttribute("prefer-vector-width"))
+      function.addFnAttr("prefer-vector-width", "512");
+}
+
 llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
                                  StringRef cpu) {
   // Idempotent; in-process callers (the C API) have not done it themselves.
@@ -53,6 +72,7 @@ llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
       llvm::CodeGenOptLevel::Aggressive));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
+  preferWideVectors(module, *machine);
   if (auto err = makeOptimizingTransformer(3, 0, machine.get())(&module))
     return err;
 

@@ -44,7 +44,8 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
   args.push_back("-Wl,--no-whole-archive");
   // A self-contained runtime directory (the Python package's lstmc/lib,
   // python/CMakeLists.txt) carries what the library links besides its
-  // runtime: a libcuda.so stub and OpenBLAS's GEMMs as liblstm_openblas.so.
+  // runtime: a libcuda.so stub, OpenBLAS's GEMMs as liblstm_openblas.so,
+  // oneDNN and GNU's OpenMP runtime.
   auto inRuntimeDir = [&](StringRef name) -> std::string {
     llvm::SmallString<256> path(runtimeDir);
     llvm::sys::path::append(path, name);
@@ -63,16 +64,33 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
     args.push_back("-Wl,--no-as-needed");
     args.push_back("-lcuda");
   } else {
-    // OpenBLAS: the runtime directory's subset, else the one found when the
-    // project was configured. The runtime itself defines memrefCopy: the
-    // library needs no MLIR library.
-    std::string blas = inRuntimeDir("liblstm_openblas.so");
-    if (blas.empty())
-      blas = LSTM_OPENBLAS_LIBRARY;
-    args.push_back(blas);
-    llvm::SmallString<256> blasDir(llvm::sys::path::parent_path(blas));
-    llvm::sys::fs::make_absolute(blasDir);
-    args.push_back("-Wl,-rpath," + std::string(blasDir));
+    // The GEMM libraries (lib/Runtime/CpuBlas.cpp): oneDNN with its OpenMP
+    // runtime, and OpenBLAS, from the runtime directory (the Python
+    // package's copies; OpenBLAS as the subset it needs) or as found when
+    // the project was configured. The runtime itself defines memrefCopy:
+    // the library needs no MLIR library.
+    std::vector<std::pair<StringRef, StringRef>> libraries = {
+        {"liblstm_openblas.so", LSTM_OPENBLAS_LIBRARY},
+        {"libdnnl.so.2", LSTM_DNNL_LIBRARY},
+        {"libgomp.so.1", LSTM_GOMP_LIBRARY}};
+    // The package's libdnnl.so.2 finds its OpenCL loader because the
+    // library needs it directly (python/CMakeLists.txt).
+    if (!inRuntimeDir("libOpenCL.so.1").empty())
+      libraries.push_back({"libOpenCL.so.1", ""});
+    args.push_back("-Wl,--no-as-needed");
+    std::vector<std::string> dirs;
+    for (auto [bundled, configured] : libraries) {
+      std::string library = inRuntimeDir(bundled);
+      if (library.empty())
+        library = configured.str();
+      args.push_back(library);
+      llvm::SmallString<256> dir(llvm::sys::path::parent_path(library));
+      llvm::sys::fs::make_absolute(dir);
+      if (llvm::find(dirs, dir.str()) == dirs.end())
+        dirs.push_back(std::string(dir));
+    }
+    for (const std::string &dir : dirs)
+      args.push_back("-Wl,-rpath," + dir);
   }
   args.push_back("-lm");
   if (addLibStdcxx)

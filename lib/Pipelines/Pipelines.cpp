@@ -150,7 +150,8 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
                                   const LSTMToCPUOptions &options) {
   buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
-  // The products in OpenBLAS, the rest as loops.
+  // The products in the CPU runtime's GEMMs (oneDNN, OpenBLAS), the rest as
+  // loops.
   if (options.blas) {
     ConvertGemmToBlasPassOptions gemm;
     gemm.minSize = options.blasMinSize;
@@ -264,12 +265,15 @@ static llvm::cl::desc
 struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
                              llvm::cl::init(true)};
-  Option<bool> blas{*this, "blas", llvm::cl::desc("Send the GEMMs to OpenBLAS"),
-                    llvm::cl::init(true)};
+  Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Send the GEMMs to oneDNN (f32) and OpenBLAS (f64)"),
+      llvm::cl::init(true)};
   Option<int64_t> blasMinSize{
       *this, "blas-min-size",
-      llvm::cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller GEMMs "
-                     "become loops"),
+      llvm::cl::desc(
+          "Smallest m*n*k*batch sent to the GEMM library; smaller GEMMs "
+          "become loops"),
       llvm::cl::init(0)};
   Option<bool> approximateMath{
       *this, "approximate-math",

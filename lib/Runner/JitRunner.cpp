@@ -397,8 +397,10 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
                                             hostMachine->get());
   // ExecutionEngineOptions::transformer is a function_ref: the callable
   // must outlive ExecutionEngine::create (a lambda temporary would not).
-  auto transform = [&optimize](llvm::Module *m) -> llvm::Error {
+  llvm::TargetMachine &machine = **hostMachine;
+  auto transform = [&optimize, &machine](llvm::Module *m) -> llvm::Error {
     hoistLaunchAllocas(*m);
+    preferWideVectors(*m, machine);
     return optimize(m);
   };
   engineOptions.transformer = transform;

@@ -1,25 +1,59 @@
-//===- CpuBlas.cpp - The CPU runtime's GEMMs on OpenBLAS ------------------===//
+//===- CpuBlas.cpp - The CPU runtime's GEMMs: oneDNN and OpenBLAS ---------===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// OpenBLAS takes 32-bit sizes (Debian's build is not ILP64) and refuses a
-// leading dimension shorter than a row. Generated code can hand it neither:
-// sizes come from tensors of any extent, and a strided view with one row
-// may carry any stride. Larger products are split into blocks that fit,
-// and the rare layouts it refuses are computed here directly.
+// float products run in oneDNN's sgemm (Debian's libdnnl), double ones in
+// OpenBLAS. oneDNN is chosen by measurement: on the shapes of recurrent
+// networks on one core (a step's h·Rᵀ with a batch of 8 to 64 rows, the
+// hoisted projection of T·B rows) its JIT kernels run 1.3-2.4x OpenBLAS
+// 0.3.21's, which spends a fifth of such a product packing its operands
+// (docs/benchmarks.md, "The CPU"). It threads with OpenMP (libgomp).
+//
+// OpenBLAS takes 32-bit sizes (Debian's build is not ILP64) and both
+// refuse a leading dimension shorter than a row. Generated code can hand
+// them neither: sizes come from tensors of any extent, and a strided view
+// with one row may carry any stride. Larger products are split into blocks
+// that fit, and the rare layouts they refuse are computed here directly.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Runtime/CpuRuntime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cblas.h>
 #include <climits>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
 #include <thread>
 
 namespace {
+
+/// The thread count of the products; 0 until set (one per core).
+std::atomic<int32_t> threadCount{0};
+
+/// Whether this process is a child forked from one that ran this runtime.
+/// GNU's OpenMP runtime is not fork-safe: a child whose parent had a team
+/// of threads hangs in its first parallel region of more than one thread.
+/// A forked child computes on one thread, as PyTorch's workers do.
+std::atomic<bool> forkedChild{false};
+
+void afterFork() {
+  forkedChild.store(true, std::memory_order_relaxed);
+  threadCount.store(1, std::memory_order_relaxed);
+}
+
+/// Registers afterFork when the runtime is loaded.
+[[maybe_unused]] const int forkHandler =
+    pthread_atfork(nullptr, nullptr, afterFork);
+
+int32_t coreCount() {
+  return static_cast<int32_t>(
+      std::max(1u, std::thread::hardware_concurrency()));
+}
 
 /// The largest extent handed to the BLAS in one call. The tests build the
 /// runtime a second time with a tiny limit, so that the splitting runs on
@@ -32,6 +66,16 @@ constexpr int64_t kMaxBlock = LSTM_CPU_BLAS_MAX_BLOCK;
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
           float alpha, const float *a, int lda, const float *b, int ldb,
           float beta, float *c, int ldc) {
+  // OpenMP's thread count is a setting of the calling thread: the count
+  // asked for (from any thread) is applied on the one that computes.
+  int32_t threads = threadCount.load(std::memory_order_relaxed);
+  if (threads > 0 && omp_get_max_threads() != threads)
+    omp_set_num_threads(threads);
+  if (dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m,
+                 n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success)
+    return;
+  // oneDNN fails only where it cannot allocate its packing buffers; the
+  // BLAS packs into its own, preallocated ones.
   cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
               ldc);
 }
@@ -137,11 +181,16 @@ void lstmRuntimeCpuDgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
 
 void lstmRuntimeCpuSetThreads(int32_t threads) {
   if (threads < 1)
-    threads =
-        static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = coreCount();
+  if (forkedChild.load(std::memory_order_relaxed))
+    threads = 1;
+  threadCount.store(threads, std::memory_order_relaxed);
   openblas_set_num_threads(threads);
 }
 
-int32_t lstmRuntimeCpuGetThreads(void) { return openblas_get_num_threads(); }
+int32_t lstmRuntimeCpuGetThreads(void) {
+  int32_t threads = threadCount.load(std::memory_order_relaxed);
+  return threads > 0 ? threads : coreCount();
+}
 
 } // extern "C"

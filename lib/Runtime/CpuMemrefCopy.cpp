@@ -57,16 +57,35 @@ extern "C" void memrefCopy(int64_t elemSize, void *srcArg, void *dstArg) {
     return;
   }
 
-  std::vector<int64_t> indices(rank, 0), srcStrides(rank), dstStrides(rank);
-  for (int64_t axis = 0; axis < rank; ++axis) {
+  // The trailing axes along which both sides are contiguous form one block
+  // (a whole row, or all of a dense memref): one memcpy each, not one per
+  // element.
+  int64_t outerRank = rank, blockBytes = elemSize;
+  // An axis of one element is contiguous whatever its stride.
+  auto contiguous = [&](int64_t axis) {
+    return sizes[axis] == 1 || (srcStridesIn[axis] * elemSize == blockBytes &&
+                                dstStridesIn[axis] * elemSize == blockBytes);
+  };
+  while (outerRank > 0 && contiguous(outerRank - 1)) {
+    blockBytes *= sizes[outerRank - 1];
+    --outerRank;
+  }
+  if (outerRank == 0) {
+    std::memmove(dstPtr, srcPtr, blockBytes);
+    return;
+  }
+
+  std::vector<int64_t> indices(outerRank, 0), srcStrides(outerRank),
+      dstStrides(outerRank);
+  for (int64_t axis = 0; axis < outerRank; ++axis) {
     srcStrides[axis] = srcStridesIn[axis] * elemSize;
     dstStrides[axis] = dstStridesIn[axis] * elemSize;
   }
   int64_t readIndex = 0, writeIndex = 0;
   for (;;) {
-    std::memcpy(dstPtr + writeIndex, srcPtr + readIndex, elemSize);
-    // The next index, innermost axis first.
-    for (int64_t axis = rank - 1; axis >= 0; --axis) {
+    std::memcpy(dstPtr + writeIndex, srcPtr + readIndex, blockBytes);
+    // The next index, innermost outer axis first.
+    for (int64_t axis = outerRank - 1; axis >= 0; --axis) {
       int64_t next = ++indices[axis];
       readIndex += srcStrides[axis];
       writeIndex += dstStrides[axis];

@@ -54,7 +54,7 @@ def canonicalize(ir):
 
 def _package_lib_dir(target):
     """The package's copy of the target's runtime (linked into every compiled
-    library, with the OpenBLAS subset and the libcuda stub next to it), or ""
+    library, with the GEMM libraries and the libcuda stub next to it), or ""
     to use the build tree's."""
     d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
     name = f"liblstm_{target}_runtime_static.a"

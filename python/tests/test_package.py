@@ -64,13 +64,24 @@ def elf_dynamic(path):
     return needed, soname, runpath
 
 
+# The GEMM libraries the package carries (lstmc/lib): OpenBLAS's subset,
+# oneDNN with the OpenMP runtime and the OpenCL loader it needs.
+GEMM_LIBRARIES = {"liblstm_openblas.so", "libdnnl.so.2", "libgomp.so.1",
+                  "libOpenCL.so.1"}
+
+
 def test_liblstmc_needs_only_libc():
-    """MLIR, LLVM and libstdc++ are linked in; OpenBLAS's GEMMs (lstm-run's
-    JIT calls them) come from the package's own liblstm_openblas.so."""
+    """MLIR, LLVM and libstdc++ are linked in; the GEMM libraries (lstm-run's
+    JIT calls them) are the package's own copies, all of them direct
+    dependencies (libdnnl.so.2, which has no RUNPATH, finds its own that
+    way)."""
     needed, soname, runpath = elf_dynamic(_lstmc.LIBRARY)
     assert soname == "liblstmc.so"
-    assert set(needed) <= GLIBC | {"liblstm_openblas.so"}, needed
+    assert set(needed) <= GLIBC | GEMM_LIBRARIES, needed
+    assert GEMM_LIBRARIES <= set(needed), needed
     assert runpath == "$ORIGIN"
+    for name in GEMM_LIBRARIES:
+        assert os.path.isfile(os.path.join(PACKAGE, "lib", name)), name
 
 
 @pytest.mark.parametrize("tool", ["lstm-run", "lstm-compile"])
@@ -86,6 +97,10 @@ def test_runtime_libraries_need_no_mlir():
     lib = os.path.join(PACKAGE, "lib")
     needed, soname, _ = elf_dynamic(os.path.join(lib, "liblstm_openblas.so"))
     assert soname == "liblstm_openblas.so" and set(needed) <= GLIBC, needed
+    # oneDNN needs libstdc++ (GLIBCXX 3.4.29: GCC 11) from the system.
+    needed, soname, _ = elf_dynamic(os.path.join(lib, "libdnnl.so.2"))
+    assert soname == "libdnnl.so.2", soname
+    assert set(needed) <= GLIBC | GEMM_LIBRARIES | {"libstdc++.so.6"}, needed
     _, soname, _ = elf_dynamic(os.path.join(lib, "stubs", "libcuda.so"))
     assert soname == "libcuda.so.1"
     needed, _, runpath = elf_dynamic(os.path.join(lib, "liblstm_cuda_runtime.so"))
@@ -99,6 +114,9 @@ def test_glibc_2_34_is_enough():
     """Built on Debian 12 (glibc 2.36), loadable with glibc 2.34 and 2.35
     (python/src/glibc_compat.c): Ubuntu 22.04, RHEL 9."""
     for path in [_lstmc.LIBRARY, os.path.join(PACKAGE, "lib", "liblstm_openblas.so"),
+                 os.path.join(PACKAGE, "lib", "libdnnl.so.2"),
+                 os.path.join(PACKAGE, "lib", "libgomp.so.1"),
+                 os.path.join(PACKAGE, "lib", "libOpenCL.so.1"),
                  os.path.join(PACKAGE, "lib", "liblstm_cuda_runtime.so"),
                  os.path.join(PACKAGE, "bin", "lstm-run"),
                  os.path.join(PACKAGE, "bin", "lstm-compile")]:
@@ -146,7 +164,7 @@ def test_compiled_cpu_network_needs_no_mlir(tmp_path):
     f = net.compile(path=str(tmp_path / "net"), target="cpu")
     needed, _, runpath = elf_dynamic(f.library_path)
     assert not [n for n in needed if "mlir" in n.lower() or "LLVM" in n], needed
-    assert "liblstm_openblas.so" in needed
+    assert GEMM_LIBRARIES <= set(needed), needed
     assert runpath == os.path.join(PACKAGE, "lib")
     params = net.init_params(seed=3)
     x = np.random.default_rng(0).uniform(-1, 1, (3, 2, 4)).astype(np.float32)

@@ -10,7 +10,10 @@
  *   - k = 0 (C = beta·C), m = 0 or n = 0 (nothing), and a NaN in C under
  *     beta = 0 (overwritten, not propagated);
  *   - the allocation functions: sizes above and below the cached size,
- *     reuse of a freed block, alignment, free() of a returned block.
+ *     reuse of a freed block, alignment, free() of a returned block;
+ *   - memrefCopy between views: dense, padded rows, a non-unit innermost
+ *     stride, an axis of one element with any stride, empty, rank 0;
+ *   - the thread count: set, read back, products computed with two.
  * Prints one line per group and "OK"; exits nonzero on a mismatch. */
 
 // RUN: lstm-cpu-runtime-test | FileCheck %s
@@ -142,6 +145,104 @@ static void checkAllocation(void) {
   failures += !ok;
 }
 
+/* A ranked memref descriptor of rank <= 3 and its unranked form. */
+struct Descriptor3 {
+  float *base, *data;
+  int64_t offset, sizes[3], strides[3];
+};
+struct Unranked {
+  int64_t rank;
+  void *descriptor;
+};
+
+static void checkCopy(const char *what, int rank, const int64_t *sizes,
+                      const int64_t *srcStrides, const int64_t *dstStrides) {
+  int64_t srcSpan = 1, dstSpan = 1, count = 1;
+  for (int axis = 0; axis < rank; ++axis) {
+    srcSpan += (sizes[axis] - 1) * srcStrides[axis];
+    dstSpan += (sizes[axis] - 1) * dstStrides[axis];
+    count *= sizes[axis];
+  }
+  if (count == 0)
+    srcSpan = dstSpan = 1;
+  /* Views start 3 elements into their buffers (a non-zero offset). */
+  float *src = malloc((srcSpan + 3) * sizeof(float));
+  float *dst = malloc((dstSpan + 3) * sizeof(float));
+  for (int64_t i = 0; i < srcSpan + 3; ++i)
+    src[i] = (float)uniform();
+  for (int64_t i = 0; i < dstSpan + 3; ++i)
+    dst[i] = -7.0f;
+  struct Descriptor3 s = {src, src, 3, {0}, {0}}, d = {dst, dst, 3, {0}, {0}};
+  for (int axis = 0; axis < rank; ++axis) {
+    s.sizes[axis] = d.sizes[axis] = sizes[axis];
+    s.strides[axis] = srcStrides[axis];
+    d.strides[axis] = dstStrides[axis];
+  }
+  /* The descriptor of rank r keeps its r sizes then its r strides. */
+  int64_t srcWords[9], dstWords[9];
+  memcpy(srcWords, &s, 3 * sizeof(int64_t));
+  memcpy(dstWords, &d, 3 * sizeof(int64_t));
+  for (int axis = 0; axis < rank; ++axis) {
+    srcWords[3 + axis] = sizes[axis];
+    srcWords[3 + rank + axis] = srcStrides[axis];
+    dstWords[3 + axis] = sizes[axis];
+    dstWords[3 + rank + axis] = dstStrides[axis];
+  }
+  struct Unranked us = {rank, srcWords}, ud = {rank, dstWords};
+  memrefCopy(sizeof(float), &us, &ud);
+  /* Every element of the view copied, nothing outside it written. */
+  int ok = 1;
+  char *written = calloc(dstSpan + 3, 1);
+  int64_t index[3] = {0, 0, 0};
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t from = 3, to = 3, rest = e;
+    for (int axis = rank - 1; axis >= 0; --axis) {
+      index[axis] = rest % sizes[axis];
+      rest /= sizes[axis];
+      from += index[axis] * srcStrides[axis];
+      to += index[axis] * dstStrides[axis];
+    }
+    ok &= dst[to] == src[from];
+    written[to] = 1;
+  }
+  for (int64_t i = 0; i < dstSpan + 3; ++i)
+    ok &= written[i] || dst[i] == -7.0f;
+  printf("%-44s %s\n", what, ok ? "ok" : "FAIL");
+  failures += !ok;
+  free(written);
+  free(src);
+  free(dst);
+}
+
+static void checkCopies(void) {
+  int64_t sizes[3] = {4, 5, 6};
+  int64_t dense[3] = {30, 6, 1}, padded[3] = {70, 12, 1};
+  int64_t columnMajor[3] = {1, 4, 20};
+  checkCopy("memrefCopy: dense to dense", 3, sizes, dense, dense);
+  checkCopy("memrefCopy: padded rows to dense", 3, sizes, padded, dense);
+  checkCopy("memrefCopy: dense to padded rows", 3, sizes, dense, padded);
+  checkCopy("memrefCopy: to a non-unit innermost stride", 3, sizes, dense,
+            columnMajor);
+  int64_t oneRow[3] = {4, 1, 6}, oddStride[3] = {6, 999, 1},
+          denseOne[3] = {6, 6, 1};
+  checkCopy("memrefCopy: axis of one element, any stride", 3, oneRow,
+            oddStride, denseOne);
+  int64_t empty[3] = {0, 5, 6};
+  checkCopy("memrefCopy: empty", 3, empty, dense, dense);
+  checkCopy("memrefCopy: rank 0", 0, sizes, dense, dense);
+}
+
+static void checkThreads(void) {
+  lstmRuntimeCpuSetThreads(2);
+  int ok = lstmRuntimeCpuGetThreads() == 2;
+  printf("%-44s %s\n", "threads: set and read back", ok ? "ok" : "FAIL");
+  failures += !ok;
+  check("two threads, projection-sized", 0, 1, 300, 96, 40, 0, 0, 0, 1, 0.0f);
+  lstmRuntimeCpuSetThreads(1);
+  check("one thread, step-sized", 0, 1, 16, 64, 32, 0, 0, 0, 2, 1.0f);
+  lstmRuntimeCpuSetThreads(0);
+}
+
 int main(void) {
   lstmRuntimeCpuSetThreads(0);
   if (lstmRuntimeCpuGetThreads() < 1) {
@@ -166,6 +267,8 @@ int main(void) {
   check("n = 0", 1, 1, 3, 0, 3, 0, 0, 0, 1, 1.0f);
   check("char-rnn step", 0, 1, 50, 512, 128, 0, 0, 0, 1, 0.0f);
   checkAllocation();
+  checkCopies();
+  checkThreads();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

@@ -82,14 +82,16 @@ static cl::opt<bool> persistent(
     cl::desc("Run each layer of a form lstm-to-persistent handles as one "
              "persistent kernel (fp32 only)"),
     cl::init(false), cl::cat(toolCategory));
-static cl::opt<bool> blas("blas",
-                          cl::desc("Send the GEMMs to OpenBLAS (--target=cpu)"),
-                          cl::init(true), cl::cat(toolCategory));
-static cl::opt<int64_t>
-    blasMinSize("blas-min-size",
-                cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller "
-                         "GEMMs become loops (--target=cpu)"),
-                cl::init(0), cl::cat(toolCategory));
+static cl::opt<bool> blas(
+    "blas",
+    cl::desc(
+        "Send the GEMMs to oneDNN (f32) and OpenBLAS (f64) (--target=cpu)"),
+    cl::init(true), cl::cat(toolCategory));
+static cl::opt<int64_t> blasMinSize(
+    "blas-min-size",
+    cl::desc("Smallest m*n*k*batch sent to the GEMM library; smaller "
+             "GEMMs become loops (--target=cpu)"),
+    cl::init(0), cl::cat(toolCategory));
 static cl::opt<bool> approximateMath(
     "approximate-math",
     cl::desc("f32 tanh, exp, log as vectorisable polynomials instead of "

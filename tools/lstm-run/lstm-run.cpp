@@ -92,12 +92,14 @@ static cl::opt<bool> runtimeChecks(
 
 // The CPU lowering, as lstm-compile's options of the same names.
 static cl::OptionCategory cpuCategory("Options of --device=cpu");
-static cl::opt<bool> blas("blas", cl::desc("Send the GEMMs to OpenBLAS"),
-                          cl::init(true), cl::cat(cpuCategory));
+static cl::opt<bool>
+    blas("blas", cl::desc("Send the GEMMs to oneDNN (f32) and OpenBLAS (f64)"),
+         cl::init(true), cl::cat(cpuCategory));
 static cl::opt<int64_t> blasMinSize(
     "blas-min-size",
-    cl::desc("Smallest m*n*k*batch sent to OpenBLAS; smaller GEMMs become "
-             "loops"),
+    cl::desc(
+        "Smallest m*n*k*batch sent to the GEMM library; smaller GEMMs become "
+        "loops"),
     cl::init(0), cl::cat(cpuCategory));
 static cl::opt<bool> approximateMath(
     "approximate-math",

@@ -27,6 +27,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class TargetMachine;
 } // namespace llvm
 
 namespace mlir {
@@ -63,7 +64,7 @@ struct CompileOptions {
   /// Layers of a form lstm-to-persistent handles run as one persistent
   /// kernel each (cuda, fp32 only; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
-  /// The CPU lowering (cpu only): GEMMs in OpenBLAS from `blasMinSize`
+  /// The CPU lowering (cpu only): GEMMs in oneDNN/OpenBLAS from `blasMinSize`
   /// m·n·k·batch up, f32 transcendental functions as polynomials; see
   /// LSTMToCPUOptions.
   bool blas = true;
@@ -116,6 +117,13 @@ void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
 /// translateToLLVMIR runs it; the JIT runs it before optimising.
 /// (HoistLaunchAllocas.cpp)
 void hoistLaunchAllocas(llvm::Module &module);
+
+/// Asks LLVM to vectorise the functions of `module` for 512-bit registers
+/// where `machine` has them (AVX-512): LLVM prefers 256 bits there by
+/// default. emitObjectFile runs it; the JIT runs it before optimising.
+/// (EmitObject.cpp)
+void preferWideVectors(llvm::Module &module,
+                       const llvm::TargetMachine &machine);
 
 /// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,

@@ -470,14 +470,15 @@ def ApproximateMathPass : Pass<"lstm-approximate-math"> {
 
 def ConvertGemmToBlasPass
     : Pass<"lstm-gemm-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Turn buffer-level GEMMs into OpenBLAS calls through the CPU runtime";
+  let summary = "Turn buffer-level GEMMs into GEMM-library calls through the CPU runtime";
   let description = [{
     The CPU path's counterpart of `lstm-gemm-to-cublas`, run after
     bufferization: every `linalg` contraction on memrefs that is a plain or
     batched matrix product (`C[m,n] += A[m,k]·B[k,n]`, either operand
     transposed, an optional leading batch dimension, rows contiguous) on
     f32 or f64 buffers becomes a call of `lstmRuntimeCpuSgemm` or
-    `lstmRuntimeCpuDgemm` (lib/Runtime/CpuBlas.cpp, OpenBLAS). When the
+    `lstmRuntimeCpuDgemm` (lib/Runtime/CpuBlas.cpp: oneDNN for f32, OpenBLAS
+    for f64). When the
     accumulator is zero-filled right before, the fill is dropped and the
     call computes with `beta = 0`. The products are recognised as
     `lstm-gemm-to-cublas` recognises them (lstm/Conversion/Utils/GemmCall.h):

@@ -22,7 +22,8 @@ struct LSTMToCPUOptions {
   /// ops before the lstm ops (lstm-generate-runtime-checks). The lstm ops
   /// check theirs regardless.
   bool runtimeChecks = true;
-  /// Whether the products (f32 and f64) run in OpenBLAS
+  /// Whether the products (f32 and f64) run in the CPU runtime's GEMMs
+  /// (oneDNN, OpenBLAS)
   /// (lstm-gemm-to-blas), and the smallest m·n·k·batch sent there.
   bool blas = true;
   int64_t blasMinSize = 0;

@@ -73,7 +73,7 @@ struct JitOptions {
   /// The CPU lowering (Device::CPU only; its runtimeChecks field is ignored
   /// for the one below).
   LSTMToCPUOptions cpu;
-  /// Threads of the CPU's products (OpenBLAS); below 1: one per core.
+  /// Threads of the CPU's products (oneDNN, OpenBLAS); below 1: one per core.
   int threads = 0;
   /// Whether the generated code checks the dynamic extents of the tensor ops
   /// (LSTMToCPUOptions::runtimeChecks, for either device).

@@ -6,7 +6,8 @@
  *
  * What generated CPU code calls: the products of the cells (combined gate
  * GEMMs, hoisted input projections, the backward's weight gradients) run in
- * OpenBLAS, as they run in cuBLAS on the GPU. The entry points have the
+ * oneDNN's sgemm (float) and OpenBLAS (double), as they run in cuBLAS on
+ * the GPU. The entry points have the
  * argument list of lstmRuntimeGemmStridedBatched (CudaRuntime.h) without the
  * compute type: lstm-gemm-to-blas emits both kinds of call alike.
  *
@@ -55,7 +56,9 @@ void lstmRuntimeCpuEmptyCache(void);
 void memrefCopy(int64_t elemSize, void *src, void *dst);
 
 /// The number of threads the products use; `threads` < 1 means one per
-/// core (the default).
+/// core (the default). In a child forked from a process that loaded the
+/// runtime it is one, whatever is asked: the OpenMP runtime behind the
+/// float products cannot start a team of threads there.
 void lstmRuntimeCpuSetThreads(int32_t threads);
 int32_t lstmRuntimeCpuGetThreads(void);
 

@@ -1,4 +1,4 @@
-//===- GemmToBlas.cpp - Buffer-level GEMMs to OpenBLAS calls --------------===//
+//===- GemmToBlas.cpp - Buffer-level GEMMs to CPU GEMM calls --------------===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -6,8 +6,9 @@
 //
 // The CPU lowering ends in loop nests, about a GFLOP/s for a matrix product:
 // the cells' products dominate a CPU run by far. This pass hands them to
-// OpenBLAS through the CPU runtime (lstm/Runtime/CpuRuntime.h), recognising
-// them as lstm-gemm-to-cublas does on the GPU (lstm/Conversion/Utils).
+// the CPU runtime's GEMMs (lstm/Runtime/CpuRuntime.h: oneDNN, OpenBLAS),
+// recognising them as lstm-gemm-to-cublas does on the GPU
+// (lstm/Conversion/Utils).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-//===- GemmToBlas.h - Buffer-level GEMMs to OpenBLAS calls ------*- C++ -*-===//
+//===- GemmToBlas.h - Buffer-level GEMMs to CPU GEMM calls ------*- C++ -*-===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.

@@ -7,7 +7,7 @@
 // The generated code of a contraction is a loop nest (CPU) or one thread per
 // output element (GPU) with a sequential reduction: far from the GEMM
 // ceiling on either device. Both paths hand their products to a BLAS through
-// the project's runtime, cuBLAS on the GPU and OpenBLAS on the CPU; what the
+// the project's runtime, cuBLAS on the GPU and oneDNN/OpenBLAS on the CPU; what the
 // two share is here: recognising a product on buffers structurally (linalg's
 // contraction interface and the shape of its indexing maps) and replacing it
 // by a call whose arguments describe it as a row-major (batched) GEMM.

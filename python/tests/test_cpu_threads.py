@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Threads of the CPU runtime's products (lib/Runtime/CpuBlas.cpp): oneDNN's
+sgemm threads with OpenMP. Results with one and with two threads against the
+float64 reference (fp32 tolerance of VARIANTS.md), on shapes large enough
+that the products split across threads; and a child forked after the parent
+ran its products on two threads, which GNU's OpenMP runtime would leave
+hanging in its first parallel region: the runtime makes such a child compute
+on one thread, so it gets the same answer and never hangs (run in a
+subprocess under a time limit, so that a hang fails the test rather than the
+suite)."""
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lstmc as lc
+import reference as ref
+
+TOL32 = 1e-5
+I, H, T, B = 48, 64, 6, 96
+
+
+def lstm_reference(x, p):
+    w = {k: np.asarray(v, np.float64) for k, v in p.items()}
+    step = ref.torch_lstm(w["W"], w["R"], w["bW"], w["bR"])
+    zeros = np.zeros((x.shape[1], H))
+    y, _ = ref.run_layer(step, np.asarray(x, np.float64), (zeros, zeros))
+    return y
+
+
+@pytest.fixture(scope="module")
+def network():
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+    return net, net.compile(target="cpu")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_thread_counts_agree_with_reference(network, threads):
+    net, compiled = network
+    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(threads))
+    compiled.lib.lstmRuntimeCpuGetThreads.restype = ctypes.c_int32
+    assert compiled.lib.lstmRuntimeCpuGetThreads() == threads
+    p = net.init_params(seed=threads)
+    x = np.random.default_rng(threads).uniform(-1, 1, (T, B, I)).astype(np.float32)
+    y = compiled.bind(p)(x)[0]
+    exp = lstm_reference(x, p)
+    assert np.linalg.norm(y - exp) / np.linalg.norm(exp) < TOL32
+    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(0))
+
+
+FORK_SCRIPT = """
+import ctypes, os, sys
+import numpy as np
+import lstmc as lc
+net = lc.Network(lc.cells.lstm, input_size=%d, hidden=%d)
+compiled = net.compile(target="cpu")
+compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(2))
+f = compiled.bind(net.init_params(seed=5))
+x = np.random.default_rng(5).uniform(-1, 1, (%d, %d, %d)).astype(np.float32)
+parent = f(x)[0]
+pid = os.fork()
+if pid == 0:
+    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(2))
+    child = f(x)[0]
+    os._exit(0 if np.allclose(child, parent, rtol=1e-6, atol=1e-7) else 3)
+_, status = os.waitpid(pid, 0)
+print("child", os.waitstatus_to_exitcode(status))
+""" % (I, H, T, B, I)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_forked_child_computes_and_does_not_hang(tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_SCRIPT)
+    try:
+        out = subprocess.run([sys.executable, str(script)], capture_output=True,
+                             text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a forked child hung in the CPU runtime's products")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["child", "0"], out.stdout
