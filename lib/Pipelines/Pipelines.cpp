@@ -156,6 +156,12 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
     ConvertGemmToBlasPassOptions gemm;
     gemm.minSize = options.blasMinSize;
     pm.addPass(createConvertGemmToBlasPass(gemm));
+    // A time loop's recurrent weight packed once before the loop. The
+    // calls' sizes and strides, read from views made in the loop, fold to
+    // the values they are made of and leave the loop first.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createLoopInvariantCodeMotionPass());
+    pm.addPass(createPrepareLoopGemmsPass());
   }
   if (options.approximateMath)
     pm.addPass(createApproximateMathPass());

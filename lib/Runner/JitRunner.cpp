@@ -327,6 +327,12 @@ static void registerCpuRuntime(ExecutionEngine &engine) {
     };
     add("lstmRuntimeCpuSgemm", reinterpret_cast<void *>(&lstmRuntimeCpuSgemm));
     add("lstmRuntimeCpuDgemm", reinterpret_cast<void *>(&lstmRuntimeCpuDgemm));
+    add("lstmRuntimeCpuSgemmPrepare",
+        reinterpret_cast<void *>(&lstmRuntimeCpuSgemmPrepare));
+    add("lstmRuntimeCpuSgemmPrepared",
+        reinterpret_cast<void *>(&lstmRuntimeCpuSgemmPrepared));
+    add("lstmRuntimeCpuSgemmRelease",
+        reinterpret_cast<void *>(&lstmRuntimeCpuSgemmRelease));
     add("_mlir_memref_to_llvm_alloc",
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
     add("_mlir_memref_to_llvm_aligned_alloc",

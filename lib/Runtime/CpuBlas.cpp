@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuThreads.h"
 #include "lstm/Runtime/CpuRuntime.h"
 
 #include <algorithm>
@@ -66,11 +67,7 @@ constexpr int64_t kMaxBlock = LSTM_CPU_BLAS_MAX_BLOCK;
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
           float alpha, const float *a, int lda, const float *b, int ldb,
           float beta, float *c, int ldc) {
-  // OpenMP's thread count is a setting of the calling thread: the count
-  // asked for (from any thread) is applied on the one that computes.
-  int32_t threads = threadCount.load(std::memory_order_relaxed);
-  if (threads > 0 && omp_get_max_threads() != threads)
-    omp_set_num_threads(threads);
+  lstm::applyCpuThreadCount();
   if (dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m,
                  n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success)
     return;
@@ -158,6 +155,14 @@ void stridedBatchedGemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
 }
 
 } // namespace
+
+void lstm::applyCpuThreadCount() {
+  // OpenMP's thread count is a setting of the calling thread: the count
+  // asked for (from any thread) is applied on the one that computes.
+  int32_t threads = threadCount.load(std::memory_order_relaxed);
+  if (threads > 0 && omp_get_max_threads() != threads)
+    omp_set_num_threads(threads);
+}
 
 extern "C" {
 

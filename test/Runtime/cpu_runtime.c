@@ -13,7 +13,10 @@
  *     reuse of a freed block, alignment, free() of a returned block;
  *   - memrefCopy between views: dense, padded rows, a non-unit innermost
  *     stride, an axis of one element with any stride, empty, rank 0;
- *   - the thread count: set, read back, products computed with two.
+ *   - the thread count: set, read back, products computed with two;
+ *   - prepared products (B packed once, then used on several A and C):
+ *     every transpose, alpha and beta, wider leading dimensions, and the
+ *     shapes oneDNN does not take (k = 0, m = 0), which fall back.
  * Prints one line per group and "OK"; exits nonzero on a mismatch. */
 
 // RUN: lstm-cpu-runtime-test | FileCheck %s
@@ -145,6 +148,60 @@ static void checkAllocation(void) {
   failures += !ok;
 }
 
+/* lstmRuntimeCpuSgemmPrepare once, then lstmRuntimeCpuSgemmPrepared on three
+ * different A (and C) with the same B, against the reference. */
+static void checkPrepared(const char *what, int ta, int tb, int64_t m,
+                          int64_t n, int64_t k, int64_t pad, float alpha,
+                          float beta) {
+  int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+  int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+  int64_t lda = aCols + pad, ldb = bCols + pad, ldc = n + pad;
+  int64_t sa = aRows * lda + 1, sb = bRows * ldb + 1, sc = m * ldc + 1;
+  double *ad = malloc(sizeof(double) * sa), *bd = malloc(sizeof(double) * sb);
+  double *cref = malloc(sizeof(double) * sc);
+  float *af = malloc(sizeof(float) * sa), *bf = malloc(sizeof(float) * sb);
+  float *cf = malloc(sizeof(float) * sc);
+  for (int64_t i = 0; i < sb; ++i)
+    bf[i] = (float)(bd[i] = uniform());
+  void *plan = lstmRuntimeCpuSgemmPrepare(ta, tb, m, n, k, alpha, lda, bf, ldb,
+                                          beta, ldc);
+  double err = 0;
+  for (int call = 0; call < 3; ++call) {
+    for (int64_t i = 0; i < sa; ++i)
+      af[i] = (float)(ad[i] = uniform());
+    for (int64_t i = 0; i < sc; ++i)
+      cf[i] = (float)(cref[i] = uniform());
+    reference(ta, tb, m, n, k, alpha, ad, lda, bd, ldb, beta, cref, ldc);
+    lstmRuntimeCpuSgemmPrepared(plan, af, cf);
+    for (int64_t i = 0; i < sc; ++i)
+      err = fmax(err, fabs(cf[i] - cref[i]) / (1 + fabs(cref[i])));
+  }
+  lstmRuntimeCpuSgemmRelease(plan);
+  int ok = err <= 1e-6 * (k + 1);
+  printf("%-44s ta=%d tb=%d m=%lld n=%lld k=%lld: %.2g %s\n", what, ta, tb,
+         (long long)m, (long long)n, (long long)k, err, ok ? "ok" : "FAIL");
+  failures += !ok;
+  free(ad);
+  free(bd);
+  free(cref);
+  free(af);
+  free(bf);
+  free(cf);
+}
+
+static void checkPreparedProducts(void) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      checkPrepared("prepared", ta, tb, 9, 40, 24, 0, 1.0f, 0.0f);
+      checkPrepared("prepared, alpha, accumulate, padded", ta, tb, 5, 33, 17, 3,
+                    0.5f, 1.0f);
+    }
+  checkPrepared("prepared step of a recurrent layer", 0, 1, 32, 512, 128, 0,
+                1.0f, 0.0f);
+  checkPrepared("prepared, k = 0 (falls back)", 0, 1, 4, 6, 0, 0, 1.0f, 1.0f);
+  checkPrepared("prepared, m = 0 (falls back)", 0, 1, 0, 6, 5, 0, 1.0f, 0.0f);
+}
+
 /* A ranked memref descriptor of rank <= 3 and its unranked form. */
 struct Descriptor3 {
   float *base, *data;
@@ -225,8 +282,8 @@ static void checkCopies(void) {
             columnMajor);
   int64_t oneRow[3] = {4, 1, 6}, oddStride[3] = {6, 999, 1},
           denseOne[3] = {6, 6, 1};
-  checkCopy("memrefCopy: axis of one element, any stride", 3, oneRow,
-            oddStride, denseOne);
+  checkCopy("memrefCopy: axis of one element, any stride", 3, oneRow, oddStride,
+            denseOne);
   int64_t empty[3] = {0, 5, 6};
   checkCopy("memrefCopy: empty", 3, empty, dense, dense);
   checkCopy("memrefCopy: rank 0", 0, sizes, dense, dense);
@@ -269,6 +326,7 @@ int main(void) {
   checkAllocation();
   checkCopies();
   checkThreads();
+  checkPreparedProducts();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

@@ -504,6 +504,32 @@ def ConvertGemmToBlasPass
   ];
 }
 
+def PrepareLoopGemmsPass : Pass<"lstm-prepare-loop-gemms", "::mlir::ModuleOp"> {
+  let summary = "Pack a loop-invariant GEMM operand once, before the loop";
+  let description = [{
+    Runs after `lstm-gemm-to-blas` (and loop-invariant code motion). A call
+    of `lstmRuntimeCpuSgemm` inside an `scf.for` that computes one product
+    (batch 1) whose B, sizes, transposes, alpha, beta and leading dimensions
+    are all defined outside the loop, and whose B is (a view of) an argument
+    of the enclosing function, becomes a call of
+    `lstmRuntimeCpuSgemmPrepared(plan, A, C)`, with
+    `plan = lstmRuntimeCpuSgemmPrepare(...)` before the loop and
+    `lstmRuntimeCpuSgemmRelease(plan)` after it (lib/Runtime/CpuPreparedGemm.cpp):
+    the recurrent weight of a time loop is packed into the GEMM kernels'
+    layout once per call of the network instead of at every step.
+
+    Why B must be a function argument: the plan holds B packed, so nothing
+    may write B while the loop runs; the generated code never writes its
+    arguments (the caller owns them, `lstm-read-only-arguments`), and no
+    other buffer is proven unwritten. Calls that miss a condition are left
+    as they are.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   let summary = "Give fp32 contractions bf16 operands, keeping the fp32 accumulator";
   let description = [{

@@ -33,6 +33,21 @@ void lstmRuntimeCpuSgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
                          int64_t strideB, float beta, float *c, int64_t ldc,
                          int64_t strideC, int64_t batch);
 
+/// A float product C = alpha·op(A)·op(B) + beta·C computed many times with
+/// the same B and layout (a recurrent weight inside a time loop):
+/// lstmRuntimeCpuSgemmPrepare packs B once and returns a plan (it reads B
+/// there, and B must not change until the plan is released);
+/// lstmRuntimeCpuSgemmPrepared computes one product with the plan, on A and
+/// C with the layout given when preparing; lstmRuntimeCpuSgemmRelease frees
+/// the plan. The arguments mean what they mean for lstmRuntimeCpuSgemm
+/// (one product, no batch). lstm-prepare-loop-gemms emits these calls.
+void *lstmRuntimeCpuSgemmPrepare(int32_t transA, int32_t transB, int64_t m,
+                                 int64_t n, int64_t k, float alpha, int64_t lda,
+                                 const float *b, int64_t ldb, float beta,
+                                 int64_t ldc);
+void lstmRuntimeCpuSgemmPrepared(void *plan, const float *a, float *c);
+void lstmRuntimeCpuSgemmRelease(void *plan);
+
 /// The same on double matrices (the float64 builds of the tests).
 void lstmRuntimeCpuDgemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
                          int64_t k, float alpha, const double *a, int64_t lda,

@@ -15,6 +15,7 @@ class ModuleOp;
 namespace lstm {
 
 #define GEN_PASS_DECL_CONVERTGEMMTOBLASPASS
+#define GEN_PASS_DECL_PREPARELOOPGEMMSPASS
 #include "lstm/Conversion/Passes.h.inc"
 
 } // namespace lstm

@@ -1,0 +1,138 @@
+// RUN: lstm-opt %s --lstm-prepare-loop-gemms -split-input-file | FileCheck %s
+
+// The step product h·Rᵀ of a time loop, R an argument: prepared before the
+// loop (R packed), computed with the plan in the loop, released after.
+// CHECK-LABEL: func.func @recurrent_weight_argument
+// CHECK-SAME: (%{{.*}}: memref<?x128xf32>, %[[R:.*]]: memref<512x128xf32>, %[[M:.*]]: i64,
+// CHECK: %[[RPTR:.*]] = llvm.inttoptr
+// CHECK: %[[PLAN:.*]] = call @lstmRuntimeCpuSgemmPrepare(%c0_i32, %c1_i32, %[[M]], %c512_i64, %c128_i64, %{{.*}}, %c128_i64, %[[RPTR]], %c128_i64, %{{.*}}, %c512_i64) : (i32, i32, i64, i64, i64, f32, i64, !llvm.ptr, i64, f32, i64) -> !llvm.ptr
+// CHECK: scf.for
+// CHECK-NOT: @lstmRuntimeCpuSgemm(
+// CHECK: call @lstmRuntimeCpuSgemmPrepared(%[[PLAN]], %[[A:.*]], %[[C:.*]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: }
+// CHECK: call @lstmRuntimeCpuSgemmRelease(%[[PLAN]])
+// CHECK: func.func private @lstmRuntimeCpuSgemmPrepare(
+// CHECK: func.func private @lstmRuntimeCpuSgemmPrepared(
+// CHECK: func.func private @lstmRuntimeCpuSgemmRelease(
+func.func private @lstmRuntimeCpuSgemm(i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+func.func @recurrent_weight_argument(%h: memref<?x128xf32>, %r: memref<512x128xf32>, %m: i64, %t: index, %out: memref<?x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<512x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  scf.for %i = %c0 to %t step %c1 {
+    %hint = memref.extract_aligned_pointer_as_index %h : memref<?x128xf32> -> index
+    %hi64 = arith.index_cast %hint : index to i64
+    %hptr = llvm.inttoptr %hi64 : i64 to !llvm.ptr
+    %oint = memref.extract_aligned_pointer_as_index %out : memref<?x512xf32> -> index
+    %oi64 = arith.index_cast %oint : index to i64
+    %optr = llvm.inttoptr %oi64 : i64 to !llvm.ptr
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c1_i32, %m, %c512, %c128, %one, %hptr, %c128, %c0_i64, %rptr, %c128, %c0_i64, %zero, %optr, %c512, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  return
+}
+
+// -----
+
+// B an allocation filled before the loop (a combined weight) and only read
+// in it: prepared. The same allocation written in the loop: left alone.
+// CHECK-LABEL: func.func @combined_weight
+// CHECK: call @lstmRuntimeCpuSgemmPrepare
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeCpuSgemmPrepared
+// CHECK-LABEL: func.func @weight_written_in_loop
+// CHECK-NOT: Prepare
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeCpuSgemm(
+// CHECK-NOT: Prepare
+// CHECK: return
+func.func private @lstmRuntimeCpuSgemm(i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+func.func @combined_weight(%h: !llvm.ptr, %src: memref<512x128xf32>, %t: index, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %w = memref.alloc() : memref<512x128xf32>
+  memref.copy %src, %w : memref<512x128xf32> to memref<512x128xf32>
+  %wint = memref.extract_aligned_pointer_as_index %w : memref<512x128xf32> -> index
+  %wi64 = arith.index_cast %wint : index to i64
+  %wptr = llvm.inttoptr %wi64 : i64 to !llvm.ptr
+  scf.for %i = %c0 to %t step %c1 {
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %wptr, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  memref.dealloc %w : memref<512x128xf32>
+  return
+}
+func.func @weight_written_in_loop(%h: !llvm.ptr, %src: memref<512x128xf32>, %t: index, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %w = memref.alloc() : memref<512x128xf32>
+  %wint = memref.extract_aligned_pointer_as_index %w : memref<512x128xf32> -> index
+  %wi64 = arith.index_cast %wint : index to i64
+  %wptr = llvm.inttoptr %wi64 : i64 to !llvm.ptr
+  scf.for %i = %c0 to %t step %c1 {
+    memref.copy %src, %w : memref<512x128xf32> to memref<512x128xf32>
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %wptr, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  memref.dealloc %w : memref<512x128xf32>
+  return
+}
+
+// -----
+
+// Left alone: B changes from step to step, a batch of products, a size set
+// in the loop, a GEMM writing into B's buffer, an unknown call in the loop.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: Prepare
+func.func private @lstmRuntimeCpuSgemm(i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+func.func private @opaque()
+func.func @left_alone(%h: !llvm.ptr, %r: memref<?x128xf32>, %t: index, %out: !llvm.ptr, %n: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c2_i64 = arith.constant 2 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<?x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  scf.for %i = %c0 to %t step %c1 {
+    %ii = arith.index_cast %i : index to i64
+    %off = arith.muli %ii, %c512 : i64
+    %step = llvm.getelementptr %rptr[%off] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %step, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %rptr, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c2_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+    %m = arith.addi %ii, %c1_i64 : i64
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %m, %c128, %c512, %one, %h, %c512, %c0_i64, %rptr, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  scf.for %i = %c0 to %t step %c1 {
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %rptr, %c128, %c0_i64, %one, %rptr, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  scf.for %i = %c0 to %t step %c1 {
+    func.call @opaque() : () -> ()
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c0_i32, %c1_i64, %c128, %c512, %one, %h, %c512, %c0_i64, %rptr, %c128, %c0_i64, %one, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  return
+}
