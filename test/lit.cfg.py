@@ -85,17 +85,19 @@ if config.lstm_include_tests.upper() in ("ON", "1", "TRUE", "YES", "Y"):
     config.available_features.add("lstm-test-passes")
 
 
-def has_cuda_gpu():
-    """A usable NVIDIA GPU: nvidia-smi lists at least one device."""
+def cuda_gpu_count():
+    """The usable NVIDIA GPUs: the devices nvidia-smi lists."""
     smi = shutil.which("nvidia-smi")
     if not smi:
-        return False
+        return 0
     try:
         out = subprocess.run([smi, "-L"], capture_output=True, text=True,
                              timeout=30)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.returncode == 0 and "GPU" in out.stdout
+        return 0
+    if out.returncode != 0:
+        return 0
+    return sum(line.startswith("GPU ") for line in out.stdout.splitlines())
 
 
 def python_has(module):
@@ -110,8 +112,11 @@ if python_has("torch"):
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")
 
-if has_cuda_gpu():
+gpus = cuda_gpu_count()
+if gpus >= 1:
     config.available_features.add("cuda-gpu")
+if gpus >= 2:
+    config.available_features.add("cuda-multi-gpu")
 
 # The toolkit's libcuda.so stub loads without a GPU (each call fails): tests
 # of lstm-run --device=cuda up to the device check (test/Runner).
