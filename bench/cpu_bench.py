@@ -7,7 +7,7 @@
 
 Forward over the whole sequence (inference: no gradients), float32, the same
 number of threads for both (--threads, default: one per core; PyTorch's
-torch.set_num_threads, ours lstmRuntimeCpuSetThreads, which sets OpenBLAS's).
+torch.set_num_threads, ours CompiledNetwork.set_threads: oneDNN's and OpenBLAS's).
 Configurations: examples/stack3.mlir's network (L=3, H=128, B=32, T=50, I=64)
 and the charrnn and appleyard rows of shared/docs/BENCHMARKS.md.
 
@@ -26,7 +26,6 @@ variants; float32, relative error of the output sequence). Times: median of
 --reps consecutive calls after warm-up, best of --rounds rounds over the rows.
 """
 import argparse
-import ctypes
 import json
 import os
 import sys
@@ -52,7 +51,7 @@ def ours(cell, cfg, pre, threads):
     net = lc.Network(fn, input_size=I, hidden=H, num_layers=L, **kw)
     params = net.init_params(seed=1)
     compiled = net.compile(target="cpu", pre_passes=pre)
-    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(threads))
+    compiled.set_threads(threads)
     return compiled.bind(params), params
 
 

@@ -95,7 +95,7 @@ def main():
     net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
     params = net.init_params(seed=1)
     compiled = net.compile(target="cpu")
-    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(args.threads))
+    compiled.set_threads(args.threads)
     f = compiled.bind(params)
 
     rng = np.random.default_rng(0)

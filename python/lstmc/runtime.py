@@ -252,6 +252,32 @@ class CompiledNetwork:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
     # ------------------------------------------------------------------
+    @property
+    def threads(self):
+        """The threads a CPU network's products run on (its library's
+        runtime: oneDNN and OpenBLAS); None for a GPU network."""
+        if self.target != "cpu":
+            return None
+        get = self.lib.lstmRuntimeCpuGetThreads
+        get.restype = ctypes.c_int32
+        return int(get())
+
+    def set_threads(self, threads):
+        """Sets the threads of a CPU network's products: an int >= 1, or 0
+        for one per core (the default). It applies to every network loaded
+        from this library, on whichever thread calls them; in a child
+        process forked after the products ran on several threads, one
+        thread (GNU's OpenMP runtime cannot start threads there)."""
+        if self.target != "cpu":
+            raise ValueError(f"set_threads: {self.entry} is a {self.target} network; "
+                             "the thread count is the CPU's")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            raise ValueError(f"set_threads: threads must be an int >= 0 (0: one per "
+                             f"core), got {threads!r}")
+        if threads > 2 ** 31 - 1:
+            raise ValueError(f"set_threads: threads {threads} does not fit a 32-bit int")
+        self.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(threads))
+
     def save(self, path):
         """Writes the library and its description to the directory `path`;
         :func:`load` reads it back, without the compiler."""

@@ -8,7 +8,6 @@ hanging in its first parallel region: the runtime makes such a child compute
 on one thread, so it gets the same answer and never hangs (run in a
 subprocess under a time limit, so that a hang fails the test rather than the
 suite)."""
-import ctypes
 import os
 import subprocess
 import sys
@@ -40,15 +39,21 @@ def network():
 @pytest.mark.parametrize("threads", [1, 2])
 def test_thread_counts_agree_with_reference(network, threads):
     net, compiled = network
-    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(threads))
-    compiled.lib.lstmRuntimeCpuGetThreads.restype = ctypes.c_int32
-    assert compiled.lib.lstmRuntimeCpuGetThreads() == threads
+    compiled.set_threads(threads)
+    assert compiled.threads == threads
     p = net.init_params(seed=threads)
     x = np.random.default_rng(threads).uniform(-1, 1, (T, B, I)).astype(np.float32)
     y = compiled.bind(p)(x)[0]
     exp = lstm_reference(x, p)
     assert np.linalg.norm(y - exp) / np.linalg.norm(exp) < TOL32
-    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(0))
+    compiled.set_threads(0)
+    assert compiled.threads == (os.cpu_count() or 1)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True, 2 ** 31])
+def test_set_threads_rejects_bad_counts(network, bad):
+    with pytest.raises(ValueError, match="set_threads"):
+        network[1].set_threads(bad)
 
 
 FORK_SCRIPT = """
@@ -57,13 +62,14 @@ import numpy as np
 import lstmc as lc
 net = lc.Network(lc.cells.lstm, input_size=%d, hidden=%d)
 compiled = net.compile(target="cpu")
-compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(2))
+compiled.set_threads(2)
 f = compiled.bind(net.init_params(seed=5))
 x = np.random.default_rng(5).uniform(-1, 1, (%d, %d, %d)).astype(np.float32)
 parent = f(x)[0]
 pid = os.fork()
 if pid == 0:
-    compiled.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(2))
+    compiled.set_threads(2)
+    assert compiled.threads == 1
     child = f(x)[0]
     os._exit(0 if np.allclose(child, parent, rtol=1e-6, atol=1e-7) else 3)
 _, status = os.waitpid(pid, 0)
