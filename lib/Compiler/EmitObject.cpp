@@ -27,6 +27,9 @@ using namespace mlir;
 // (docs/benchmarks.md, "The CPU").
 void lstm::preferWideVectors(llvm::Module &module,
                              const llvm::TargetMachine &machine) {
+  // Only x86 has the feature (another target would warn about its name).
+  if (!machine.getTargetTriple().isX86())
+    return;
   std::string features = machine.getTargetFeatureString().str();
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       machine.getTarget().createMCSubtargetInfo(

@@ -7,7 +7,7 @@
 // float products run in oneDNN's sgemm (Debian's libdnnl), double ones in
 // OpenBLAS. oneDNN is chosen by measurement: on the shapes of recurrent
 // networks on one core (a step's h·Rᵀ with a batch of 8 to 64 rows, the
-// hoisted projection of T·B rows) its JIT kernels run 1.3-2.4x OpenBLAS
+// hoisted projection of T·B rows) its JIT kernels run 1.2-2.1x OpenBLAS
 // 0.3.21's, which spends a fifth of such a product packing its operands
 // (docs/benchmarks.md, "The CPU"). It threads with OpenMP (libgomp).
 //
@@ -194,8 +194,9 @@ void lstmRuntimeCpuSetThreads(int32_t threads) {
 }
 
 int32_t lstmRuntimeCpuGetThreads(void) {
+  // Until set: OpenMP's default, which OMP_NUM_THREADS may have chosen.
   int32_t threads = threadCount.load(std::memory_order_relaxed);
-  return threads > 0 ? threads : coreCount();
+  return threads > 0 ? threads : omp_get_max_threads();
 }
 
 } // extern "C"

@@ -71,7 +71,8 @@ void lstmRuntimeCpuEmptyCache(void);
 void memrefCopy(int64_t elemSize, void *src, void *dst);
 
 /// The number of threads the products use; `threads` < 1 means one per
-/// core (the default). In a child forked from a process that loaded the
+/// core. Until it is set, OpenMP's default (OMP_NUM_THREADS, else one per
+/// core). In a child forked from a process that loaded the
 /// runtime it is one, whatever is asked: the OpenMP runtime behind the
 /// float products cannot start a team of threads there.
 void lstmRuntimeCpuSetThreads(int32_t threads);

@@ -15,6 +15,8 @@
 
 #include "lstm/Conversion/GemmToBlas/GemmToBlas.h"
 
+#include "lstm/Conversion/Utils/GemmCall.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,27 +36,11 @@ using namespace mlir::lstm;
 
 namespace {
 
-/// Operand positions of lstmRuntimeCpuSgemm (CpuRuntime.h).
-enum SgemmOperand : unsigned {
-  kTransA = 0,
-  kTransB,
-  kM,
-  kN,
-  kK,
-  kAlpha,
-  kA,
-  kLda,
-  kStrideA,
-  kB,
-  kLdb,
-  kStrideB,
-  kBeta,
-  kC,
-  kLdc,
-  kStrideC,
-  kBatch,
-  kOperandCount
-};
+/// The arguments of lstmRuntimeCpuSgemmPrepare, in order: everything but A,
+/// C, their batch strides and the batch.
+constexpr unsigned kPlanOperands[] = {
+    kGemmTransA, kGemmTransB, kGemmM,   kGemmN,    kGemmK,  kGemmAlpha,
+    kGemmLda,    kGemmB,      kGemmLdb, kGemmBeta, kGemmLdc};
 
 /// The buffers that `value` (a pointer, a memref, an extent) is computed
 /// from: arguments of `function` and allocations, through operations
@@ -125,8 +111,9 @@ bool loopMayWrite(scf::ForOp loop, func::FuncOp function,
     if (auto call = dyn_cast<func::CallOp>(op)) {
       StringRef callee = call.getCallee();
       if (callee == "lstmRuntimeCpuSgemm" || callee == "lstmRuntimeCpuDgemm")
-        return mayWrite(call.getOperand(kC)) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
+        return mayWrite(call.getOperand(kGemmC)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+      // (plan, A, C)
       if (callee == "lstmRuntimeCpuSgemmPrepared")
         return mayWrite(call.getOperand(2)) ? WalkResult::interrupt()
                                             : WalkResult::advance();
@@ -169,7 +156,7 @@ struct PrepareLoopGemmsPass
     SmallVector<func::CallOp> calls;
     module.walk([&](func::CallOp call) {
       if (call.getCallee() == "lstmRuntimeCpuSgemm" &&
-          call.getNumOperands() == kOperandCount)
+          call.getNumOperands() == kGemmOperandCount)
         calls.push_back(call);
     });
     for (func::CallOp call : calls)
@@ -181,16 +168,15 @@ struct PrepareLoopGemmsPass
     auto function = call->getParentOfType<func::FuncOp>();
     if (!loop || !function)
       return;
-    if (getConstantIntValue(call.getOperand(kBatch)) != 1)
+    if (getConstantIntValue(call.getOperand(kGemmBatch)) != 1)
       return;
-    for (unsigned i :
-         {kTransA, kTransB, kM, kN, kK, kAlpha, kLda, kB, kLdb, kBeta, kLdc})
+    for (unsigned i : kPlanOperands)
       if (!loop.isDefinedOutsideOfLoop(call.getOperand(i)))
         return;
     // B is a view of buffers that exist before the loop and that nothing in
     // the loop writes.
     llvm::SmallPtrSet<Value, 4> roots;
-    if (failed(collectRoots(call.getOperand(kB), function, roots)) ||
+    if (failed(collectRoots(call.getOperand(kGemmB), function, roots)) ||
         roots.empty() ||
         llvm::any_of(
             roots, [&](Value r) { return !loop.isDefinedOutsideOfLoop(r); }) ||
@@ -201,8 +187,7 @@ struct PrepareLoopGemmsPass
     Location loc = call.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(builder.getContext());
     SmallVector<Value> prepareArgs;
-    for (unsigned i :
-         {kTransA, kTransB, kM, kN, kK, kAlpha, kLda, kB, kLdb, kBeta, kLdc})
+    for (unsigned i : kPlanOperands)
       prepareArgs.push_back(call.getOperand(i));
     func::FuncOp prepareFn =
         declare(module, "lstmRuntimeCpuSgemmPrepare",
@@ -218,7 +203,7 @@ struct PrepareLoopGemmsPass
     builder.setInsertionPoint(call);
     func::CallOp::create(
         builder, loc, preparedFn,
-        ValueRange{plan, call.getOperand(kA), call.getOperand(kC)});
+        ValueRange{plan, call.getOperand(kGemmA), call.getOperand(kGemmC)});
     call.erase();
   }
 };

@@ -7,10 +7,11 @@
 // The generated code of a contraction is a loop nest (CPU) or one thread per
 // output element (GPU) with a sequential reduction: far from the GEMM
 // ceiling on either device. Both paths hand their products to a BLAS through
-// the project's runtime, cuBLAS on the GPU and oneDNN/OpenBLAS on the CPU; what the
-// two share is here: recognising a product on buffers structurally (linalg's
-// contraction interface and the shape of its indexing maps) and replacing it
-// by a call whose arguments describe it as a row-major (batched) GEMM.
+// the project's runtime, cuBLAS on the GPU and oneDNN/OpenBLAS on the CPU; what
+// the two share is here: recognising a product on buffers structurally
+// (linalg's contraction interface and the shape of its indexing maps) and
+// replacing it by a call whose arguments describe it as a row-major (batched)
+// GEMM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,29 @@ SmallVector<GemmMatch> collectGemms(RewriterBase &rewriter, ModuleOp module);
 /// shape of the runtime's GEMM entry points (lstm/Runtime/*.h).
 func::FuncOp declareGemmFunction(ModuleOp module, StringRef name,
                                  TypeRange prefixTypes);
+
+/// Positions of the GEMM's own arguments in a call of such a function, after
+/// its prefix (none for the CPU runtime's).
+enum GemmCallOperand : unsigned {
+  kGemmTransA = 0,
+  kGemmTransB,
+  kGemmM,
+  kGemmN,
+  kGemmK,
+  kGemmAlpha,
+  kGemmA,
+  kGemmLda,
+  kGemmStrideA,
+  kGemmB,
+  kGemmLdb,
+  kGemmStrideB,
+  kGemmBeta,
+  kGemmC,
+  kGemmLdc,
+  kGemmStrideC,
+  kGemmBatch,
+  kGemmOperandCount
+};
 
 /// Replaces the contraction of `match` by a call of `callee` (declared by
 /// declareGemmFunction) with `prefix` before the GEMM's own arguments. A
