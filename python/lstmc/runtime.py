@@ -264,7 +264,7 @@ class CompiledNetwork:
 
     def set_threads(self, threads):
         """Sets the threads of a CPU network's products: an int >= 1, or 0
-        for one per core (the default). It applies to every network loaded
+        for one per core (until set: OMP_NUM_THREADS, else one per core). It applies to every network loaded
         from this library, on whichever thread calls them; in a child
         process forked after the products ran on several threads, one
         thread (GNU's OpenMP runtime cannot start threads there)."""
