@@ -92,6 +92,8 @@ static void buildTensorPipeline(OpPassManager &pm, bool runtimeChecks) {
   pm.addPass(lstm::createFusePointwiseGenericsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A stack's layer reads the sequence below as a view, not a copy.
+  pm.addNestedPass<func::FuncOp>(lstm::createCollapseBeforeSlicePass());
 }
 
 /// The tensor level to buffers, for both targets.
@@ -165,9 +167,16 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   }
   if (options.approximateMath)
     pm.addPass(createApproximateMathPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
+  // The elementwise loops as functions of a range of their first dimension
+  // (a step's cell: of the batch), which the runtime splits among its
+  // threads.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  if (options.threads)
+    pm.addPass(lstm::createOutlineParallelLoopsPass());
   buildHostToLLVMPipeline(pm, /*cachedAllocation=*/true);
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.threads)
+    pm.addPass(lstm::createDispatchParallelBodiesPass());
   // A buffer too large for the process stops the run with its size.
   pm.addPass(lstm::createCheckAllocationsPass());
   pm.addPass(createCanonicalizerPass());
@@ -286,6 +295,12 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("f32 tanh, exp, log as vectorisable polynomials "
                      "(lstm-approximate-math) instead of libm calls"),
       llvm::cl::init(true)};
+  Option<bool> threads{
+      *this, "threads",
+      llvm::cl::desc("Run the elementwise loops on the CPU runtime's threads "
+                     "(lstm-outline-parallel-loops, "
+                     "lstm-dispatch-parallel-bodies)"),
+      llvm::cl::init(true)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -349,6 +364,7 @@ void lstm::registerLSTMPipelines() {
         options.blas = o.blas;
         options.blasMinSize = o.blasMinSize;
         options.approximateMath = o.approximateMath;
+        options.threads = o.threads;
         buildLSTMToCPUPipeline(pm, options);
       });
   PassPipelineRegistration<NVVMPipelineOptions>(

@@ -333,6 +333,8 @@ static void registerCpuRuntime(ExecutionEngine &engine) {
         reinterpret_cast<void *>(&lstmRuntimeCpuSgemmPrepared));
     add("lstmRuntimeCpuSgemmRelease",
         reinterpret_cast<void *>(&lstmRuntimeCpuSgemmRelease));
+    add("lstmRuntimeCpuParallelFor",
+        reinterpret_cast<void *>(&lstmRuntimeCpuParallelFor));
     add("_mlir_memref_to_llvm_alloc",
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
     add("_mlir_memref_to_llvm_aligned_alloc",

@@ -88,6 +88,29 @@ def _descriptor_format(rank):
     return "PPq" + "q" * (2 * rank)
 
 
+class _Block:
+    """A buffer a CPU call returned, owned by the arrays made on it: freed
+    through `release` once none of them is left."""
+    __slots__ = ("address", "release")
+
+    def __init__(self, address, release):
+        self.address, self.release = address, release
+
+    def __del__(self):
+        self.release(self.address)
+
+
+class _BlockView:
+    """A contiguous array on a _Block, seen by numpy through the array
+    interface: the array keeps it (and so the block) alive."""
+    __slots__ = ("block", "__array_interface__")
+
+    def __init__(self, block, address, shape, dtype):
+        self.block = block
+        self.__array_interface__ = {"version": 3, "shape": tuple(shape),
+                                    "typestr": dtype.str, "data": (address, False)}
+
+
 class _Arg:
     """What a call checks and passes for one argument, worked out once from
     the signature: its dtype, its fixed extents and the symbolic ones (T, B)
@@ -238,8 +261,15 @@ class CompiledNetwork:
             if self._set_stream is not None:
                 self._set_stream.argtypes = [ctypes.c_void_p]
         else:
-            self._free = ctypes.CDLL(None).free
-            self._free.argtypes = [ctypes.c_void_p]
+            # Result buffers go back through the library's allocator, which
+            # keeps large blocks for the next call (lib/Runtime/CpuMemory.cpp);
+            # libc's free where a library predates it.
+            release = getattr(self.lib, "_mlir_memref_to_llvm_free", None)
+            if release is None:
+                release = ctypes.CDLL(None).free
+            release.argtypes = [ctypes.c_void_p]
+            release.restype = None
+            self._release = release
             self._plan = _Plan(self.lib["_mlir_ciface_" + self.entry], self.args, self.results)
         self._bind_slots()
 
@@ -515,14 +545,27 @@ class CompiledNetwork:
         results = plan.Results()
         plan.fn(_addressof(results), *[base + o for o in plan.offsets])
         fields = plan.unpack(results)
-        outs, owned = [], []
+        outs, owned, blocks = [], [], {}
         for j, at_sizes, at_strides, end, dtype, item in plan.results:
             allocated, aligned, offset = fields[j:at_sizes]
             shape = fields[at_sizes:at_strides]
             strides = fields[at_strides:end]
+            contiguous = strides == _contiguous_strides(shape)
             if 0 in shape:
                 out = np.zeros(shape, dtype)
-            elif strides == _contiguous_strides(shape):
+            elif (contiguous and allocated and allocated not in ptrs
+                    and allocated not in self._cached_ptrs):
+                # A buffer the call made: the array takes it over, without a
+                # copy, and hands it back to the library's allocator (which
+                # reuses it for a later call's) when the last array on it
+                # goes.
+                block = blocks.get(allocated)
+                if block is None:
+                    block = blocks[allocated] = _Block(allocated, self._release)
+                out = np.asarray(_BlockView(block, aligned + offset * item, shape, dtype))
+                outs.append(out)
+                continue
+            elif contiguous:
                 out = np.empty(shape, dtype)
                 _memmove(_addressof(_from_buffer(out)), aligned + offset * item, out.nbytes)
             else:
@@ -533,12 +576,12 @@ class CompiledNetwork:
                     np.frombuffer(buf, dtype=dtype), shape, [s * item for s in strides]).copy()
             outs.append(out)
             # Ours to free, unless it is an input passed through (or another
-            # result's buffer, freed once).
+            # result's buffer, freed once, or one an array took over).
             if allocated and allocated not in ptrs and allocated not in owned:
                 owned.append(allocated)
         for p in owned:
-            if p not in self._cached_ptrs:
-                self._free(p)
+            if p not in self._cached_ptrs and p not in blocks:
+                self._release(p)
         if torch_results:
             from_numpy = sys.modules["torch"].from_numpy
             return tuple(from_numpy(o) for o in outs)

@@ -303,3 +303,35 @@ def test_torch_like_on_tensors(kind, opts):
         for a, b in zip(got, want):
             assert isinstance(a, torch.Tensor) and tuple(a.shape) == tuple(b.shape)
             assert rel(a.numpy(), b.numpy()) < TOL32
+
+
+def test_results_are_the_library_buffers(lstm32):
+    """Results are arrays over the buffers the call returned (no copy):
+    kept results stay as they were while later calls run (their buffers are
+    not handed out again while an array holds them), writing one changes no
+    other, and results of calls whose arrays were dropped are still right
+    (their buffers reused)."""
+    net, compiled = lstm32
+    rng = np.random.default_rng(12)
+    p = random_params(net, rng)
+    f = compiled.bind(p)
+    T, B = 40, 30  # results of 8 KiB and more: the allocator's reused sizes
+    xs = [rng.uniform(-1, 1, (T, B, I)).astype(np.float32) for _ in range(3)]
+    zeros = np.zeros((B, H), np.float32)
+    expected = [lstm_reference(x, zeros, zeros, p) for x in xs]
+    kept = f(xs[0])
+    snapshot = [o.copy() for o in kept]
+    for o in kept:
+        assert not o.flags.owndata and o.flags.writeable and o.flags.c_contiguous
+    for k in range(6):
+        outs = f(xs[1 + k % 2])  # dropped at the next iteration
+        for out, exp in zip(outs, expected[1 + k % 2]):
+            assert rel(out, exp) < TOL32
+        for out, old in zip(outs, kept):
+            assert not np.shares_memory(out, old)
+    for o, s in zip(kept, snapshot):
+        assert np.array_equal(o, s)
+    for out, exp in zip(kept, expected[0]):
+        assert rel(out, exp) < TOL32
+    kept[0][...] = 0
+    assert np.array_equal(kept[1], snapshot[1]) and np.array_equal(kept[2], snapshot[2])

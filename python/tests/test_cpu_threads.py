@@ -2,7 +2,8 @@
 """Threads of the CPU runtime's products (lib/Runtime/CpuBlas.cpp): oneDNN's
 sgemm threads with OpenMP. Results with one and with two threads against the
 float64 reference (fp32 tolerance of VARIANTS.md), on shapes large enough
-that the products split across threads; and a child forked after the parent
+that the products and the step's cell split across threads
+(lstmRuntimeCpuParallelFor); and a child forked after the parent
 ran its products on two threads, which GNU's OpenMP runtime would leave
 hanging in its first parallel region: the runtime makes such a child compute
 on one thread, so it gets the same answer and never hangs (run in a

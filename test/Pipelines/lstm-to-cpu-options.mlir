@@ -2,16 +2,29 @@
 // CPU runtime's sgemm (dgemm for f64) and f32 tanh/exp are polynomials (no
 // libm call, no llvm.intr.exp); blas=0 keeps the products as loops,
 // approximate-math=0 the math intrinsics; blas-min-size keeps small static
-// products as loops.
+// products as loops. The step's cell runs through the runtime's
+// parallel-for (a task reading its operands from a stack slot); threads=0
+// calls it directly.
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-to-cpu | FileCheck %s --check-prefix=DEFAULT
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms --lstm-to-cpu | FileCheck %s --check-prefix=THREADS
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas=0 approximate-math=0})' | FileCheck %s --check-prefix=OFF
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas-min-size=1000000000000})' | FileCheck %s --check-prefix=SMALL
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{threads=0})' | FileCheck %s --check-prefix=SERIAL
 
 // DEFAULT: llvm.call @lstmRuntimeCpuSgemm
 // DEFAULT-NOT: llvm.intr.exp
 // DEFAULT-NOT: llvm.intr.tanh
 // DEFAULT: llvm.call @_mlir_memref_to_llvm_alloc
 // DEFAULT-NOT: llvm.call @malloc
+
+// THREADS: %[[TASK:.*]] = llvm.mlir.addressof @[[BODY:.*]]_task : !llvm.ptr
+// THREADS: llvm.call @lstmRuntimeCpuParallelFor(%[[TASK]],
+// THREADS: llvm.func @[[BODY]](
+// THREADS: llvm.func internal @[[BODY]]_task(
+// THREADS: llvm.call @[[BODY]](
+
+// SERIAL-NOT: lstmRuntimeCpuParallelFor
+// SERIAL-NOT: _task
 
 // OFF-NOT: lstmRuntimeCpuSgemm
 // OFF-DAG: llvm.intr.exp

@@ -45,6 +45,9 @@
 // bufferization.
 // PIPELINE: lstm-fuse-pointwise-generics,
 // PIPELINE: cse,
+// PIPELINE-NEXT: func.func(
+// PIPELINE-NEXT: lstm-collapse-before-slice
+// PIPELINE-NEXT: ),
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments

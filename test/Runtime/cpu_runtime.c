@@ -16,7 +16,11 @@
  *   - the thread count: set, read back, products computed with two;
  *   - prepared products (B packed once, then used on several A and C):
  *     every transpose, alpha and beta, wider leading dimensions, and the
- *     shapes oneDNN does not take (k = 0, m = 0), which fall back.
+ *     shapes oneDNN does not take (k = 0, m = 0), which fall back;
+ *   - the parallel-for of generated loops: every iteration of a range not
+ *     starting at 0 covered once, in one part per thread when the work is
+ *     large, in one call when it is small or there is one thread, none for
+ *     an empty range.
  * Prints one line per group and "OK"; exits nonzero on a mismatch. */
 
 // RUN: lstm-cpu-runtime-test | FileCheck %s
@@ -300,6 +304,48 @@ static void checkThreads(void) {
   lstmRuntimeCpuSetThreads(0);
 }
 
+/* The parts a parallel-for called: how many, and how often each iteration
+ * was covered. */
+enum { kRange = 1000 };
+static int coveredTimes[kRange];
+static int parts;
+
+static void coverPart(void *context, int64_t begin, int64_t end) {
+  int *covered = (int *)context;
+  for (int64_t i = begin; i < end; ++i)
+    __atomic_fetch_add(&covered[i], 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&parts, 1, __ATOMIC_RELAXED);
+}
+
+static void checkParallelFor(const char *what, int threads, int64_t lo,
+                             int64_t hi, int64_t work, int expectedParts) {
+  lstmRuntimeCpuSetThreads(threads);
+  memset(coveredTimes, 0, sizeof(coveredTimes));
+  parts = 0;
+  lstmRuntimeCpuParallelFor(coverPart, coveredTimes, lo, hi, work);
+  int ok = parts == expectedParts;
+  for (int64_t i = 0; i < kRange; ++i)
+    ok &= coveredTimes[i] == (i >= lo && i < hi ? 1 : 0);
+  printf("%-44s %s\n", what, ok ? "ok" : "FAIL");
+  if (!ok)
+    printf("  %d parts, expected %d\n", parts, expectedParts);
+  failures += !ok;
+  lstmRuntimeCpuSetThreads(0);
+}
+
+static void checkParallelFors(void) {
+  checkParallelFor("parallel-for: two threads, large work", 2, 5, 105,
+                   1 << 20, 2);
+  checkParallelFor("parallel-for: two threads, small work", 2, 5, 105, 1, 1);
+  checkParallelFor("parallel-for: one thread", 1, 0, kRange, 1 << 20, 1);
+  checkParallelFor("parallel-for: more threads than iterations", 4, 7, 9,
+                   1 << 30, 2);
+  checkParallelFor("parallel-for: work that overflows", 2, 0, kRange,
+                   INT64_MAX / 2, 2);
+  checkParallelFor("parallel-for: empty range", 2, 9, 9, 1 << 20, 0);
+  checkParallelFor("parallel-for: reversed range", 2, 9, 3, 1 << 20, 0);
+}
+
 int main(void) {
   lstmRuntimeCpuSetThreads(0);
   if (lstmRuntimeCpuGetThreads() < 1) {
@@ -327,6 +373,7 @@ int main(void) {
   checkCopies();
   checkThreads();
   checkPreparedProducts();
+  checkParallelFors();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

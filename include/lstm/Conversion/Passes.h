@@ -8,6 +8,7 @@
 #define LSTM_CONVERSION_PASSES_H
 
 #include "lstm/Conversion/ApproximateMath/ApproximateMath.h"
+#include "lstm/Conversion/CollapseBeforeSlice/CollapseBeforeSlice.h"
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
@@ -19,6 +20,7 @@
 #include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
 #include "lstm/Conversion/LowerGridBarriers/LowerGridBarriers.h"
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
+#include "lstm/Conversion/ParallelLoopsToCpuThreads/ParallelLoopsToCpuThreads.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
 #include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"

@@ -530,6 +530,92 @@ def PrepareLoopGemmsPass : Pass<"lstm-prepare-loop-gemms", "::mlir::ModuleOp"> {
   ];
 }
 
+def CollapseBeforeSlicePass
+    : Pass<"lstm-collapse-before-slice", "::mlir::func::FuncOp"> {
+  let summary = "Collapse a whole tensor and slice the result, not the other way round";
+  let description = [{
+    A stack's layer reads the output sequence of the layer below,
+    `[T, B, H]`, as the `[T·B, H]` operand of its hoisted input projection:
+    `tensor.collapse_shape` of an `extract_slice` of the `[T+1, B, H]`
+    sequence its loop wrote (slot 0 holds the initial state). After
+    bufferization that slice is a view whose first stride is not known to
+    be `B·H`, so the collapse cannot be proven to be a view and is a copy of
+    the whole sequence, for every layer.
+
+    This pass rewrites `collapse_shape(extract_slice(x))` into
+    `extract_slice(collapse_shape(x))` where that means the same: unit
+    strides, no dimension dropped, and in each group of collapsed
+    dimensions only the outermost sliced (offset `o`, size `n`), the others
+    taken whole. The new slice takes rows `o·m` to `(o+n)·m` of the
+    collapsed tensor (`m` the product of the group's inner extents); a view
+    of the sequence's buffer after bufferization, with no copy.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def OutlineParallelLoopsPass
+    : Pass<"lstm-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Make the outermost parallel loops of CPU code callable on a range";
+  let description = [{
+    The first half of running a CPU network's elementwise work on several
+    threads (the second is `lstm-dispatch-parallel-bodies`). Each
+    `scf.parallel` of a `func.func` that is not inside another one and
+    carries no reduction moves into a new private function
+    `@<caller>_parallel_<k>(%lo: index, %hi: index, %work: index, ...)`
+    marked `lstm.parallel_body`: the loop itself, its first dimension
+    narrowed to the iterations `[lo, hi)`. The values the loop uses from
+    outside (buffers, sizes, scalars) become the function's further
+    arguments; constants are cloned into it instead, so that the code
+    generator still sees static extents.
+
+    The loop is replaced by one call of the function on all iterations,
+    `[0, n)`, so that the program means the same with or without the
+    dispatch pass. `%work` (unused by the body) is the call's estimate of
+    the work of one iteration of the first dimension: the number of
+    iterations of the other dimensions times the number of operations in
+    the loop's body, for the runtime to decide how many threads the call is
+    worth (`lstmRuntimeCpuParallelFor`, lib/Runtime/CpuParallelFor.cpp).
+
+    Runs on memrefs, after `convert-linalg-to-parallel-loops` (and the
+    polynomial approximations of `lstm-approximate-math`, which the
+    operation count then includes).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def DispatchParallelBodiesPass
+    : Pass<"lstm-dispatch-parallel-bodies", "::mlir::ModuleOp"> {
+  let summary = "Call the parallel bodies of CPU code through the runtime's thread pool";
+  let description = [{
+    Runs on the LLVM dialect, after the conversion of the CPU pipeline. Each
+    call of a function marked `lstm.parallel_body` (made by
+    `lstm-outline-parallel-loops`; its arguments are `lo, hi, work, ...`)
+    becomes
+
+        lstmRuntimeCpuParallelFor(@<body>_task, ctx, lo, hi, work)
+
+    where `ctx` is a stack slot (allocated in the caller's entry block, so a
+    call inside a time loop does not grow the stack) holding the call's
+    other arguments, and `@<body>_task(ctx, lo, hi)` is a new function that
+    reads them back and calls the body on `[lo, hi)`. The runtime splits
+    `[lo, hi)` among OpenMP threads (the CPU runtime's thread count, the one
+    oneDNN uses) when the work is large enough, and otherwise calls the task
+    once on the calling thread. The mark is removed.
+
+    By then every buffer is its LLVM descriptor, so the arguments are
+    stored as they are passed: nothing at the memref level can put a memref
+    in memory and take it out again.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   let summary = "Give fp32 contractions bf16 operands, keeping the fp32 accumulator";
   let description = [{

@@ -30,6 +30,10 @@ struct LSTMToCPUOptions {
   /// Whether f32 tanh, exp, log, ... become polynomial approximations
   /// (lstm-approximate-math) rather than libm calls.
   bool approximateMath = true;
+  /// Whether the elementwise loops run on the CPU runtime's threads
+  /// (lstm-outline-parallel-loops, lstm-dispatch-parallel-bodies) rather
+  /// than on the calling thread only.
+  bool threads = true;
 };
 
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,

@@ -78,6 +78,16 @@ void memrefCopy(int64_t elemSize, void *src, void *dst);
 void lstmRuntimeCpuSetThreads(int32_t threads);
 int32_t lstmRuntimeCpuGetThreads(void);
 
+/// Calls task(context, begin, end) on parts [begin, end) of [lo, hi), from
+/// the threads of the products (lstmRuntimeCpuSetThreads), together
+/// covering [lo, hi) once; returns when all have returned. `work` is the
+/// cost of one iteration, in operations: below a few hundred thousand in
+/// all, or on one thread, it is one call on the calling thread. The calls
+/// of lstm-dispatch-parallel-bodies.
+void lstmRuntimeCpuParallelFor(void (*task)(void *, int64_t, int64_t),
+                               void *context, int64_t lo, int64_t hi,
+                               int64_t work);
+
 #ifdef __cplusplus
 }
 #endif

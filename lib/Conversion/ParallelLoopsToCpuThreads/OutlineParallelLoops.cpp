@@ -1,0 +1,157 @@
+//===- OutlineParallelLoops.cpp - Parallel loops as functions of a range --===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// On the CPU, a network's elementwise work (a step's fused cell, the
+// backward's pointwise derivatives) is an scf.parallel once linalg is
+// lowered. For the runtime to run parts of it on other threads, the loop
+// must be a function of an iteration range; this pass makes that function
+// and calls it on the whole range. lstm-dispatch-parallel-bodies, on the
+// LLVM dialect, turns the call into one through the runtime's thread pool:
+// only there can the loop's buffers be stored in memory for the threads to
+// read (a memref cannot be written to memory and read back as a memref).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/ParallelLoopsToCpuThreads/ParallelLoopsToCpuThreads.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_OUTLINEPARALLELLOOPSPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+
+namespace {
+
+/// The number of iterations from `lb` to `ub` by `step`, at least 0.
+Value buildTripCount(OpBuilder &b, Location loc, Value lb, Value ub,
+                     Value step) {
+  Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+  Value count = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return b.createOrFold<arith::MaxSIOp>(loc, count, zero);
+}
+
+/// What one innermost iteration of `loop` costs, in operations of its body
+/// (ops of loops nested in it counted once: an underestimate, which only
+/// makes the runtime keep more calls on one thread).
+int64_t countBodyOperations(scf::ParallelOp loop) {
+  int64_t count = 0;
+  loop.getBody()->walk([&](Operation *op) {
+    if (!isa<scf::ReduceOp>(op))
+      ++count;
+  });
+  return std::max<int64_t>(count, 1);
+}
+
+struct OutlineParallelLoopsPass
+    : lstm::impl::OutlineParallelLoopsPassBase<OutlineParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<scf::ParallelOp> loops;
+    module.walk([&](scf::ParallelOp loop) {
+      // The outermost loops of the module's own functions; a loop that
+      // yields reduced values has no per-range form here.
+      auto caller = loop->getParentOfType<func::FuncOp>();
+      if (!caller || caller->getParentOp() != module ||
+          loop->getParentOfType<scf::ParallelOp>() ||
+          !loop.getInitVals().empty())
+        return;
+      loops.push_back(loop);
+    });
+    SymbolTable symbols(module);
+    for (scf::ParallelOp loop : loops)
+      outline(loop, symbols);
+  }
+
+  void outline(scf::ParallelOp loop, SymbolTable &symbols) {
+    auto caller = loop->getParentOfType<func::FuncOp>();
+    Location loc = loop.getLoc();
+    MLIRContext *context = loop.getContext();
+
+    // What the loop takes from outside: constants are cloned into the new
+    // function (its code generation sees static extents), the rest passed.
+    llvm::SetVector<Value> used;
+    getUsedValuesDefinedAbove(loop.getRegion(), used);
+    used.insert(loop->operand_begin(), loop->operand_end());
+    SmallVector<Value> passed;
+    SmallVector<Operation *> constants;
+    for (Value value : used) {
+      Operation *def = value.getDefiningOp();
+      if (def && def->hasTrait<OpTrait::ConstantLike>())
+        constants.push_back(def);
+      else
+        passed.push_back(value);
+    }
+
+    // @<caller>_parallel(%lo, %hi, %work, passed...): the loop with its
+    // first dimension narrowed to the iterations [lo, hi).
+    Type index = IndexType::get(context);
+    SmallVector<Type> argTypes(3, index);
+    for (Value value : passed)
+      argTypes.push_back(value.getType());
+    auto body =
+        func::FuncOp::create(loc, (caller.getSymName() + "_parallel").str(),
+                             FunctionType::get(context, argTypes, {}));
+    body.setPrivate();
+    body->setAttr(lstm::kParallelBodyAttrName, UnitAttr::get(context));
+    symbols.insert(body, std::next(Block::iterator(caller)));
+    Block *entry = body.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    IRMapping mapping;
+    for (Operation *constant : constants)
+      b.clone(*constant, mapping);
+    for (auto [value, arg] :
+         llvm::zip_equal(passed, entry->getArguments().drop_front(3)))
+      mapping.map(value, arg);
+    Value lo = entry->getArgument(0), hi = entry->getArgument(1);
+    Value lb = mapping.lookup(loop.getLowerBound()[0]);
+    Value ub = mapping.lookup(loop.getUpperBound()[0]);
+    Value step = mapping.lookup(loop.getStep()[0]);
+    Value from = b.createOrFold<arith::AddIOp>(
+        loc, lb, b.createOrFold<arith::MulIOp>(loc, lo, step));
+    Value to = b.createOrFold<arith::MinSIOp>(
+        loc, ub,
+        b.createOrFold<arith::AddIOp>(
+            loc, lb, b.createOrFold<arith::MulIOp>(loc, hi, step)));
+    auto narrowed = cast<scf::ParallelOp>(b.clone(*loop, mapping));
+    unsigned rank = loop.getNumLoops();
+    narrowed->setOperand(0, from);
+    narrowed->setOperand(rank, to);
+    func::ReturnOp::create(b, loc);
+
+    // The call on all iterations, with the work of one iteration of the
+    // first dimension: the other dimensions' iterations times the body's
+    // operations.
+    b.setInsertionPoint(loop);
+    Value count = buildTripCount(b, loc, loop.getLowerBound()[0],
+                                 loop.getUpperBound()[0], loop.getStep()[0]);
+    Value work =
+        arith::ConstantIndexOp::create(b, loc, countBodyOperations(loop));
+    for (unsigned d = 1; d < rank; ++d)
+      work = b.createOrFold<arith::MulIOp>(
+          loc, work,
+          buildTripCount(b, loc, loop.getLowerBound()[d],
+                         loop.getUpperBound()[d], loop.getStep()[d]));
+    SmallVector<Value> args = {arith::ConstantIndexOp::create(b, loc, 0), count,
+                               work};
+    llvm::append_range(args, passed);
+    func::CallOp::create(b, loc, body, args);
+    loop.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,61 @@
+//===- CpuParallelFor.cpp - Generated loops on the runtime's threads ------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The elementwise loops of generated CPU code (lstm-outline-parallel-loops,
+// lstm-dispatch-parallel-bodies) run here, split among the OpenMP threads
+// that oneDNN's products use: one pool, one thread count
+// (lstmRuntimeCpuSetThreads), no threads of two runtimes competing for the
+// cores between a step's GEMM and its cell.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuThreads.h"
+#include "lstm/Runtime/CpuRuntime.h"
+
+#include <algorithm>
+#include <omp.h>
+
+namespace {
+
+/// The least work worth handing to another thread, in operations of a
+/// loop body (what lstm-outline-parallel-loops counts): about 5 µs of a
+/// vectorised cell's work on one core, several times what starting and
+/// joining a team of threads costs (about 1 µs). Below it a loop runs on
+/// the calling thread. Measured with bench/cpu_bench.py (docs/benchmarks.md).
+constexpr int64_t kMinWorkPerThread = int64_t(1) << 18;
+
+} // namespace
+
+extern "C" void
+lstmRuntimeCpuParallelFor(void (*task)(void *, int64_t, int64_t), void *context,
+                          int64_t lo, int64_t hi, int64_t work) {
+  int64_t count = hi - lo;
+  if (count <= 0)
+    return;
+  lstm::applyCpuThreadCount();
+  int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  // count · work, saturated: both come from the program's extents.
+  int64_t total = work > 0 && count > INT64_MAX / work
+                      ? INT64_MAX
+                      : count * std::max<int64_t>(work, 1);
+  int64_t parts = std::min(
+      {threads, count, std::max<int64_t>(1, total / kMinWorkPerThread)});
+  if (parts <= 1) {
+    task(context, lo, hi);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast <int>(parts))
+  {
+    // Contiguous, nearly equal parts, one per thread of the team (which
+    // may be smaller than asked).
+    int64_t team = omp_get_num_threads(), self = omp_get_thread_num();
+    int64_t share = count / team, extra = count % team;
+    int64_t begin = lo + self * share + std::min(self, extra);
+    int64_t end = begin + share + (self < extra ? 1 : 0);
+    if (begin < end)
+      task(context, begin, end);
+  }
+}
