@@ -22,9 +22,12 @@ namespace {
 
 /// The least work worth handing to another thread, in operations of a
 /// loop body (what lstm-outline-parallel-loops counts): about 5 µs of a
-/// vectorised cell's work on one core, several times what starting and
-/// joining a team of threads costs (about 1 µs). Below it a loop runs on
-/// the calling thread. Measured with bench/cpu_bench.py (docs/benchmarks.md).
+/// vectorised cell's work on one core (some 150 operations a cell at about
+/// 4 cycles a cell), several times what waking a team of threads costs
+/// (about 1 µs for two). Below it a loop runs on the calling thread. An
+/// estimate, not tuned: the cells of the CPU benchmark's networks
+/// (docs/benchmarks.md) are 2 to 20 times above it; a test's tiny
+/// networks stay on one thread.
 constexpr int64_t kMinWorkPerThread = int64_t(1) << 18;
 
 } // namespace
