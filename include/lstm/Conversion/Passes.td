@@ -564,8 +564,9 @@ def OutlineParallelLoopsPass
     threads (the second is `lstm-dispatch-parallel-bodies`). Each
     `scf.parallel` of a `func.func` that is not inside another one and
     carries no reduction moves into a new private function
-    `@<caller>_parallel_<k>(%lo: index, %hi: index, %work: index, ...)`
-    marked `lstm.parallel_body`: the loop itself, its first dimension
+    `@<caller>_parallel(%lo: index, %hi: index, %work: index, ...)` (with
+    a numeric suffix where that name is taken), marked
+    `lstm.parallel_body`: the loop itself, its first dimension
     narrowed to the iterations `[lo, hi)`. The values the loop uses from
     outside (buffers, sizes, scalars) become the function's further
     arguments; constants are cloned into it instead, so that the code
