@@ -188,7 +188,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   // gpu.launch (its products are fp32 FMA: only for the fp32 compute type;
   // lstm::verifyCompileOptions rejects the others).
   if (options.persistent && options.computeType == GemmComputeType::fp32)
-    pm.addNestedPass<func::FuncOp>(lstm::createConvertLSTMToPersistentPass());
+    pm.addPass(lstm::createConvertLSTMToPersistentPass());
   buildTensorPipeline(pm, options.runtimeChecks);
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the

@@ -27,6 +27,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -149,6 +150,21 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   }
   LSTM_CUDA_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                                  blockZ, smem, stream, params, extra));
+}
+
+int32_t lstmRuntimeGpuMultiprocessors(void) {
+  CUdevice device;
+  int count = 0;
+  if (!ensureContext() || !LSTM_CUDA_CHECK(cuCtxGetDevice(&device)) ||
+      !LSTM_CUDA_CHECK(cuDeviceGetAttribute(
+          &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)))
+    return 0;
+  if (const char *limit = std::getenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS")) {
+    long asked = std::strtol(limit, nullptr, 10);
+    if (asked > 0 && asked < count)
+      count = static_cast<int>(asked);
+  }
+  return count;
 }
 
 CUstream mgpuStreamCreate() { return currentStream(); }

@@ -51,6 +51,42 @@ def test_persistent_on_gpu(torch, name, T, B):
     check_on_side_stream(torch, f, name, T, B, 11)
 
 
+def kernels_launched(torch, f, inputs):
+    """The names of the CUDA kernels one call of `f` launches (CUPTI sees
+    the driver-API launches of our runtime too)."""
+    from torch.profiler import ProfilerActivity, profile
+    args = [torch.from_numpy(a).cuda() for a in inputs]
+    f(*args)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        outs = f(*args)
+        torch.cuda.synchronize()
+    return {e.key for e in prof.key_averages()}, outs
+
+
+@pytest.mark.parametrize("name", ["lstm", "stack3"])
+def test_persistent_needs_the_sms(torch, name, monkeypatch):
+    """The cost model's run-time choice also asks the GPU's SM count: with
+    fewer SMs than the kernel has blocks (LSTM_RUNTIME_GPU_MULTIPROCESSORS
+    makes the runtime report fewer) the layers run per step instead of
+    failing the cooperative launch; with the GPU's own count, as persistent
+    kernels. Both within the fp32 tolerance of the float64 reference."""
+    f = network(name).compile(target="cuda", persistent=True)
+    inputs = ref.make_inputs(name, 9, 4, np.random.default_rng(17))
+    expected = ref.expected(name, inputs)
+    for limit, persistent in ((None, True), ("2", False)):
+        if limit is None:
+            monkeypatch.delenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", raising=False)
+        else:
+            monkeypatch.setenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", limit)
+        names, outs = kernels_launched(torch, f, inputs)
+        assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
+        for out, exp in zip(outs, expected):
+            o = out.cpu().numpy()
+            assert np.isfinite(o).all()
+            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
 @pytest.mark.parametrize("name", ["lstm", "gru", "cho_gru", "stack3", "lstmp"])
 def test_bf16_on_gpu(torch, name):
     """compute_type='bf16': GEMM operands rounded to bf16, fp32 accumulation,

@@ -217,7 +217,7 @@ def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
 }
 
 def ConvertLSTMToPersistentPass
-    : Pass<"lstm-to-persistent", "::mlir::func::FuncOp"> {
+    : Pass<"lstm-to-persistent", "::mlir::ModuleOp"> {
   let summary = "Run a layer's whole time loop as one persistent GPU kernel";
   let description = [{
     Rewrites each `lstm.layer` whose cell has the form that
@@ -252,18 +252,20 @@ def ConvertLSTMToPersistentPass
     cooperatively (`cuLaunchCooperativeKernel`), which guarantees that every
     block is resident (or fails with an error naming the launch) so the
     barrier cannot hang. A block of 512 threads takes a whole SM's
-    registers: `max-blocks` (default 128, for the H100's 132 SMs) must not
-    exceed the GPU's SM count, or the launch fails with
-    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (the sizes are fixed at compile
-    time; lower `max-blocks` for a smaller GPU).
+    registers: `max-blocks` (default 128, for the H100's 132 SMs); all the
+    blocks must be resident at once (one per SM is what the runtime can
+    count on).
 
     The cost model (unless `always`): a layer whose weights do not fit in
     registers keeps the per-step lowering; the others get both lowerings,
-    chosen at run time by the batch size: the kernel while a step's
-    multiply-adds (B · N · columns · K) stay under 2^23, the per-step layer
-    (marked `lstm.persistent_fallback`, which this pass leaves alone)
-    above. Both bounds come from the H100 measurements of
-    docs/benchmarks.md.
+    chosen at run time: the kernel while a step's multiply-adds
+    (B · N · columns · K) stay under 2^23 and the GPU has at least as many
+    SMs as the kernel has blocks (`lstmRuntimeGpuMultiprocessors()`, a call
+    of the CUDA runtime declared in the module), the per-step layer (marked
+    `lstm.persistent_fallback`, which this pass leaves alone) otherwise.
+    The bounds come from the H100 measurements of docs/benchmarks.md. With
+    `always`, a GPU with fewer SMs than blocks fails the launch with
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (lower `max-blocks` for it).
 
     Layers it does not handle (lengths, batched wavefront cells, a gate
     with an epilogue in the step, values of another width than the states

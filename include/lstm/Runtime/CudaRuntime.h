@@ -47,6 +47,12 @@ void lstmRuntimeSetStream(void *cuStream);
 /// failure is recorded (see lstmRuntimeLastError).
 int lstmRuntimeSynchronize(void);
 
+/// The number of SMs of the current context's GPU (0 after a failure,
+/// recorded): what the persistent kernels' run-time choice compares their
+/// grid with (lstm-to-persistent). LSTM_RUNTIME_GPU_MULTIPROCESSORS=n
+/// makes it min(n, the GPU's): a test runs the per-step fallback with it.
+int32_t lstmRuntimeGpuMultiprocessors(void);
+
 /// The precision of a GEMM: fp32 inputs with fp32 arithmetic (no TF32), fp32
 /// inputs with TF32 tensor-core arithmetic, bf16 inputs with fp32
 /// accumulation. The result is fp32 in each case.

@@ -310,6 +310,22 @@ PersistentChoice mlir::lstm::choosePersistent(LayerOp layer, int64_t blockSize,
   return choice;
 }
 
+/// The CUDA runtime's SM count (lstm/Runtime/CudaRuntime.h), declared in
+/// `layer`'s module once.
+static func::FuncOp declareMultiprocessorCount(RewriterBase &rewriter,
+                                               LayerOp layer) {
+  auto module = layer->getParentOfType<ModuleOp>();
+  if (auto fn = module.lookupSymbol<func::FuncOp>(kMultiprocessorCountName))
+    return fn;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto fn = func::FuncOp::create(
+      rewriter, module.getLoc(), kMultiprocessorCountName,
+      rewriter.getFunctionType({}, {rewriter.getI32Type()}));
+  fn.setPrivate();
+  return fn;
+}
+
 LogicalResult mlir::lstm::convertLayerToPersistentKernel(
     RewriterBase &rewriter, LayerOp layer, StringRef kernelName,
     int64_t blockSize, int64_t maxBlocks, bool costModel) {
@@ -340,8 +356,22 @@ LogicalResult mlir::lstm::convertLayerToPersistentKernel(
   Value small = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ule, batch,
       arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
-  auto choice = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), small,
-                                  /*withElseRegion=*/true);
+  // Every block resident at once: at most one per SM counted on. A GPU
+  // with fewer SMs than the grid has blocks takes the per-step layer
+  // instead of failing the cooperative launch.
+  Value multiprocessors = arith::IndexCastOp::create(
+      rewriter, loc, rewriter.getIndexType(),
+      func::CallOp::create(rewriter, loc,
+                           declareMultiprocessorCount(rewriter, layer),
+                           ValueRange())
+          .getResult(0));
+  Value fits = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ule,
+      arith::ConstantIndexOp::create(rewriter, loc, builder.gridBlocks()),
+      multiprocessors);
+  Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
+  auto choice = scf::IfOp::create(rewriter, loc, layer->getResultTypes(),
+                                  chosen, /*withElseRegion=*/true);
   rewriter.replaceAllUsesWith(layer->getResults(), choice.getResults());
   rewriter.setInsertionPointToStart(choice.elseBlock());
   Operation *perStep = rewriter.clone(*layer);
@@ -361,28 +391,32 @@ struct ConvertLSTMToPersistentPass
     : lstm::impl::ConvertLSTMToPersistentPassBase<ConvertLSTMToPersistentPass> {
   using Base::Base;
 
+  // A module pass: the cost model's choice calls the runtime, declared in
+  // the module.
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
+    ModuleOp module = getOperation();
     if (blockSize < kWarpSize || blockSize > 1024 ||
         blockSize % kWarpSize != 0 || maxBlocks < 1) {
-      func.emitError("lstm-to-persistent: block-size must be a multiple of 32 "
-                     "in [32, 1024] and max-blocks at least 1");
+      module.emitError("lstm-to-persistent: block-size must be a multiple of "
+                       "32 in [32, 1024] and max-blocks at least 1");
       return signalPassFailure();
     }
-    SmallVector<LayerOp> layers;
-    func.walk([&](LayerOp layer) {
-      if (!layer->hasAttr(kPerStepFallbackAttr))
-        layers.push_back(layer);
-    });
     IRRewriter rewriter(&getContext());
-    unsigned n = 0;
-    for (LayerOp layer : layers) {
-      std::string name =
-          (kPersistentKernelPrefix + "_" + func.getSymName() + "_" + Twine(n))
-              .str();
-      if (succeeded(convertLayerToPersistentKernel(
-              rewriter, layer, name, blockSize, maxBlocks, !always)))
-        ++n;
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      SmallVector<LayerOp> layers;
+      func.walk([&](LayerOp layer) {
+        if (!layer->hasAttr(kPerStepFallbackAttr))
+          layers.push_back(layer);
+      });
+      unsigned n = 0;
+      for (LayerOp layer : layers) {
+        std::string name =
+            (kPersistentKernelPrefix + "_" + func.getSymName() + "_" + Twine(n))
+                .str();
+        if (succeeded(convertLayerToPersistentKernel(
+                rewriter, layer, name, blockSize, maxBlocks, !always)))
+          ++n;
+      }
     }
   }
 };

@@ -55,6 +55,8 @@ public:
   /// The largest batch for which the cost model prefers the kernel to the
   /// per-step lowering, or 0 if it never does.
   int64_t costModelMaxBatch() const;
+  /// The blocks of the kernel's grid, all resident at once.
+  int64_t gridBlocks() const { return numBlocks; }
 
 private:
   // Host side, before the layer.

@@ -136,13 +136,20 @@
 // TILED: memref.load %[[RB]][%{{.*}}, %[[K]]]
 // TILED: math.fma
 // The cost model: the weights fit in registers (one per lane); a step's
-// work is B · 4 · 4 multiply-adds, under 2^23 while B <= 524288. The
-// kernel in the then branch, the per-step layer, marked, in the else.
+// work is B · 4 · 4 multiply-adds, under 2^23 while B <= 524288; and its 4
+// blocks must all be resident: at most the GPU's SM count, asked of the
+// runtime (declared in the module). The kernel in the then branch, the
+// per-step layer, marked, in the else.
+// COST: func.func private @lstmRuntimeGpuMultiprocessors() -> i32
 // COST-LABEL: func.func @cell
 // COST-SAME: (%[[X:[^:]*]]: tensor<?x?x8xf32>
 // COST: %[[B:.*]] = tensor.dim %[[X]], %c1
 // COST: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c524288
-// COST: %[[R:.*]]:3 = scf.if %[[SMALL]]
+// COST: %[[SMS:.*]] = call @lstmRuntimeGpuMultiprocessors() : () -> i32
+// COST: %[[SMSI:.*]] = arith.index_cast %[[SMS]] : i32 to index
+// COST: %[[FITS:.*]] = arith.cmpi ule, %c4, %[[SMSI]] : index
+// COST: %[[USE:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// COST: %[[R:.*]]:3 = scf.if %[[USE]]
 // COST: gpu.launch
 // COST: scf.yield
 // COST: } else {

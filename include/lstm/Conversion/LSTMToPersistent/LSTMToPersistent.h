@@ -29,6 +29,11 @@ inline constexpr llvm::StringLiteral kPersistentKernelPrefix =
 inline constexpr llvm::StringLiteral kPerStepFallbackAttr =
     "lstm.persistent_fallback";
 
+/// The CUDA runtime's function that the cost model's run-time choice calls:
+/// the SM count of the current GPU (lstm/Runtime/CudaRuntime.h).
+inline constexpr llvm::StringLiteral kMultiprocessorCountName =
+    "lstmRuntimeGpuMultiprocessors";
+
 /// What lstm-to-persistent, with its cost model, does with a layer.
 struct PersistentChoice {
   /// The largest batch size for which the layer runs as a persistent
