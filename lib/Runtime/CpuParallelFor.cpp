@@ -21,14 +21,15 @@
 namespace {
 
 /// The least work worth handing to another thread, in operations of a
-/// loop body (what lstm-outline-parallel-loops counts): about 5 µs of a
+/// loop body (what lstm-outline-parallel-loops counts): about 1.5 µs of a
 /// vectorised cell's work on one core (some 150 operations a cell at about
-/// 4 cycles a cell), several times what waking a team of threads costs
-/// (about 1 µs for two). Below it a loop runs on the calling thread. An
-/// estimate, not tuned: the cells of the CPU benchmark's networks
-/// (docs/benchmarks.md) are 2 to 20 times above it; a test's tiny
-/// networks stay on one thread.
-constexpr int64_t kMinWorkPerThread = int64_t(1) << 18;
+/// 4 cycles a cell), what waking a team of threads costs (about 1 µs).
+/// Below it a loop runs on the calling thread. Measured on 16 cores
+/// (docs/benchmarks.md, "The CPU"): 2^16 against 2^18, stack3 3.9 against
+/// 7.2 ms on 16 threads (a step's cell in 8 parts rather than 2), 4.4
+/// against 6.0 on 8; 2^14 no better. A test's tiny networks stay on one
+/// thread.
+constexpr int64_t kMinWorkPerThread = int64_t(1) << 16;
 
 } // namespace
 
