@@ -89,8 +89,8 @@ def _descriptor_format(rank):
 
 
 class _Block:
-    """A buffer a CPU call returned, owned by the arrays made on it: freed
-    through `release` once none of them is left."""
+    """A buffer a CPU call returned, owned by the array made on it: freed
+    through `release` when that array goes."""
     __slots__ = ("address", "release")
 
     def __init__(self, address, release):
@@ -546,6 +546,9 @@ class CompiledNetwork:
         plan.fn(_addressof(results), *[base + o for o in plan.offsets])
         fields = plan.unpack(results)
         outs, owned, blocks = [], [], {}
+        # A buffer that only one result lies in is taken over; results that
+        # share one are copied out, each its own array as before.
+        allocations = [fields[j] for j, *_ in plan.results]
         for j, at_sizes, at_strides, end, dtype, item in plan.results:
             allocated, aligned, offset = fields[j:at_sizes]
             shape = fields[at_sizes:at_strides]
@@ -554,14 +557,12 @@ class CompiledNetwork:
             if 0 in shape:
                 out = np.zeros(shape, dtype)
             elif (contiguous and allocated and allocated not in ptrs
-                    and allocated not in self._cached_ptrs):
+                    and allocated not in self._cached_ptrs
+                    and allocations.count(allocated) == 1):
                 # A buffer the call made: the array takes it over, without a
                 # copy, and hands it back to the library's allocator (which
-                # reuses it for a later call's) when the last array on it
-                # goes.
-                block = blocks.get(allocated)
-                if block is None:
-                    block = blocks[allocated] = _Block(allocated, self._release)
+                # reuses it for a later call's) when it goes.
+                blocks[allocated] = block = _Block(allocated, self._release)
                 out = np.asarray(_BlockView(block, aligned + offset * item, shape, dtype))
                 outs.append(out)
                 continue

@@ -335,3 +335,34 @@ def test_results_are_the_library_buffers(lstm32):
         assert rel(out, exp) < TOL32
     kept[0][...] = 0
     assert np.array_equal(kept[1], snapshot[1]) and np.array_equal(kept[2], snapshot[2])
+
+
+def test_results_sharing_a_buffer_are_copies(tmp_path):
+    """A function that returns one buffer twice (written here, compiled with
+    the in-process compiler and described by a hand-written network.json):
+    the two results are separate arrays, each right, writing one leaves the
+    other; a third result in a buffer of its own is taken over."""
+    import json
+    from lstmc import _lstmc
+    ir = """
+    func.func @forward(%x: tensor<?x?x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+      %y = arith.addf %x, %x : tensor<?x?x4xf32>
+      %z = arith.mulf %x, %x : tensor<?x?x4xf32>
+      return %y, %y, %z : tensor<?x?x4xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>
+    }
+    """
+    _lstmc.compile(ir, str(tmp_path / runtime.LIBRARY), target="cpu")
+    seq = {"shape": ["T", "B", 4], "dtype": "float32"}
+    meta = {"entry": "forward", "target": "cpu", "dtype": "float32", "pre_passes": "",
+            "compute_type": "fp32", "persistent": False, "chip": None,
+            "args": [dict(seq, name="x", kind="data")],
+            "results": [dict(seq, name=n, kind="result") for n in ("a", "b", "c")]}
+    (tmp_path / runtime.META).write_text(json.dumps(meta))
+    f = lc.load(str(tmp_path))
+    x = np.random.default_rng(13).uniform(-1, 1, (50, 30, 4)).astype(np.float32)
+    a, b, c = f(x)
+    assert np.array_equal(a, 2 * x) and np.array_equal(b, 2 * x) and np.array_equal(c, x * x)
+    assert not np.shares_memory(a, b)
+    assert a.flags.owndata and b.flags.owndata and not c.flags.owndata
+    a[...] = 0
+    assert np.array_equal(b, 2 * x)
