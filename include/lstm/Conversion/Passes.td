@@ -231,11 +231,15 @@ def ConvertLSTMToPersistentPass
     `[B, N]` step) for every batch row; each warp owns one unit of the tile
     (several when the tile has more units than the block has warps) and a
     share of the rows. Per step the block stages the states that the
-    products read in shared memory (in chunks of rows), then each warp's
-    lanes split the dot products of a staged row with the weight rows the
-    pointwise region reads (column `c + n` for a slice at column `c`), sum
-    them with shuffles, evaluate the cloned pointwise region, and lane 0
-    writes the outputs and the new states. A warp's weights stay in its
+    products read in shared memory (in chunks of rows), then each warp
+    takes its rows a group at a time (up to 4, fewer where their partial
+    sums would take more than 32 registers): its lanes split the dot
+    products of the group's staged rows with the weight rows the pointwise
+    region reads (column `c + n` for a slice at column `c`), one butterfly
+    of shuffles sums all of them (its first rounds halving what each lane
+    holds), and lane `j` evaluates the cloned pointwise region for the
+    group's row `j` and writes its outputs and new states. A warp's weights
+    stay in its
     registers for the whole sequence where they fit (at most 64 per lane),
     and are read from global memory (L1, L2) every step where they do not.
     The states live in two global buffers used alternately; a grid-wide

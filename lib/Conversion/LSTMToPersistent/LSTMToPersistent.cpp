@@ -38,6 +38,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
 
 #include <limits>
@@ -137,8 +138,33 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
       maxInputWidth = std::max(maxInputWidth, inputWidth(input));
   }
   useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
-  rowsAtOnce =
-      useRegisters && 2 * registersNeeded > kRegisterWeights ? 1 : kRowsAtOnce;
+  // The products each phase computes, and how many rows a warp takes at
+  // once: their partial sums, reduced across the lanes together, fill at
+  // most kMaxAccumulators registers.
+  phaseProducts.resize(cell.numPhases);
+  auto computeIn = [&](unsigned phase, unsigned p) {
+    if (!llvm::is_contained(phaseProducts[phase], p))
+      phaseProducts[phase].push_back(p);
+  };
+  for (const PointwiseStep &step : cell.pointwise)
+    for (const OperandSource &source : step.operands)
+      if (source.kind == Kind::Product)
+        computeIn(step.phase, source.index);
+  for (const PersistentPlan::YieldSource &state : cell.stateResults)
+    if (state.kind == YieldKind::Product)
+      computeIn(cell.products[state.index].phase, state.index);
+  bool oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  for (ArrayRef<unsigned> products : phaseProducts) {
+    int64_t columns = 0;
+    for (unsigned p : products)
+      columns += int64_t(neededColumns[p].size());
+    int64_t fit = kMaxAccumulators / std::max<int64_t>(columns, 1);
+    groupRows.push_back(
+        oneRow ? 1
+               : std::min<int64_t>(
+                     kMaxGroupRows,
+                     llvm::bit_floor(uint64_t(std::max<int64_t>(fit, 1)))));
+  }
   chunkRows = maxStaged == 0
                   ? kStagedFloats
                   : std::max<int64_t>(1, kStagedFloats / (int64_t(maxStaged) *

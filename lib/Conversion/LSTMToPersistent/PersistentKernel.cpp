@@ -9,10 +9,12 @@
 // when the tile has more units than the block has warps) and a share of the
 // rows. Per step, the block copies the states the products read into shared
 // memory (in chunks of rows when they do not fit), then each warp computes
-// its elements: its lanes split the dot products of the staged state row
-// with the weight rows the pointwise region reads (lane l sums k = l,
-// l + 32, ...), a butterfly of shuffles gives every lane the sums, every
-// lane evaluates the cloned pointwise region and lane 0 stores the results.
+// its elements, a group of rows at a time: its lanes split the dot products
+// of the group's staged state rows with the weight rows the pointwise
+// region reads (lane l sums k = l, l + 32, ...), one butterfly of shuffles
+// sums all of them, and lane j evaluates the cloned pointwise region for
+// the group's row j and stores its results (the region once per row, not
+// once per lane).
 // Where they fit, a warp's weights stay in its registers for the whole
 // sequence (loaded once, before the time loop); otherwise they are read
 // from global memory every step (L1 and L2 keep them). A cell whose
@@ -64,71 +66,88 @@ void PersistentKernelBuilder::forOwnElements(
 /// The operands of the pointwise regions of `phase` for element (row,
 /// unit) that the phase does not compute: the step's inputs, the states at
 /// its start, the values defined above the layer and the results of
-/// earlier phases (from their scratch buffers). One mapping per op of the
-/// phase, in program order. They do not depend on the staged values, so
-/// that they can be loaded before the staging.
-SmallVector<IRMapping>
+/// earlier phases (from their scratch buffers); for each op of the phase
+/// in program order, for each such operand in order. They do not depend on
+/// the staged values, so that they can be loaded before the staging.
+SmallVector<Value>
 PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
                                       Value cur, Value row, Value unit) {
   using Kind = OperandSource::Kind;
+  SmallVector<Value> operands;
+  for (PointwiseStep &op : plan.pointwise) {
+    if (op.phase != phase)
+      continue;
+    for (const OperandSource &source : op.operands) {
+      auto column = [&] {
+        return arith::AddIOp::create(b, loc, unit, index(b, source.column));
+      };
+      switch (source.kind) {
+      case Kind::Product:
+        break;
+      case Kind::Computed:
+        if (plan.pointwise[source.computed.op].phase != phase)
+          operands.push_back(memref::LoadOp::create(
+              b, loc, scratchFor(source.computed), ValueRange{row, unit}));
+        break;
+      case Kind::Input:
+        operands.push_back(memref::LoadOp::create(
+            b, loc, inputs[source.index], ValueRange{step, row, column()}));
+        break;
+      case Kind::State:
+        operands.push_back(
+            memref::LoadOp::create(b, loc, stateBuffers[source.index],
+                                   ValueRange{cur, row, column()}));
+        break;
+      case Kind::Above: {
+        Value buffer = aboveBuffers.lookup(source.above);
+        if (cast<MemRefType>(buffer.getType()).getRank() == 1)
+          operands.push_back(
+              memref::LoadOp::create(b, loc, buffer, ValueRange{unit}));
+        else
+          operands.push_back(
+              memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit}));
+        break;
+      }
+      }
+    }
+  }
+  return operands;
+}
+
+SmallVector<IRMapping>
+PersistentKernelBuilder::mapOperands(unsigned phase, ValueRange operands) {
+  using Kind = OperandSource::Kind;
   SmallVector<IRMapping> mappings;
+  auto next = operands.begin();
   for (PointwiseStep &op : plan.pointwise) {
     if (op.phase != phase)
       continue;
     IRMapping &mapping = mappings.emplace_back();
     Block &region = op.op.getBody().front();
     for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      auto column = [&] {
-        return arith::AddIOp::create(b, loc, unit, index(b, source.column));
-      };
-      Value v;
-      switch (source.kind) {
-      case Kind::Product:
+      if (source.kind == Kind::Product ||
+          (source.kind == Kind::Computed &&
+           plan.pointwise[source.computed.op].phase == phase))
         continue;
-      case Kind::Computed:
-        if (plan.pointwise[source.computed.op].phase == phase)
-          continue;
-        v = memref::LoadOp::create(b, loc, scratchFor(source.computed),
-                                   ValueRange{row, unit});
-        break;
-      case Kind::Input:
-        v = memref::LoadOp::create(b, loc, inputs[source.index],
-                                   ValueRange{step, row, column()});
-        break;
-      case Kind::State:
-        v = memref::LoadOp::create(b, loc, stateBuffers[source.index],
-                                   ValueRange{cur, row, column()});
-        break;
-      case Kind::Above: {
-        Value buffer = aboveBuffers.lookup(source.above);
-        if (cast<MemRefType>(buffer.getType()).getRank() == 1)
-          v = memref::LoadOp::create(b, loc, buffer, ValueRange{unit});
-        else
-          v = memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit});
-        break;
-      }
-      }
-      mapping.map(arg, v);
+      mapping.map(arg, *next++);
     }
   }
+  assert(next == operands.end() && "operands of another phase");
   return mappings;
 }
 
-/// The rest of element (row, unit)'s work in `phase`, the values its
-/// products read staged at `localRow` and its other operands in `mappings`
-/// (loadOperands): for each op of the phase in program order, the product
-/// columns it reads (each product once per element), the results of the
-/// phase's earlier ops, its region; then, where `store` holds, lane 0's
-/// stores of the outputs, new states and scratch values the phase makes.
+/// The rest of element (row, unit)'s work in `phase`, its product columns
+/// in `columns` and its other operands in `mappings` (loadOperands): for
+/// each op of the phase in program order, the results of the phase's
+/// earlier ops, its region; then, where `store` holds, the stores of the
+/// outputs, new states and scratch values the phase makes.
 void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                                              SmallVector<IRMapping> mappings,
+                                             const ColumnSums &columns,
                                              Value step, Value cur, Value next,
-                                             Value row, Value localRow,
-                                             Value unit, Value lane,
+                                             Value row, Value unit,
                                              Value store) {
   using Kind = OperandSource::Kind;
-  DenseMap<std::pair<unsigned, int64_t>, Value> columns;
-  DenseSet<unsigned> computedProducts;
   SmallVector<std::pair<Computed, Value>> results;
   auto resultOf = [&](const Computed &value) -> Value {
     for (auto &[v, r] : results)
@@ -143,19 +162,11 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
     IRMapping &mapping = mappings[m++];
     Block &region = op.op.getBody().front();
     for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      if (source.kind == Kind::Product) {
-        unsigned p = source.index;
-        if (computedProducts.insert(p).second) {
-          SmallVector<Value> sums =
-              buildProductColumns(b, p, localRow, unit, lane);
-          for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
-            columns[{p, column}] = sum;
-        }
-        mapping.map(arg, columns.lookup({p, source.column}));
-      } else if (source.kind == Kind::Computed &&
-                 plan.pointwise[source.computed.op].phase == phase) {
+      if (source.kind == Kind::Product)
+        mapping.map(arg, columns.lookup({source.index, source.column}));
+      else if (source.kind == Kind::Computed &&
+               plan.pointwise[source.computed.op].phase == phase)
         mapping.map(arg, resultOf(source.computed));
-      }
     }
     for (Operation &inner : region.without_terminator())
       b.clone(inner, mapping);
@@ -164,23 +175,8 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
       results.push_back(
           {Computed{unsigned(i), unsigned(r)}, mapping.lookupOrDefault(value)});
   }
-  // A product that is a new state is computed in its own phase.
   using YieldKind = PersistentPlan::YieldSource::Kind;
-  for (const PersistentPlan::YieldSource &state : plan.stateResults) {
-    unsigned p = state.index;
-    if (state.kind != YieldKind::Product || plan.products[p].phase != phase ||
-        !computedProducts.insert(p).second)
-      continue;
-    SmallVector<Value> sums = buildProductColumns(b, p, localRow, unit, lane);
-    for (auto [column, sum] : llvm::zip(neededColumns[p], sums))
-      columns[{p, column}] = sum;
-  }
-  // Every lane has the results; lane 0 writes those of this phase.
-  Value isFirst = arith::AndIOp::create(
-      b, loc, store,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                            index(b, 0)));
-  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location l) {
+  scf::IfOp::create(b, loc, store, [&](OpBuilder &ib, Location l) {
     // A yield of a state argument (the state at the start of the step) is
     // written in the first phase, a product in its own.
     auto yielded = [&](const PersistentPlan::YieldSource &source) -> Value {
@@ -229,41 +225,114 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
   });
 }
 
-/// Rows r, r + rowGroups, ... (rowsAtOnce of them) of the chunk of staged
-/// rows [first, first + rows) for one unit: a row past the chunk is
-/// computed on the chunk's last row and not stored.
-PersistentKernelBuilder::RowGroup
-PersistentKernelBuilder::rowGroupAt(OpBuilder &b, Value first, Value rows,
-                                    Value r) {
-  RowGroup group;
-  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
-  for (int64_t i = 0; i < rowsAtOnce; ++i) {
-    Value local = arith::AddIOp::create(b, loc, r, index(b, i * rowGroups));
-    group.valid.push_back(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, rows));
-    local = arith::MinUIOp::create(b, loc, local, lastRow);
-    group.localRows.push_back(local);
-    group.rows.push_back(arith::AddIOp::create(b, loc, first, local));
-  }
-  return group;
+Value PersistentKernelBuilder::laneRow(OpBuilder &b, Value first, Value rows,
+                                       Value group, Value index, int64_t size,
+                                       Value lane) {
+  Value inGroup =
+      size == 1 ? this->index(b, 0)
+                : arith::MinUIOp::create(b, loc, lane, this->index(b, size - 1))
+                      .getResult();
+  Value local = arith::AddIOp::create(
+      b, loc, group,
+      arith::MulIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, index, inGroup),
+                            this->index(b, rowGroups)));
+  Value lastRow = arith::SubIOp::create(b, loc, rows, this->index(b, 1));
+  return arith::AddIOp::create(b, loc, first,
+                               arith::MinUIOp::create(b, loc, local, lastRow));
 }
 
-/// The elements of `group` for `unit` in `phase`: every operand load first
-/// (the rows' memory latencies overlap), then each row's products and
-/// regions; or, with `loaded`, the operands loaded earlier (before the
-/// staging).
+/// `size` of the warp's rows of the chunk [first, first + rows) for one
+/// unit, from its `index`-th on (rows group + (index + j) · rowGroups; one
+/// past the chunk is computed on its last row and not stored): every lane
+/// accumulates its share of each row's dot products, reduceAcrossLanes
+/// sums them, and lane j gathers the sums of the group's row j with
+/// shuffles and evaluates that row's element (with `size` 1, lane 0; the
+/// other lanes' results are not stored). `operands` are the lane's
+/// (loadOperands on its row, laneRow with the phase's group size).
 void PersistentKernelBuilder::buildRowGroup(
-    OpBuilder &b, unsigned phase, const RowGroup &group, Value step, Value cur,
-    Value next, Value unit, Value inside, Value lane,
-    ArrayRef<SmallVector<IRMapping>> loaded) {
-  SmallVector<SmallVector<IRMapping>> operands(loaded.begin(), loaded.end());
-  if (operands.empty())
-    for (Value row : group.rows)
-      operands.push_back(loadOperands(b, phase, step, cur, row, unit));
-  for (auto [i, mappings] : llvm::enumerate(operands))
-    computeElement(b, phase, mappings, step, cur, next, group.rows[i],
-                   group.localRows[i], unit, lane,
-                   arith::AndIOp::create(b, loc, group.valid[i], inside));
+    OpBuilder &b, unsigned phase, int64_t size, Value index, Value first,
+    Value rows, Value group, Value step, Value cur, Value next, Value unit,
+    Value inside, Value lane, ValueRange operands) {
+  Value lastRow = arith::SubIOp::create(b, loc, rows, this->index(b, 1));
+  SmallVector<Value> localRows;
+  for (int64_t j = 0; j < size; ++j) {
+    Value local = arith::AddIOp::create(
+        b, loc, group,
+        arith::MulIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, index, this->index(b, j)),
+            this->index(b, rowGroups)));
+    localRows.push_back(arith::MinUIOp::create(b, loc, local, lastRow));
+  }
+  // The partial sums, [row][product][column], reduced together.
+  SmallVector<SmallVector<SmallVector<Value>>> partials;
+  int64_t perRow = 0;
+  for (unsigned p : phaseProducts[phase]) {
+    partials.push_back(buildProductPartials(b, p, localRows, unit, lane));
+    perRow += int64_t(neededColumns[p].size());
+  }
+  SmallVector<Value> values;
+  for (int64_t j = 0; j < size; ++j)
+    for (auto &perProduct : partials)
+      llvm::append_range(values, perProduct[j]);
+  SmallVector<Value> sums = reduceAcrossLanes(b, values, lane);
+  // Value v of a chunk of 2^m is in lane v << (5 - m) (and those after it).
+  auto laneOf = [&](int64_t chunkSize) {
+    return 5 - int64_t(llvm::Log2_64(llvm::PowerOf2Ceil(chunkSize)));
+  };
+  Value inGroup =
+      size == 1 ? this->index(b, 0)
+                : arith::MinUIOp::create(b, loc, lane, this->index(b, size - 1))
+                      .getResult();
+  ColumnSums columns;
+  int64_t v = 0;
+  for (unsigned p : phaseProducts[phase]) {
+    for (int64_t column : neededColumns[p]) {
+      Value source, sum;
+      if (size == 1) {
+        // Every lane reads the one row's sums.
+        int64_t chunk = v / kWarpSize;
+        int64_t chunkSize = std::min<int64_t>(
+            kWarpSize, int64_t(values.size()) - chunk * kWarpSize);
+        source = arith::ConstantIntOp::create(
+            b, loc, b.getI32Type(), (v % kWarpSize) << laneOf(chunkSize));
+        sum = sums[chunk];
+      } else {
+        // One chunk (size · perRow <= 32); lane j reads row j's.
+        Value at = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, inGroup, this->index(b, perRow)),
+            this->index(b, v));
+        at = arith::ShLIOp::create(b, loc, at,
+                                   this->index(b, laneOf(values.size())));
+        source = arith::IndexCastOp::create(b, loc, b.getI32Type(), at);
+        sum = sums.front();
+      }
+      Value width =
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+      columns[{p, column}] = gpu::ShuffleOp::create(b, loc, sum, source, width,
+                                                    gpu::ShuffleMode::IDX)
+                                 .getShuffleResult();
+      ++v;
+    }
+  }
+  // The lane's row, and whether it stores it.
+  Value local = arith::AddIOp::create(
+      b, loc, group,
+      arith::MulIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, index, inGroup),
+                            this->index(b, rowGroups)));
+  Value store = arith::AndIOp::create(
+      b, loc, inside,
+      arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, rows),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                this->index(b, size))));
+  Value row = arith::AddIOp::create(
+      b, loc, first, arith::MinUIOp::create(b, loc, local, lastRow));
+  computeElement(b, phase, mapOperands(phase, operands), columns, step, cur,
+                 next, row, unit, store);
 }
 
 /// The warp's `unit` (its index in the block's tile `local`; `inside` if
@@ -286,14 +355,28 @@ PersistentKernelBuilder::warpUnit(OpBuilder &b, Value local) {
 }
 
 /// The warp's work in one chunk of staged rows [first, first + rows): for
-/// each of its units, the row groups from `rowBegin` on: rows `rowBegin`,
-/// `rowBegin + rowGroups`, ..., rowsAtOnce of them per iteration
-/// (independent work in flight together).
-void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, unsigned phase,
-                                             Value step, Value cur, Value next,
-                                             Value first, Value rows,
-                                             Value slot, Value rowBegin,
-                                             Value lane) {
+/// each of its units, its rows group, group + rowGroups, ... in groups of
+/// the phase's size (the last one partly past them, unless only one row is
+/// left: that one alone), each group's operands loaded at its start
+/// (`early`: the first group's, loaded before the staging).
+void PersistentKernelBuilder::buildWarpChunk(
+    OpBuilder &b, unsigned phase, Value step, Value cur, Value next,
+    Value first, Value rows, Value slot, Value group, Value lane,
+    std::optional<SmallVector<Value>> early) {
+  int64_t size = groupRows[phase];
+  // The warp's rows in the chunk, and its groups of `size` rows.
+  Value count = arith::CeilDivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, rows, group),
+                            group),
+      index(b, rowGroups));
+  Value groups =
+      size == 1 ? count
+                : arith::DivUIOp::create(
+                      b, loc,
+                      arith::AddIOp::create(b, loc, count, index(b, size - 2)),
+                      index(b, size))
+                      .getResult();
   scf::ForOp::create(
       b, loc, index(b, 0), index(b, unitsPerWarp), index(b, 1), ValueRange(),
       [&](OpBuilder &ub, Location l, Value u, ValueRange) {
@@ -301,13 +384,52 @@ void PersistentKernelBuilder::buildWarpChunk(OpBuilder &b, unsigned phase,
             ub, arith::AddIOp::create(
                     ub, l, slot,
                     arith::MulIOp::create(ub, l, u, index(ub, unitSlots))));
+        auto operandsAt = [&](OpBuilder &nb, Value at) {
+          return loadOperands(nb, phase, step, cur,
+                              laneRow(nb, first, rows, group, at, size, lane),
+                              unit.index);
+        };
+        // The operands of the group at `at`: the early ones for the first
+        // group, else loaded at the start of the group (carried from the
+        // group before, they would be live through its work: a training
+        // forward's cell, which saves its activations, spilled).
+        SmallVector<Type> types;
+        if (early)
+          types.assign(early->size(), b.getF32Type());
+        auto operandsOf = [&](OpBuilder &nb, Location nl, Value at) {
+          if (!early)
+            return operandsAt(nb, at);
+          Value isFirst = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::eq, at, index(nb, 0));
+          auto choice = scf::IfOp::create(
+              nb, nl, isFirst,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(tb, tl, *early);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, operandsAt(eb, at));
+              });
+          return SmallVector<Value>(choice.getResults());
+        };
         scf::ForOp::create(
-            ub, l, rowBegin, rows, index(ub, rowGroups * rowsAtOnce),
-            ValueRange(), [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
-              buildRowGroup(rb, phase, rowGroupAt(rb, first, rows, r), step,
-                            cur, next, unit.index, unit.inside, lane, {});
-              scf::YieldOp::create(rb, rl);
+            ub, l, index(ub, 0), groups, index(ub, 1), ValueRange(),
+            [&](OpBuilder &gb, Location gl, Value g, ValueRange) {
+              Value at = arith::MulIOp::create(gb, gl, g, index(gb, size));
+              buildRowGroup(gb, phase, size, at, first, rows, group, step, cur,
+                            next, unit.index, unit.inside, lane,
+                            operandsOf(gb, gl, at));
+              scf::YieldOp::create(gb, gl);
             });
+        if (size != 1) {
+          Value at = arith::MulIOp::create(ub, l, groups, index(ub, size));
+          Value single = arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult,
+                                               at, count);
+          scf::IfOp::create(ub, l, single, [&](OpBuilder &ib, Location) {
+            buildRowGroup(ib, phase, 1, at, first, rows, group, step, cur, next,
+                          unit.index, unit.inside, lane, operandsOf(ib, l, at));
+            scf::YieldOp::create(ib, l);
+          });
+        }
         scf::YieldOp::create(ub, l);
       });
 }
@@ -326,28 +448,17 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
                                    arith::SubIOp::create(cb, cl, batch, first));
         // A warp with one unit loads the operands of its first rows before
         // the staging: their latency overlaps the staging's.
-        SmallVector<SmallVector<IRMapping>> early;
-        std::optional<RowGroup> firstRows;
-        std::optional<WarpUnit> unit;
-        if (unitsPerWarp == 1) {
-          unit = warpUnit(cb, slot);
-          firstRows = rowGroupAt(cb, first, rows, group);
-          for (Value row : firstRows->rows)
-            early.push_back(
-                loadOperands(cb, phase, step, cur, row, unit->index));
-        }
+        std::optional<SmallVector<Value>> early;
+        if (unitsPerWarp == 1)
+          early = loadOperands(cb, phase, step, cur,
+                               laneRow(cb, first, rows, group, index(cb, 0),
+                                       groupRows[phase], lane),
+                               warpUnit(cb, slot).index);
         stageInputs(cb, phase, threadId, cur, first, rows);
         BlockBarrierOp::create(cb, cl);
         scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
-          Value rowBegin = group;
-          if (firstRows) {
-            buildRowGroup(ib, phase, *firstRows, step, cur, next, unit->index,
-                          unit->inside, lane, early);
-            rowBegin = arith::AddIOp::create(ib, cl, group,
-                                             index(ib, rowGroups * rowsAtOnce));
-          }
-          buildWarpChunk(ib, phase, step, cur, next, first, rows, slot,
-                         rowBegin, lane);
+          buildWarpChunk(ib, phase, step, cur, next, first, rows, slot, group,
+                         lane, early);
           scf::YieldOp::create(ib, cl);
         });
         // The next chunk overwrites the staged rows (the next phase's

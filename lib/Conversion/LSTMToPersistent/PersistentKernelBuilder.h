@@ -21,6 +21,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace mlir::lstm::persistent {
 
 /// The threads of a warp, which split a step's dot products.
@@ -34,9 +36,12 @@ inline constexpr int64_t kStagedFloats = 8192;
 /// Most weights (floats per lane) a warp keeps in registers. With the
 /// block's 512 threads an SM has 128 registers per thread.
 inline constexpr int64_t kRegisterWeights = 64;
-/// Rows a warp works on at once, unless its weights take more than half
-/// of kRegisterWeights (then one: two would spill).
-inline constexpr int64_t kRowsAtOnce = 2;
+/// Most rows a warp works on at once (fewer where their dot products would
+/// take more than kMaxAccumulators registers; one where its weights take
+/// more than half of kRegisterWeights: two would spill).
+inline constexpr int64_t kMaxGroupRows = 4;
+/// Most partial sums a lane accumulates at once.
+inline constexpr int64_t kMaxAccumulators = 32;
 /// Elements each thread copies at once when staging the states.
 inline constexpr int64_t kStageUnroll = 8;
 /// The cost model's bound on a step's multiply-adds (B · N · Σ columns ·
@@ -70,41 +75,51 @@ private:
   void stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value cur,
                    Value first, Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
-  /// The rows of one iteration of a warp's row loop.
-  struct RowGroup {
-    SmallVector<Value> rows, localRows, valid;
-  };
   /// A warp's unit: the index to compute with, and whether it is stored.
   struct WarpUnit {
     Value index, inside;
   };
-  RowGroup rowGroupAt(OpBuilder &b, Value first, Value rows, Value r);
   WarpUnit warpUnit(OpBuilder &b, Value local);
-  void buildRowGroup(OpBuilder &b, unsigned phase, const RowGroup &group,
-                     Value step, Value cur, Value next, Value unit,
-                     Value inside, Value lane,
-                     ArrayRef<SmallVector<IRMapping>> loaded);
+  /// The row (of the whole batch) whose element lane `lane` evaluates in
+  /// the group of the warp's rows from its `index`-th on in the chunk
+  /// [first, first + rows), for groups of `size` rows: the lane's row of
+  /// the group (the last one for lanes past it), clamped to the chunk.
+  Value laneRow(OpBuilder &b, Value first, Value rows, Value group, Value index,
+                int64_t size, Value lane);
+  void buildRowGroup(OpBuilder &b, unsigned phase, int64_t size, Value index,
+                     Value first, Value rows, Value group, Value step,
+                     Value cur, Value next, Value unit, Value inside,
+                     Value lane, ValueRange operands);
   void buildPhase(OpBuilder &b, unsigned phase, Value threadId, Value step,
                   Value cur, Value next, Value slot, Value group,
                   Value computes, Value lane);
   void buildWarpChunk(OpBuilder &b, unsigned phase, Value step, Value cur,
                       Value next, Value first, Value rows, Value slot,
-                      Value rowBegin, Value lane);
-  SmallVector<IRMapping> loadOperands(OpBuilder &b, unsigned phase, Value step,
-                                      Value cur, Value row, Value unit);
+                      Value group, Value lane,
+                      std::optional<SmallVector<Value>> early);
+  /// The operands of `phase`'s regions that it does not compute, for
+  /// element (row, unit), in the order mapOperands expects.
+  SmallVector<Value> loadOperands(OpBuilder &b, unsigned phase, Value step,
+                                  Value cur, Value row, Value unit);
+  /// Per op of `phase`, its region's arguments mapped to `operands`.
+  SmallVector<IRMapping> mapOperands(unsigned phase, ValueRange operands);
+  /// The product columns of a phase, by (product, column).
+  using ColumnSums = DenseMap<std::pair<unsigned, int64_t>, Value>;
   void computeElement(OpBuilder &b, unsigned phase,
-                      SmallVector<IRMapping> mappings, Value step, Value cur,
-                      Value next, Value row, Value localRow, Value unit,
-                      Value lane, Value store);
+                      SmallVector<IRMapping> mappings,
+                      const ColumnSums &columns, Value step, Value cur,
+                      Value next, Value row, Value unit, Value store);
   /// K: the width of a product input (N, or a concatenation's).
   int64_t inputWidth(const TermInput &input) const;
   /// The shared-memory rows of `input` in the phase being built.
   Value stagedFor(const TermInput &input) const;
   /// The scratch buffer of `value`, or null if it needs none.
   Value scratchFor(const Computed &value) const;
-  SmallVector<Value> buildProductColumns(OpBuilder &b, unsigned p,
-                                         Value localRow, Value unit,
-                                         Value lane);
+  SmallVector<SmallVector<Value>>
+  buildProductPartials(OpBuilder &b, unsigned p, ArrayRef<Value> localRows,
+                       Value unit, Value lane);
+  SmallVector<Value> reduceAcrossLanes(OpBuilder &b, ArrayRef<Value> values,
+                                       Value lane);
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
@@ -121,8 +136,10 @@ private:
   int64_t chunkRows;
   /// Whether the warps keep their weights in registers.
   bool useRegisters;
-  /// Rows a warp computes per iteration of its row loop.
-  int64_t rowsAtOnce;
+  /// Per phase: the products it computes (those its ops read, and those
+  /// that are new states), and the rows a warp computes at once.
+  SmallVector<SmallVector<unsigned>> phaseProducts;
+  SmallVector<int64_t> groupRows;
   /// Multiply-adds per batch row and step.
   int64_t rowWork = 0;
   /// Per product, the columns (offsets of the pointwise ops' slices) that

@@ -7,7 +7,8 @@
 // The data movement and arithmetic of a persistent kernel's recurrent
 // products: the values the products read, staged by the whole block in
 // shared memory; the weights a warp keeps in registers; and the warp's dot
-// products, its lanes splitting K and a butterfly of shuffles summing them.
+// products, its lanes splitting K and a butterfly of shuffles summing them,
+// all of a group of rows at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,37 +144,52 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
   }
 }
 
-/// The columns `neededColumns[p]` (plus `unit`) of product `p` for the row
-/// staged at `localRow`, in every lane of the warp: lane `lane` sums the
-/// terms k = lane (mod 32) of the dot products, the shuffles sum the
-/// lanes'. The weights come from registers (loadRegisterWeights) or, where
-/// they do not fit, from global memory (L1 and L2); the states from the
+/// Lane `lane`'s partial sums of the columns `neededColumns[p]` (plus
+/// `unit`) of product `p` for each of the rows staged at `localRows`, as
+/// [row][column]: the lane sums the terms k = lane (mod 32) of the dot
+/// products (reduceAcrossLanes sums the lanes'). The weights come from
+/// registers (loadRegisterWeights) or, where they do not fit, from global
+/// memory (L1 and L2), each read once for all the rows; the states from the
 /// block's shared memory.
-SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
-    OpBuilder &b, unsigned p, Value localRow, Value unit, Value lane) {
+SmallVector<SmallVector<Value>>
+PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
+                                              ArrayRef<Value> localRows,
+                                              Value unit, Value lane) {
   const Product &product = plan.products[p];
   ArrayRef<int64_t> columns = neededColumns[p];
+  size_t numColumns = columns.size();
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
-  SmallVector<Value> acc(columns.size(), zero);
+  // Row-major [row][column], flat: the form loops carry them in.
+  SmallVector<Value> acc(localRows.size() * numColumns, zero);
   for (auto [t, term] : llvm::enumerate(product.terms)) {
     // K of this term: the width of its input's staged rows.
     int64_t n = inputWidth(term.first);
-    Value rowBase = arith::MulIOp::create(b, loc, localRow, index(b, n));
-    auto stagedAt = [&](OpBuilder &nb, Location l, Value staged, Value k) {
-      return memref::LoadOp::create(
-          nb, l, staged, ValueRange{arith::AddIOp::create(nb, l, rowBase, k)});
-    };
+    SmallVector<Value> rowBases;
+    for (Value localRow : localRows)
+      rowBases.push_back(arith::MulIOp::create(b, loc, localRow, index(b, n)));
     Value staged = stagedFor(term.first);
+    // The staged elements k of every row.
+    auto stagedAt = [&](OpBuilder &nb, Location l, Value k) {
+      SmallVector<Value> values;
+      for (Value rowBase : rowBases)
+        values.push_back(memref::LoadOp::create(
+            nb, l, staged,
+            ValueRange{arith::AddIOp::create(nb, l, rowBase, k)}));
+      return values;
+    };
     if (useRegisters) {
       for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
         Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
         if ((j + 1) * kWarpSize > n)
           k = arith::MinUIOp::create(b, loc, k, index(b, n - 1));
-        Value h = stagedAt(b, loc, staged, k);
-        for (auto [c, sum] : llvm::enumerate(acc))
-          sum =
-              math::FmaOp::create(b, loc, h, registerWeights[p][t][c][j], sum);
+        SmallVector<Value> h = stagedAt(b, loc, k);
+        for (auto [r, hr] : llvm::enumerate(h))
+          for (size_t c = 0; c < numColumns; ++c) {
+            Value &sum = acc[r * numColumns + c];
+            sum = math::FmaOp::create(b, loc, hr, registerWeights[p][t][c][j],
+                                      sum);
+          }
       }
       continue;
     }
@@ -184,11 +200,14 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
           arith::AddIOp::create(b, loc, unit, index(b, column)));
     auto accumulate = [&](OpBuilder &nb, Location l, Value k,
                           SmallVector<Value> sums) {
-      Value h = stagedAt(nb, l, staged, k);
-      for (auto [weightRow, partial] : llvm::zip(weightRows, sums)) {
+      SmallVector<Value> h = stagedAt(nb, l, k);
+      for (auto [c, weightRow] : llvm::enumerate(weightRows)) {
         Value w =
             memref::LoadOp::create(nb, l, weight, ValueRange{weightRow, k});
-        partial = math::FmaOp::create(nb, l, h, w, partial);
+        for (auto [r, hr] : llvm::enumerate(h)) {
+          Value &partial = sums[r * numColumns + c];
+          partial = math::FmaOp::create(nb, l, hr, w, partial);
+        }
       }
       return sums;
     };
@@ -226,12 +245,54 @@ SmallVector<Value> PersistentKernelBuilder::buildProductColumns(
         });
     acc.assign(rest.getResults().begin(), rest.getResults().end());
   }
-  for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2)
-    for (Value &sum : acc) {
-      Value other = gpu::ShuffleOp::create(b, loc, sum, offset, kWarpSize,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      sum = arith::AddFOp::create(b, loc, sum, other);
+  SmallVector<SmallVector<Value>> perRow;
+  for (size_t r = 0; r < localRows.size(); ++r)
+    perRow.emplace_back(ArrayRef<Value>(acc).slice(r * numColumns, numColumns));
+  return perRow;
+}
+
+/// Sums each of `values` (one partial sum per lane) over the warp, in
+/// chunks of 32: per chunk of 2^m values (padded with zeros), the first m
+/// rounds of a butterfly halve the values each lane holds, a lane keeping
+/// the half its bit of the round selects and sending the other half to its
+/// partner; the remaining 5 - m rounds add the one value left. Lane l ends
+/// with the sum of the chunk's value l >> (5 - m). A plain butterfly per
+/// value would take 5 shuffles each: this takes 2^m - 1 + 5 - m for all.
+SmallVector<Value>
+PersistentKernelBuilder::reduceAcrossLanes(OpBuilder &b, ArrayRef<Value> values,
+                                           Value lane) {
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  SmallVector<Value> sums;
+  for (size_t start = 0; start < values.size(); start += kWarpSize) {
+    SmallVector<Value> held(values.slice(
+        start, std::min<size_t>(kWarpSize, values.size() - start)));
+    held.resize(llvm::PowerOf2Ceil(held.size()), zero);
+    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      auto exchange = [&](Value send) {
+        return gpu::ShuffleOp::create(b, loc, send, offset, kWarpSize,
+                                      gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+      };
+      if (held.size() == 1) {
+        held[0] = arith::AddFOp::create(b, loc, held[0], exchange(held[0]));
+        continue;
+      }
+      Value upper = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, lane, index(b, offset)), index(b, 0));
+      size_t half = held.size() / 2;
+      SmallVector<Value> kept;
+      for (size_t j = 0; j < half; ++j) {
+        Value keep =
+            arith::SelectOp::create(b, loc, upper, held[half + j], held[j]);
+        Value send =
+            arith::SelectOp::create(b, loc, upper, held[j], held[half + j]);
+        kept.push_back(arith::AddFOp::create(b, loc, keep, exchange(send)));
+      }
+      held = std::move(kept);
     }
-  return acc;
+    sums.push_back(held[0]);
+  }
+  return sums;
 }

@@ -60,45 +60,72 @@
 // CHECK: %[[REV:.*]] = arith.subi %[[LAST]], %[[STEP]]
 // The rows in chunks that fit the shared memory (8192 / K = 2048 rows).
 // CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %[[BATCH]] step %c2048
-// First the operands of the warp's first two rows that do not depend on
-// the states being staged: the input slice at column 4 + n of step
-// T - 1 - t, the bias, the state c.
-// CHECK: memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
-// CHECK: memref.load %[[BB]]
-// CHECK: memref.load %[[CS]][%[[CUR]],
-// CHECK: memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
-// CHECK: memref.load %[[BB]]
-// CHECK: memref.load %[[CS]][%[[CUR]],
+// First the operands of the lane's row in the warp's first group of rows
+// (lane l < 4: the chunk's row group + 16 l; the 16 row groups are the
+// block's warps) that do not depend on the states being staged: the input
+// slice at column 4 + n of step T - 1 - t, the bias, the state c.
+// CHECK: arith.minui %[[LANE]], %c3
+// CHECK: arith.muli %{{.*}}, %c16
+// CHECK: %[[EX:.*]] = memref.load %[[XB]][%[[REV]], %{{.*}}, %{{.*}}]
+// CHECK: %[[EB:.*]] = memref.load %[[BB]]
+// CHECK: %[[EC:.*]] = memref.load %[[CS]][%[[CUR]],
+// CHECK-NOT: memref.load %[[XB]]
 // Every thread copies h of the chunk's rows, eight elements at a time, the
 // loads first.
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c4096
 // CHECK-COUNT-8: memref.load %[[HS]][%[[CUR]],
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[STAGED]]
 // CHECK: lstm.block_barrier
-// The two rows: the dot product of the staged row with the weights in
-// registers, summed across the warp, the cloned region, and lane 0's
-// stores.
-// CHECK: %[[H:.*]] = memref.load %[[STAGED]]
-// CHECK: %[[DOT:.*]] = math.fma %[[H]], %[[WREG]], %{{.*}}
-// CHECK: gpu.shuffle  xor %[[DOT]], %c16
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor %{{.*}}, %c1
+// The warp's rows in groups of four (one column of K = 4: one partial sum
+// per row and lane), a last single row apart; the first group takes the
+// operands loaded early, the others load theirs.
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{.*}}, %c4
+// CHECK: scf.for %[[G:.*]] = %{{.*}} to %[[GROUPS]] step
+// CHECK: %[[AT:.*]] = arith.muli %[[G]], %c4
+// CHECK: %[[ISFIRST:.*]] = arith.cmpi eq, %[[AT]], %c0
+// CHECK: %[[OPS:.*]]:3 = scf.if %[[ISFIRST]] -> (f32, f32, f32) {
+// CHECK-NEXT: scf.yield %[[EX]], %[[EB]], %[[EC]]
+// CHECK: } else {
+// CHECK: %[[NX:.*]] = memref.load %[[XB]][%[[REV]],
+// CHECK: %[[NB:.*]] = memref.load %[[BB]]
+// CHECK: %[[NC:.*]] = memref.load %[[CS]][%[[CUR]],
+// CHECK: scf.yield %[[NX]], %[[NB]], %[[NC]]
+// The four rows' dot products of the staged rows with the weights in
+// registers; the four sums over the warp: two rounds of a butterfly that
+// halve what each lane holds, three that add; lane j reads row j's sum
+// from lane j << 3.
+// CHECK-COUNT-4: memref.load %[[STAGED]]
+// CHECK-COUNT-4: math.fma %{{.*}}, %[[WREG]], %{{.*}}
+// CHECK: arith.select
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8
+// CHECK-NOT: arith.select
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf
+// CHECK: %[[AT:.*]] = arith.shli %{{.*}}, %c3
+// CHECK: %[[SRC:.*]] = arith.index_cast %[[AT]] : index to i32
+// CHECK: %[[COL:.*]], %{{.*}} = gpu.shuffle  idx %[[SUM]], %[[SRC]], %c32
+// Lanes 0-3 store their rows' results.
+// CHECK: arith.cmpi ult, %[[LANE]], %c4
+// CHECK: %[[PRE:.*]] = arith.addf %[[COL]], %[[OPS]]#0
+// CHECK: arith.addf %[[PRE]], %[[OPS]]#1
 // CHECK: math.tanh
-// CHECK: arith.cmpi eq, %[[LANE]], %c0
+// CHECK: arith.addf %{{.*}}, %[[OPS]]#2
+// CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %[[Y]][%[[REV]],
 // CHECK: memref.store %{{.*}}, %[[HS]][%[[NEXT]],
 // CHECK: memref.store %{{.*}}, %[[CS]][%[[NEXT]],
+// A last single row: its sum in every lane, lane 0 stores.
+// CHECK: scf.if
 // CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
+// CHECK-NOT: arith.select
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16
+// CHECK: gpu.shuffle  idx %{{.*}}, %c0_i32
+// CHECK: arith.cmpi ult, %[[LANE]], %c1
 // CHECK: math.tanh
-// The warp's further rows, two at a time, their operands loaded in the
-// loop.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
-// CHECK: memref.load %[[XB]]
-// CHECK: memref.load %[[XB]]
-// CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
-// CHECK: math.fma %{{.*}}, %[[WREG]], %{{.*}}
 // The next chunk, if any, overwrites the staged rows.
 // CHECK: %[[NEXTCHUNK:.*]] = arith.addi %[[FIRST]], %c2048
 // CHECK: %[[MORE:.*]] = arith.cmpi ult, %[[NEXTCHUNK]], %[[BATCH]]
