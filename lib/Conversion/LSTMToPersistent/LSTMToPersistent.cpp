@@ -101,17 +101,21 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
       rowWork += int64_t(needed.size()) * depth * n;
     }
   }
-  // What each phase stages: the inputs of the products it computes (those
-  // its ops read, and those that are new states, in their own phase). What
-  // crosses phases goes through global memory: the computed inputs of
+  // The products each phase computes (those its ops read, and those that
+  // are new states, in their own phase) and what it stages: their inputs.
+  // What crosses phases goes through global memory: the computed inputs of
   // products, and the results that an op of a later phase reads.
   stagedInputs.resize(cell.numPhases);
+  phaseProducts.resize(cell.numPhases);
   auto addScratch = [&](const Computed &value) {
     if (!llvm::is_contained(scratchValues, value))
       scratchValues.push_back(value);
   };
-  auto stage = [&](unsigned phase, const Product &product) {
-    for (auto &[input, weight] : product.terms) {
+  auto compute = [&](unsigned phase, unsigned p) {
+    if (llvm::is_contained(phaseProducts[phase], p))
+      return;
+    phaseProducts[phase].push_back(p);
+    for (auto &[input, weight] : cell.products[p].terms) {
       if (input.kind == TermInput::Kind::Computed)
         addScratch(input.computed);
       if (input.kind == TermInput::Kind::Concat)
@@ -127,32 +131,19 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
           cell.pointwise[source.computed.op].phase < step.phase)
         addScratch(source.computed);
       if (source.kind == Kind::Product)
-        stage(step.phase, cell.products[source.index]);
+        compute(step.phase, source.index);
     }
   for (const PersistentPlan::YieldSource &state : cell.stateResults)
     if (state.kind == YieldKind::Product)
-      stage(cell.products[state.index].phase, cell.products[state.index]);
+      compute(cell.products[state.index].phase, state.index);
   for (const SmallVector<TermInput> &phase : stagedInputs) {
     maxStaged = std::max(maxStaged, phase.size());
     for (const TermInput &input : phase)
       maxInputWidth = std::max(maxInputWidth, inputWidth(input));
   }
   useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
-  // The products each phase computes, and how many rows a warp takes at
-  // once: their partial sums, reduced across the lanes together, fill at
-  // most kMaxAccumulators registers.
-  phaseProducts.resize(cell.numPhases);
-  auto computeIn = [&](unsigned phase, unsigned p) {
-    if (!llvm::is_contained(phaseProducts[phase], p))
-      phaseProducts[phase].push_back(p);
-  };
-  for (const PointwiseStep &step : cell.pointwise)
-    for (const OperandSource &source : step.operands)
-      if (source.kind == Kind::Product)
-        computeIn(step.phase, source.index);
-  for (const PersistentPlan::YieldSource &state : cell.stateResults)
-    if (state.kind == YieldKind::Product)
-      computeIn(cell.products[state.index].phase, state.index);
+  // How many rows a warp takes at once: their partial sums, reduced across
+  // the lanes together, fill at most kMaxAccumulators registers.
   bool oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
   for (ArrayRef<unsigned> products : phaseProducts) {
     int64_t columns = 0;

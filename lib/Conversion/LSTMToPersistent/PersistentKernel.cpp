@@ -225,18 +225,26 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
   });
 }
 
+Value PersistentKernelBuilder::warpRow(OpBuilder &b, Value group,
+                                       Value ordinal) {
+  return arith::AddIOp::create(
+      b, loc, group,
+      arith::MulIOp::create(b, loc, ordinal, this->index(b, rowGroups)));
+}
+
+Value PersistentKernelBuilder::laneInGroup(OpBuilder &b, int64_t size,
+                                           Value lane) {
+  if (size == 1)
+    return index(b, 0);
+  return arith::MinUIOp::create(b, loc, lane, index(b, size - 1));
+}
+
 Value PersistentKernelBuilder::laneRow(OpBuilder &b, Value first, Value rows,
                                        Value group, Value index, int64_t size,
                                        Value lane) {
-  Value inGroup =
-      size == 1 ? this->index(b, 0)
-                : arith::MinUIOp::create(b, loc, lane, this->index(b, size - 1))
-                      .getResult();
-  Value local = arith::AddIOp::create(
-      b, loc, group,
-      arith::MulIOp::create(b, loc,
-                            arith::AddIOp::create(b, loc, index, inGroup),
-                            this->index(b, rowGroups)));
+  Value local =
+      warpRow(b, group,
+              arith::AddIOp::create(b, loc, index, laneInGroup(b, size, lane)));
   Value lastRow = arith::SubIOp::create(b, loc, rows, this->index(b, 1));
   return arith::AddIOp::create(b, loc, first,
                                arith::MinUIOp::create(b, loc, local, lastRow));
@@ -257,11 +265,8 @@ void PersistentKernelBuilder::buildRowGroup(
   Value lastRow = arith::SubIOp::create(b, loc, rows, this->index(b, 1));
   SmallVector<Value> localRows;
   for (int64_t j = 0; j < size; ++j) {
-    Value local = arith::AddIOp::create(
-        b, loc, group,
-        arith::MulIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, index, this->index(b, j)),
-            this->index(b, rowGroups)));
+    Value local = warpRow(
+        b, group, arith::AddIOp::create(b, loc, index, this->index(b, j)));
     localRows.push_back(arith::MinUIOp::create(b, loc, local, lastRow));
   }
   // The partial sums, [row][product][column], reduced together.
@@ -280,10 +285,7 @@ void PersistentKernelBuilder::buildRowGroup(
   auto laneOf = [&](int64_t chunkSize) {
     return 5 - int64_t(llvm::Log2_64(llvm::PowerOf2Ceil(chunkSize)));
   };
-  Value inGroup =
-      size == 1 ? this->index(b, 0)
-                : arith::MinUIOp::create(b, loc, lane, this->index(b, size - 1))
-                      .getResult();
+  Value inGroup = laneInGroup(b, size, lane);
   ColumnSums columns;
   int64_t v = 0;
   for (unsigned p : phaseProducts[phase]) {
@@ -317,11 +319,8 @@ void PersistentKernelBuilder::buildRowGroup(
     }
   }
   // The lane's row, and whether it stores it.
-  Value local = arith::AddIOp::create(
-      b, loc, group,
-      arith::MulIOp::create(b, loc,
-                            arith::AddIOp::create(b, loc, index, inGroup),
-                            this->index(b, rowGroups)));
+  Value local =
+      warpRow(b, group, arith::AddIOp::create(b, loc, index, inGroup));
   Value store = arith::AndIOp::create(
       b, loc, inside,
       arith::AndIOp::create(
@@ -393,9 +392,6 @@ void PersistentKernelBuilder::buildWarpChunk(
         // group, else loaded at the start of the group (carried from the
         // group before, they would be live through its work: a training
         // forward's cell, which saves its activations, spilled).
-        SmallVector<Type> types;
-        if (early)
-          types.assign(early->size(), b.getF32Type());
         auto operandsOf = [&](OpBuilder &nb, Location nl, Value at) {
           if (!early)
             return operandsAt(nb, at);

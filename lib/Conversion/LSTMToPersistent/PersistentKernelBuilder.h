@@ -80,6 +80,11 @@ private:
     Value index, inside;
   };
   WarpUnit warpUnit(OpBuilder &b, Value local);
+  /// Row `group + ordinal · rowGroups` of a chunk: the warp's `ordinal`-th.
+  Value warpRow(OpBuilder &b, Value group, Value ordinal);
+  /// The row of a group of `size` that lane `lane` evaluates: its own, the
+  /// group's last for the lanes past it.
+  Value laneInGroup(OpBuilder &b, int64_t size, Value lane);
   /// The row (of the whole batch) whose element lane `lane` evaluates in
   /// the group of the warp's rows from its `index`-th on in the chunk
   /// [first, first + rows), for groups of `size` rows: the lane's row of
