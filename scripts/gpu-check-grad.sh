@@ -73,7 +73,9 @@ if [ "${SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null 2>&1; 
       [ -f "gpu-build/grad-$v/$cell.so" ] && sanitizer_runs+=("memcheck $v $cell")
     done
   done
-  for run in "racecheck fp32 lstm" "racecheck plain gru" "synccheck fp32 peephole" "synccheck plain lstm"; do
+  for run in "racecheck fp32 lstm" "racecheck plain gru" "synccheck fp32 peephole" "synccheck plain lstm" \
+             "racecheck persistent lstm" "racecheck persistent cho_gru" \
+             "synccheck persistent lstm" "synccheck persistent cho_gru"; do
     set -- $run
     [ -f "gpu-build/grad-$2/$3.so" ] && sanitizer_runs+=("$run")
   done

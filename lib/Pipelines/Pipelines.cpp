@@ -182,13 +182,36 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The version of an "sm_XY" (or "sm_XYa") chip, XY; 0 if it is not of
+/// that form.
+static int gpuChipVersion(StringRef chip) {
+  int version = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
   // gpu.launch (its products are fp32 FMA: only for the fp32 compute type;
   // lstm::verifyCompileOptions rejects the others).
-  if (options.persistent && options.computeType == GemmComputeType::fp32)
-    pm.addPass(lstm::createConvertLSTMToPersistentPass());
+  if (options.persistent && options.computeType == GemmComputeType::fp32) {
+    ConvertLSTMToPersistentPassOptions persistent;
+    int chip = gpuChipVersion(options.chip);
+    // cp.async, from sm_80 on.
+    persistent.asyncCopies = chip >= 80;
+    // The shared memory every GPU of the chip's family gives a block once
+    // a kernel opts in: 227 KiB on sm_90 (and sm_100), 99 KiB on sm_86 and
+    // sm_89 (163 KiB on sm_80); the cost model still asks the GPU at run
+    // time where a batch needs more than 48 KiB.
+    if (chip >= 90)
+      persistent.sharedMemory = 224 * 1024;
+    else if (chip >= 80)
+      persistent.sharedMemory = 96 * 1024;
+    pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
+  }
   buildTensorPipeline(pm, options.runtimeChecks);
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
@@ -230,6 +253,9 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // The persistent kernels' asynchronous copies (cp.async), first: their
+  // shared-memory operands are converted with the gpu address spaces.
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

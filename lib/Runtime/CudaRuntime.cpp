@@ -83,6 +83,41 @@ static CooperativeKernels &cooperativeKernels() {
   return kernels;
 }
 
+/// Lets `function` use `bytes` of dynamic shared memory, remembering the
+/// most each kernel was allowed; false after a failure (recorded: the GPU
+/// gives less).
+static bool optInSharedMemory(CUfunction function, int32_t bytes) {
+  static std::mutex mutex;
+  static std::map<CUfunction, int32_t> allowed;
+  std::lock_guard<std::mutex> lock(mutex);
+  int32_t &most = allowed[function];
+  if (bytes <= most)
+    return true;
+  if (!LSTM_CUDA_CHECK(cuFuncSetAttribute(
+          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)))
+    return false;
+  most = bytes;
+  return true;
+}
+
+/// `attribute` of the current context's GPU, lowered to the positive
+/// integer in the environment variable `limit` where that is smaller (0
+/// after a failure, recorded).
+static int32_t deviceAttribute(CUdevice_attribute attribute,
+                               const char *limit) {
+  CUdevice device;
+  int value = 0;
+  if (!ensureContext() || !LSTM_CUDA_CHECK(cuCtxGetDevice(&device)) ||
+      !LSTM_CUDA_CHECK(cuDeviceGetAttribute(&value, attribute, device)))
+    return 0;
+  if (const char *asked = std::getenv(limit)) {
+    long n = std::strtol(asked, nullptr, 10);
+    if (n > 0 && n < value)
+      value = static_cast<int>(n);
+  }
+  return value;
+}
+
 extern "C" {
 
 //===----------------------------------------------------------------------===//
@@ -138,6 +173,10 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   // error.
   if (gridX == 0 || gridY == 0 || gridZ == 0)
     return;
+  // Above 48 KiB of dynamic shared memory a kernel must opt in (once per
+  // kernel and size; fails, recorded, where the GPU gives less).
+  if (smem > 48 * 1024 && !optInSharedMemory(function, smem))
+    return;
   if (cooperativeKernels().contains(function)) {
     // Every block resident at once, or CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
     // (reported like any failed call): a grid barrier never waits for a
@@ -153,18 +192,13 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
 }
 
 int32_t lstmRuntimeGpuMultiprocessors(void) {
-  CUdevice device;
-  int count = 0;
-  if (!ensureContext() || !LSTM_CUDA_CHECK(cuCtxGetDevice(&device)) ||
-      !LSTM_CUDA_CHECK(cuDeviceGetAttribute(
-          &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)))
-    return 0;
-  if (const char *limit = std::getenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS")) {
-    long asked = std::strtol(limit, nullptr, 10);
-    if (asked > 0 && asked < count)
-      count = static_cast<int>(asked);
-  }
-  return count;
+  return deviceAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                         "LSTM_RUNTIME_GPU_MULTIPROCESSORS");
+}
+
+int32_t lstmRuntimeGpuSharedMemoryPerBlock(void) {
+  return deviceAttribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                         "LSTM_RUNTIME_GPU_SHARED_MEMORY");
 }
 
 CUstream mgpuStreamCreate() { return currentStream(); }

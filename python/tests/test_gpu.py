@@ -64,6 +64,26 @@ def kernels_launched(torch, f, inputs):
     return {e.key for e in prof.key_averages()}, outs
 
 
+def check_runtime_choice(torch, f, name, inputs, monkeypatch, variable, limit):
+    """Runs `f` with the GPU as it is and with `variable` (a limit the
+    runtime reports, LSTM_RUNTIME_GPU_*) set to `limit`: persistent kernels
+    the first time, none the second (the cost model's run-time choice), both
+    within the fp32 tolerance of the float64 reference."""
+    expected = ref.expected(name, inputs)
+    for limit_variable in ("LSTM_RUNTIME_GPU_MULTIPROCESSORS",
+                           "LSTM_RUNTIME_GPU_SHARED_MEMORY"):
+        monkeypatch.delenv(limit_variable, raising=False)
+    for value, persistent in ((None, True), (limit, False)):
+        if value is not None:
+            monkeypatch.setenv(variable, value)
+        names, outs = kernels_launched(torch, f, inputs)
+        assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
+        for out, exp in zip(outs, expected):
+            o = out.cpu().numpy()
+            assert np.isfinite(o).all()
+            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
 @pytest.mark.parametrize("name", ["lstm", "stack3"])
 def test_persistent_needs_the_sms(torch, name, monkeypatch):
     """The cost model's run-time choice also asks the GPU's SM count: with
@@ -73,18 +93,22 @@ def test_persistent_needs_the_sms(torch, name, monkeypatch):
     kernels. Both within the fp32 tolerance of the float64 reference."""
     f = network(name).compile(target="cuda", persistent=True)
     inputs = ref.make_inputs(name, 9, 4, np.random.default_rng(17))
-    expected = ref.expected(name, inputs)
-    for limit, persistent in ((None, True), ("2", False)):
-        if limit is None:
-            monkeypatch.delenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", raising=False)
-        else:
-            monkeypatch.setenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", limit)
-        names, outs = kernels_launched(torch, f, inputs)
-        assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
-        for out, exp in zip(outs, expected):
-            o = out.cpu().numpy()
-            assert np.isfinite(o).all()
-            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+    check_runtime_choice(torch, f, name, inputs, monkeypatch,
+                         "LSTM_RUNTIME_GPU_MULTIPROCESSORS", "2")
+
+
+@pytest.mark.parametrize("name", ["lstm", "cho_gru"])
+def test_persistent_needs_the_shared_memory(torch, name, monkeypatch):
+    """A persistent kernel whose batch needs more than the 48 KiB of shared
+    memory every GPU gives a block (here 120 rows of h, 60 KiB) runs only
+    where the GPU gives that much: with less reported
+    (LSTM_RUNTIME_GPU_SHARED_MEMORY) the layers run per step; with the GPU's
+    own limit as persistent kernels, opted in to the memory at launch. Both
+    within the fp32 tolerance of the float64 reference."""
+    f = network(name).compile(target="cuda", persistent=True)
+    inputs = ref.make_inputs(name, 7, 120, np.random.default_rng(23))
+    check_runtime_choice(torch, f, name, inputs, monkeypatch,
+                         "LSTM_RUNTIME_GPU_SHARED_MEMORY", "40000")
 
 
 @pytest.mark.parametrize("name", ["lstm", "gru", "cho_gru", "stack3", "lstmp"])

@@ -231,7 +231,11 @@ def ConvertLSTMToPersistentPass
     `[B, N]` step) for every batch row; each warp owns one unit of the tile
     (several when the tile has more units than the block has warps) and a
     share of the rows. Per step the block stages the states that the
-    products read in shared memory (in chunks of rows), then each warp
+    products read in shared memory (in chunks of rows; with
+    `async-copies`, the default, as 16-byte asynchronous copies,
+    `nvgpu.device_async_copy` (cp.async, sm_80 and later), where N is a
+    multiple of 4: all of a thread's copies in flight at once, none through
+    its registers), then each warp
     takes its rows a group at a time (up to 4, fewer where their partial
     sums would take more than 32 registers): its lanes split the dot
     products of the group's staged rows with the weight rows the pointwise
@@ -248,7 +252,12 @@ def ConvertLSTMToPersistentPass
     every unit: the step then runs in phases, each pointwise op in the
     phase after those whose results its products read, with a grid barrier
     between phases and the values that cross them in global scratch
-    buffers. A backward cell's dG, assembled from N-wide pointwise results
+    buffers (two each, used by alternate steps, as the states). Where no
+    product reads a state (a backward step's products read its dG), a
+    block reads only its own units' states and a block barrier ends the
+    step instead of a grid barrier: the grid barrier between the phases
+    keeps any block from writing a scratch buffer that another still
+    stages. A phase that stages nothing takes the whole batch at once. A backward cell's dG, assembled from N-wide pointwise results
     by `tensor.insert_slice`s into a `tensor.empty`, may be an output and
     the input of a product (K its width) whose [B, N] result is a new
     state. The kernel's name
@@ -271,6 +280,19 @@ def ConvertLSTMToPersistentPass
     `always`, a GPU with fewer SMs than blocks fails the launch with
     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (lower `max-blocks` for it).
 
+    Shared memory: each staged value gets an equal share of
+    `shared-memory` bytes, and a phase stages as many rows at a time as the
+    share holds of the widest (no more than the largest batch the cost
+    model runs the kernel for, nor, where a warp takes its rows one at a
+    time, than one row per warp); a launch takes only what its batch
+    needs.
+    Above the 48 KiB every GPU gives a block, the run-time choice also asks
+    the GPU (`lstmRuntimeGpuSharedMemoryPerBlock()`), and the runtime opts
+    the kernel in at its launch. `lstm-to-nvvm` gives 224 KiB on sm_90 and
+    later, 96 KiB on sm_8x (what every sm_8x GPU gives), 32 KiB before: a
+    backward step's dG, 4N floats a row, then stages a whole batch at once
+    where it used to take 16 rows at a time at N = 128.
+
     Layers it does not handle (lengths, batched wavefront cells, a gate
     with an epilogue in the step, values of another width than the states
     such as LSTMP's projection, a state or output not made by a pointwise
@@ -287,12 +309,18 @@ def ConvertLSTMToPersistentPass
            "Most blocks of a persistent kernel (all must be resident)">,
     Option<"always", "always", "bool", /*default=*/"false",
            "Every layer the kernel handles, without the cost model">,
+    Option<"asyncCopies", "async-copies", "bool", /*default=*/"true",
+           "Stage the products' inputs with asynchronous 16-byte copies "
+           "(nvgpu.device_async_copy: cp.async, sm_80 and later)">,
+    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"32768",
+           "Bytes of shared memory a block may stage the products' inputs "
+           "in (above 48 KiB the cost model also asks the GPU at run time)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
@@ -313,11 +341,15 @@ def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
     or it can wait forever. Runs before SCF is lowered to control flow (it
     builds `scf.if` and `scf.while`).
 
-    Each `lstm.block_barrier` becomes `gpu.barrier`.
+    Each `lstm.block_barrier` becomes `gpu.barrier`, after
+    `nvgpu.device_async_create_group` and `nvgpu.device_async_wait` (wait
+    for all of the thread's asynchronous copies) where it has
+    `wait_async_copies`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

@@ -53,6 +53,15 @@ int lstmRuntimeSynchronize(void);
 /// makes it min(n, the GPU's): a test runs the per-step fallback with it.
 int32_t lstmRuntimeGpuMultiprocessors(void);
 
+/// The most dynamic shared memory, in bytes, that a block of the current
+/// context's GPU may use once its kernel opts in (0 after a failure,
+/// recorded): what a persistent kernel's run-time choice compares its
+/// staging with where a batch needs more than the 48 KiB every GPU gives
+/// (lstm-to-persistent; mgpuLaunchKernel opts such kernels in).
+/// LSTM_RUNTIME_GPU_SHARED_MEMORY=n makes it min(n, the GPU's), as for the
+/// SM count.
+int32_t lstmRuntimeGpuSharedMemoryPerBlock(void);
+
 /// The precision of a GEMM: fp32 inputs with fp32 arithmetic (no TF32), fp32
 /// inputs with TF32 tensor-core arithmetic, bf16 inputs with fp32
 /// accumulation. The result is fp32 in each case.

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/bit.h"
@@ -64,16 +65,15 @@ static MemRefType stridedMemRef(ArrayRef<int64_t> shape, Type elementType) {
       StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides));
 }
 
-PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
-                                                 PersistentPlan plan,
-                                                 int64_t blockSize,
-                                                 int64_t maxBlocks)
+PersistentKernelBuilder::PersistentKernelBuilder(
+    RewriterBase &rewriter, PersistentPlan plan,
+    const PersistentOptions &options)
     : rewriter(rewriter), plan(std::move(plan)), layer(this->plan.layer),
-      loc(layer.getLoc()), blockSize(blockSize) {
+      loc(layer.getLoc()), blockSize(options.blockSize) {
   int64_t n = this->plan.width;
-  unitsPerBlock = divCeil(n, maxBlocks);
+  unitsPerBlock = divCeil(n, options.maxBlocks);
   numBlocks = divCeil(n, unitsPerBlock);
-  int64_t warps = blockSize / kWarpSize;
+  int64_t warps = blockSize / kLanes;
   unitSlots = std::min(unitsPerBlock, warps);
   rowGroups = warps / unitSlots;
   unitsPerWarp = divCeil(unitsPerBlock, unitSlots);
@@ -97,7 +97,7 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
     for (auto &[input, weight] : product.terms) {
       int64_t depth = inputWidth(input);
       registersNeeded +=
-          int64_t(needed.size()) * divCeil(depth, int64_t(kWarpSize));
+          int64_t(needed.size()) * divCeil(depth, int64_t(kLanes));
       rowWork += int64_t(needed.size()) * depth * n;
     }
   }
@@ -156,10 +156,41 @@ PersistentKernelBuilder::PersistentKernelBuilder(RewriterBase &rewriter,
                      kMaxGroupRows,
                      llvm::bit_floor(uint64_t(std::max<int64_t>(fit, 1)))));
   }
-  chunkRows = maxStaged == 0
-                  ? kStagedFloats
-                  : std::max<int64_t>(1, kStagedFloats / (int64_t(maxStaged) *
-                                                          maxInputWidth));
+  // Each staged value gets an equal share of the budget, as rows of the
+  // widest: as many rows at a time (at least one), but no more than the
+  // largest batch the cost model runs the kernel for.
+  chunkRows = 1;
+  if (maxStaged != 0) {
+    chunkRows =
+        std::max<int64_t>(1, options.sharedMemory / int64_t(sizeof(float)) /
+                                 (int64_t(maxStaged) * maxInputWidth));
+    if (int64_t most = costModelMaxBatch(); most > 0)
+      chunkRows = std::min(chunkRows, most);
+    // A warp whose weights take more than half its registers computes one
+    // row at a time; with a second row of a chunk to loop to, the backward
+    // kernel of H = 512 spilled (ptxas -v): one row per warp per chunk.
+    if (oneRow)
+      chunkRows = std::min(chunkRows, rowGroups);
+  }
+  // A phase that stages nothing takes the whole batch at once: chunks
+  // would only add block barriers.
+  for (ArrayRef<TermInput> staged : stagedInputs)
+    phaseChunkRows.push_back(staged.empty() ? kWholeBatch : chunkRows);
+  // 16-byte copies need every staged row segment (N wide, at a multiple of
+  // N in a row of K) to start at a multiple of 4 floats.
+  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0;
+  // The grid barrier that ends a step makes its new states visible to the
+  // blocks that stage them in the next step. Where no product reads a
+  // state (a backward step's products read the step's dG only), a block
+  // reads no other block's state, and a block barrier suffices: the
+  // phases' own grid barriers keep a block from running a step ahead of
+  // another's reads of the scratch buffers, which alternate by step.
+  stepGridBarrier = false;
+  for (const Product &product : cell.products)
+    for (auto &[input, weight] : product.terms)
+      stepGridBarrier |= input.kind == TermInput::Kind::State;
+  if (cell.numPhases < 2)
+    stepGridBarrier = true;
 }
 
 int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
@@ -235,16 +266,20 @@ void PersistentKernelBuilder::prepareBuffers() {
   for (Value final : layer.getFinals())
     finals.push_back(
         allocLike(cast<RankedTensorType>(final.getType()), {batch}));
+  // Two per value, used by alternate steps (as the states): a block that
+  // starts the next step while another still stages this one's values
+  // writes the other buffer.
   for (size_t i = 0; i < scratchValues.size(); ++i)
     scratch.push_back(memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({ShapedType::kDynamic, plan.width}, f32),
+        rewriter, loc,
+        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
         ValueRange{batch}));
 
   // The barrier's counter counts arrivals: barrier k waits for k·G, which
-  // must fit its 32 bits (the barriers are 1 + T · phases). Zeroed by a
-  // memset: a one-element linalg.fill would become a store on the host.
+  // must fit its 32 bits (the barriers are 1 + T · the step's). Zeroed by
+  // a memset: a one-element linalg.fill would become a store on the host.
   int64_t maxSteps =
-      ((int64_t{1} << 31) / numBlocks - 2) / int64_t(plan.numPhases);
+      ((int64_t{1} << 31) / numBlocks - 2) / gridBarriersPerStep();
   Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
                                      seqLen, index(rewriter, maxSteps));
   cf::AssertOp::create(
@@ -264,16 +299,16 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
   rewriter.setInsertionPoint(layer);
   prepareBuffers();
   Value one = index(rewriter, 1);
-  // One shared buffer per staged state, chunkRows rows of N, carved out of
-  // the kernel's dynamic shared memory (workgroup attributions of the
-  // launch would be block arguments, which the ownership-based buffer
-  // deallocation of the host code does not accept).
+  // One shared buffer per staged value, chunkRows rows of the widest,
+  // carved out of the kernel's dynamic shared memory (workgroup
+  // attributions of the launch would be block arguments, which the
+  // ownership-based buffer deallocation of the host code does not accept).
+  // The last one only as long as the batch needs: what a block does not
+  // take is L1 cache, and a small batch needs no opting in.
   Value sharedBytes;
   if (maxStaged != 0)
-    sharedBytes = arith::ConstantIntOp::create(
-        rewriter, loc,
-        int64_t(maxStaged) * chunkRows * maxInputWidth * int64_t(sizeof(float)),
-        32);
+    sharedBytes = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI32Type(), sharedBytesAt(rewriter, batch));
   auto launch = gpu::LaunchOp::create(
       rewriter, loc, index(rewriter, numBlocks), one, one,
       index(rewriter, blockSize), one, one, sharedBytes,
@@ -299,6 +334,20 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
   rewriter.replaceOp(layer, results);
 }
 
+int64_t PersistentKernelBuilder::sharedBytes() const {
+  return int64_t(maxStaged) * chunkRows * maxInputWidth *
+         int64_t(sizeof(float));
+}
+
+Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value rows) {
+  // Every view but the last whole; the last min(rows, chunkRows) rows long.
+  Value staged = arith::MinUIOp::create(b, loc, rows, index(b, chunkRows));
+  Value allRows = arith::AddIOp::create(
+      b, loc, staged, index(b, (int64_t(maxStaged) - 1) * chunkRows));
+  return arith::MulIOp::create(
+      b, loc, allRows, index(b, maxInputWidth * int64_t(sizeof(float))));
+}
+
 int64_t PersistentKernelBuilder::costModelMaxBatch() const {
   // Weights read from memory at every step: slower than the per-step
   // GEMMs at every size measured.
@@ -308,8 +357,8 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
                       : kMaxStepWork / rowWork;
 }
 
-PersistentChoice mlir::lstm::choosePersistent(LayerOp layer, int64_t blockSize,
-                                              int64_t maxBlocks) {
+PersistentChoice
+mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   PersistentChoice choice;
   FailureOr<PersistentPlan> plan = planPersistentLayer(layer, &choice.reason);
   if (failed(plan))
@@ -317,8 +366,7 @@ PersistentChoice mlir::lstm::choosePersistent(LayerOp layer, int64_t blockSize,
   // The builder only reads the plan here; it builds nothing.
   IRRewriter rewriter(layer.getContext());
   choice.maxBatch =
-      PersistentKernelBuilder(rewriter, *plan, blockSize, maxBlocks)
-          .costModelMaxBatch();
+      PersistentKernelBuilder(rewriter, *plan, options).costModelMaxBatch();
   if (choice.maxBatch < 1)
     choice.reason = "the cost model: the weights do not fit in registers ("
                     "more than " +
@@ -327,31 +375,37 @@ PersistentChoice mlir::lstm::choosePersistent(LayerOp layer, int64_t blockSize,
   return choice;
 }
 
-/// The CUDA runtime's SM count (lstm/Runtime/CudaRuntime.h), declared in
-/// `layer`'s module once.
-static func::FuncOp declareMultiprocessorCount(RewriterBase &rewriter,
-                                               LayerOp layer) {
+/// Calls the CUDA runtime's `name` (lstm/Runtime/CudaRuntime.h: a property
+/// of the current GPU, an i32), declared in `layer`'s module once, before
+/// `layer`; the result as an index.
+static Value queryRuntime(RewriterBase &rewriter, LayerOp layer,
+                          StringRef name) {
   auto module = layer->getParentOfType<ModuleOp>();
-  if (auto fn = module.lookupSymbol<func::FuncOp>(kMultiprocessorCountName))
-    return fn;
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(module.getBody());
-  auto fn = func::FuncOp::create(
-      rewriter, module.getLoc(), kMultiprocessorCountName,
-      rewriter.getFunctionType({}, {rewriter.getI32Type()}));
-  fn.setPrivate();
-  return fn;
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(
+        rewriter, module.getLoc(), name,
+        rewriter.getFunctionType({}, {rewriter.getI32Type()}));
+    fn.setPrivate();
+  }
+  return arith::IndexCastOp::create(
+      rewriter, layer.getLoc(), rewriter.getIndexType(),
+      func::CallOp::create(rewriter, layer.getLoc(), fn, ValueRange())
+          .getResult(0));
 }
 
-LogicalResult mlir::lstm::convertLayerToPersistentKernel(
-    RewriterBase &rewriter, LayerOp layer, StringRef kernelName,
-    int64_t blockSize, int64_t maxBlocks, bool costModel) {
+LogicalResult
+mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
+                                           LayerOp layer, StringRef kernelName,
+                                           const PersistentOptions &options) {
   FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
   if (failed(plan))
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
-  PersistentKernelBuilder builder(rewriter, *plan, blockSize, maxBlocks);
-  if (!costModel) {
+  PersistentKernelBuilder builder(rewriter, *plan, options);
+  if (!options.costModel) {
     builder.build(kernelName);
     return success();
   }
@@ -376,17 +430,24 @@ LogicalResult mlir::lstm::convertLayerToPersistentKernel(
   // Every block resident at once: at most one per SM counted on. A GPU
   // with fewer SMs than the grid has blocks takes the per-step layer
   // instead of failing the cooperative launch.
-  Value multiprocessors = arith::IndexCastOp::create(
-      rewriter, loc, rewriter.getIndexType(),
-      func::CallOp::create(rewriter, loc,
-                           declareMultiprocessorCount(rewriter, layer),
-                           ValueRange())
-          .getResult(0));
   Value fits = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ule,
       arith::ConstantIndexOp::create(rewriter, loc, builder.gridBlocks()),
-      multiprocessors);
+      queryRuntime(rewriter, layer, kMultiprocessorCountName));
   Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
+  // A kernel that may stage more than every GPU gives a block without
+  // opting in: only where this GPU gives what this batch needs (the
+  // runtime opts the kernel in at its launch).
+  if (builder.sharedBytes() > kSharedMemoryWithoutOptIn) {
+    Value limit = arith::MaxUIOp::create(
+        rewriter, loc, queryRuntime(rewriter, layer, kSharedMemoryPerBlockName),
+        arith::ConstantIndexOp::create(rewriter, loc,
+                                       kSharedMemoryWithoutOptIn));
+    Value sharedFits =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                              builder.sharedBytesAt(rewriter, batch), limit);
+    chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
+  }
   auto choice = scf::IfOp::create(rewriter, loc, layer->getResultTypes(),
                                   chosen, /*withElseRegion=*/true);
   rewriter.replaceAllUsesWith(layer->getResults(), choice.getResults());
@@ -412,12 +473,27 @@ struct ConvertLSTMToPersistentPass
   // the module.
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockSize < kWarpSize || blockSize > 1024 ||
-        blockSize % kWarpSize != 0 || maxBlocks < 1) {
+    if (blockSize < kLanes || blockSize > 1024 || blockSize % kLanes != 0 ||
+        maxBlocks < 1) {
       module.emitError("lstm-to-persistent: block-size must be a multiple of "
                        "32 in [32, 1024] and max-blocks at least 1");
       return signalPassFailure();
     }
+    // One float of a staged row at least; the launch takes the size as an
+    // i32.
+    if (sharedMemory < int64_t(sizeof(float)) ||
+        sharedMemory > std::numeric_limits<int32_t>::max()) {
+      module.emitError("lstm-to-persistent: shared-memory must be in [4, " +
+                       Twine(std::numeric_limits<int32_t>::max()) +
+                       "] bytes, got " + Twine(sharedMemory));
+      return signalPassFailure();
+    }
+    PersistentOptions options;
+    options.blockSize = blockSize;
+    options.maxBlocks = maxBlocks;
+    options.costModel = !always;
+    options.asyncCopies = asyncCopies;
+    options.sharedMemory = sharedMemory;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<LayerOp> layers;
@@ -430,8 +506,8 @@ struct ConvertLSTMToPersistentPass
         std::string name =
             (kPersistentKernelPrefix + "_" + func.getSymName() + "_" + Twine(n))
                 .str();
-        if (succeeded(convertLayerToPersistentKernel(
-                rewriter, layer, name, blockSize, maxBlocks, !always)))
+        if (succeeded(
+                convertLayerToPersistentKernel(rewriter, layer, name, options)))
           ++n;
       }
     }

@@ -8,7 +8,8 @@
 // batch row; each warp of a block owns one unit of the tile (or several,
 // when the tile has more units than the block has warps) and a share of the
 // rows. Per step, the block copies the states the products read into shared
-// memory (in chunks of rows when they do not fit), then each warp computes
+// memory (in chunks of rows when they do not fit; as asynchronous copies
+// from sm_80 on), then each warp computes
 // its elements, a group of rows at a time: its lanes split the dot products
 // of the group's staged state rows with the weight rows the pointwise
 // region reads (lane l sums k = l, l + 32, ...), one butterfly of shuffles
@@ -87,7 +88,7 @@ PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
       case Kind::Computed:
         if (plan.pointwise[source.computed.op].phase != phase)
           operands.push_back(memref::LoadOp::create(
-              b, loc, scratchFor(source.computed), ValueRange{row, unit}));
+              b, loc, scratchFor(source.computed), ValueRange{cur, row, unit}));
         break;
       case Kind::Input:
         operands.push_back(memref::LoadOp::create(
@@ -220,7 +221,7 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                                 ValueRange{next, row, unit});
     for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
       if (Value v = resultOf(value))
-        memref::StoreOp::create(ib, l, v, buffer, ValueRange{row, unit});
+        memref::StoreOp::create(ib, l, v, buffer, ValueRange{cur, row, unit});
     scf::YieldOp::create(ib, l);
   });
 }
@@ -293,11 +294,11 @@ void PersistentKernelBuilder::buildRowGroup(
       Value source, sum;
       if (size == 1) {
         // Every lane reads the one row's sums.
-        int64_t chunk = v / kWarpSize;
-        int64_t chunkSize = std::min<int64_t>(
-            kWarpSize, int64_t(values.size()) - chunk * kWarpSize);
+        int64_t chunk = v / kLanes;
+        int64_t chunkSize =
+            std::min<int64_t>(kLanes, int64_t(values.size()) - chunk * kLanes);
         source = arith::ConstantIntOp::create(
-            b, loc, b.getI32Type(), (v % kWarpSize) << laneOf(chunkSize));
+            b, loc, b.getI32Type(), (v % kLanes) << laneOf(chunkSize));
         sum = sums[chunk];
       } else {
         // One chunk (size · perRow <= 32); lane j reads row j's.
@@ -311,7 +312,7 @@ void PersistentKernelBuilder::buildRowGroup(
         sum = sums.front();
       }
       Value width =
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), kLanes);
       columns[{p, column}] = gpu::ShuffleOp::create(b, loc, sum, source, width,
                                                     gpu::ShuffleMode::IDX)
                                  .getShuffleResult();
@@ -436,11 +437,12 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
                                          Value threadId, Value step, Value cur,
                                          Value next, Value slot, Value group,
                                          Value computes, Value lane) {
+  int64_t chunk = phaseChunkRows[phase];
   scf::ForOp::create(
-      lb, loc, index(lb, 0), batch, index(lb, chunkRows), ValueRange(),
+      lb, loc, index(lb, 0), batch, index(lb, chunk), ValueRange(),
       [&](OpBuilder &cb, Location cl, Value first, ValueRange) {
         Value rows =
-            arith::MinUIOp::create(cb, cl, index(cb, chunkRows),
+            arith::MinUIOp::create(cb, cl, index(cb, chunk),
                                    arith::SubIOp::create(cb, cl, batch, first));
         // A warp with one unit loads the operands of its first rows before
         // the staging: their latency overlaps the staging's.
@@ -450,8 +452,8 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
                                laneRow(cb, first, rows, group, index(cb, 0),
                                        groupRows[phase], lane),
                                warpUnit(cb, slot).index);
-        stageInputs(cb, phase, threadId, cur, first, rows);
-        BlockBarrierOp::create(cb, cl);
+        bool async = stageInputs(cb, phase, threadId, cur, first, rows);
+        BlockBarrierOp::create(cb, cl, /*waitAsyncCopies=*/async);
         scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
           buildWarpChunk(ib, phase, step, cur, next, first, rows, slot, group,
                          lane, early);
@@ -461,7 +463,7 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
         // staging comes after a grid barrier, itself a block barrier).
         Value more = arith::CmpIOp::create(
             cb, cl, arith::CmpIPredicate::ult,
-            arith::AddIOp::create(cb, cl, first, index(cb, chunkRows)), batch);
+            arith::AddIOp::create(cb, cl, first, index(cb, chunk)), batch);
         scf::IfOp::create(cb, cl, more, [&](OpBuilder &ib, Location) {
           BlockBarrierOp::create(ib, cl);
           scf::YieldOp::create(ib, cl);
@@ -493,7 +495,7 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
   Value blockId = launch.getBlockIds().x;
   blockIdValue = blockId;
   Value threadId = launch.getThreadIds().x;
-  Value warpSize = index(b, kWarpSize);
+  Value warpSize = index(b, kLanes);
   Value warp = arith::DivUIOp::create(b, loc, threadId, warpSize);
   Value lane = arith::RemUIOp::create(b, loc, threadId, warpSize);
   Value slot = arith::RemUIOp::create(b, loc, warp, index(b, unitSlots));
@@ -534,14 +536,23 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         if (layer.isReverse())
           step = arith::SubIOp::create(
               lb, l, arith::SubIOp::create(lb, l, seqLen, one), t);
+        int64_t barriers = gridBarriersPerStep();
         for (unsigned phase = 0; phase < plan.numPhases; ++phase) {
           currentPhase = phase;
           buildPhase(lb, phase, threadId, step, cur, next, slot, group,
                      computes, lane);
-          // Barrier 2 + t · phases + phase: the phase's results (the next
-          // phase's staged values, the next step's states) are complete.
+          if (phase + 1 == plan.numPhases && !stepGridBarrier) {
+            // Only this block reads what it wrote; the next step's staging
+            // overwrites shared memory that this one's warps may still
+            // read.
+            BlockBarrierOp::create(lb, l);
+            continue;
+          }
+          // Barrier 2 + t · barriers + phase: the phase's results (the
+          // next phase's staged values, the next step's states) are
+          // complete.
           Value ordinal = arith::AddIOp::create(
-              lb, l, arith::MulIOp::create(lb, l, t, index(lb, plan.numPhases)),
+              lb, l, arith::MulIOp::create(lb, l, t, index(lb, barriers)),
               index(lb, 2 + phase));
           GridBarrierOp::create(lb, l, counter, ordinal);
         }

@@ -16,6 +16,8 @@
 
 #include "PersistentPlan.h"
 
+#include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -26,13 +28,10 @@
 namespace mlir::lstm::persistent {
 
 /// The threads of a warp, which split a step's dot products.
-inline constexpr int32_t kWarpSize = 32;
+inline constexpr int32_t kLanes = 32;
 /// How many of a lane's terms of a dot product are loaded at once when the
 /// weights are read from global memory.
 inline constexpr int64_t kUnrollFactor = 4;
-/// Floats of shared memory a block stages the states in: 32 KiB, within
-/// the 48 KiB a kernel may use without opting in to more.
-inline constexpr int64_t kStagedFloats = 8192;
 /// Most weights (floats per lane) a warp keeps in registers. With the
 /// block's 512 threads an SM has 128 registers per thread.
 inline constexpr int64_t kRegisterWeights = 64;
@@ -48,13 +47,15 @@ inline constexpr int64_t kStageUnroll = 8;
 /// K): above it the per-step lowering's GEMMs are faster than the warps'
 /// dot products (measured on the H100, docs/benchmarks.md).
 inline constexpr int64_t kMaxStepWork = int64_t{8} << 20;
+/// The chunk of a phase that stages nothing: more rows than any batch.
+inline constexpr int64_t kWholeBatch = int64_t{1} << 40;
 
 /// ceil(a / b) for positive a and b.
 inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 class PersistentKernelBuilder {
 public:
   PersistentKernelBuilder(RewriterBase &rewriter, PersistentPlan plan,
-                          int64_t blockSize, int64_t maxBlocks);
+                          const PersistentOptions &options);
 
   void build(StringRef kernelName);
   /// The largest batch for which the cost model prefers the kernel to the
@@ -62,6 +63,10 @@ public:
   int64_t costModelMaxBatch() const;
   /// The blocks of the kernel's grid, all resident at once.
   int64_t gridBlocks() const { return numBlocks; }
+  /// The most dynamic shared memory a block takes, in bytes, and what it
+  /// takes for a batch of `rows` (an index, host code).
+  int64_t sharedBytes() const;
+  Value sharedBytesAt(OpBuilder &b, Value rows);
 
 private:
   // Host side, before the layer.
@@ -72,8 +77,16 @@ private:
   void buildKernel(gpu::LaunchOp launch);
   void forOwnElements(OpBuilder &b, Value blockId, Value threadId,
                       function_ref<void(OpBuilder &, Value, Value)> body);
-  void stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value cur,
+  /// Whether it started asynchronous copies.
+  bool stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value cur,
                    Value first, Value rows);
+  void copyAsync(OpBuilder &b, Value source, int64_t offset, int64_t depth,
+                 Value staged, Value threadId, Value cur, Value first,
+                 Value rows);
+  /// How many grid barriers a step has.
+  int64_t gridBarriersPerStep() const {
+    return plan.numPhases - (stepGridBarrier ? 0 : 1);
+  }
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
   /// A warp's unit: the index to compute with, and whether it is stored.
   struct WarpUnit {
@@ -137,8 +150,14 @@ private:
   /// The warps of a block: `unitSlots` units at a time, each by
   /// `rowGroups` warps that split the rows; a warp has `unitsPerWarp` units.
   int64_t unitSlots, rowGroups, unitsPerWarp;
-  /// Rows of the states staged in shared memory at a time.
+  /// Rows of the states staged in shared memory at a time, and per phase
+  /// the rows it takes at a time (all of them where it stages nothing).
   int64_t chunkRows;
+  SmallVector<int64_t> phaseChunkRows;
+  /// Whether the staging is asynchronous 16-byte copies.
+  bool asyncCopies = false;
+  /// Whether a step ends with a grid barrier (else a block barrier).
+  bool stepGridBarrier = true;
   /// Whether the warps keep their weights in registers.
   bool useRegisters;
   /// Per phase: the products it computes (those its ops read, and those

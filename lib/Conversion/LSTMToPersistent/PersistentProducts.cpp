@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -24,36 +25,44 @@ using namespace mlir::lstm::persistent;
 
 /// Copies rows [first, first + rows) of every value that the products of
 /// `phase` read into the block's shared memory, as rows of the value's
-/// width K: a state (buffer `cur`) or a computed value (its scratch
-/// buffer) is one N-wide segment, a concatenation one per piece. All
-/// threads take part: per segment, thread `tid` copies elements tid,
-/// tid + blockSize, ... of its N·rows elements, kStageUnroll of them at a
-/// time: the loads first (their indices clamped to the last element, so
-/// that they need no branch and are in flight together), then the stores
-/// of those in range.
-void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
+/// width K: a state or a computed value (both in two buffers [2, B, N],
+/// `cur` this step's) is one N-wide segment, a concatenation one per piece.
+/// All threads take part. With asyncCopies, each thread starts 16-byte
+/// copies (copyAsync) of every segment, and the result is true: the
+/// caller's block barrier must wait for them. Otherwise, per segment,
+/// thread `tid` copies elements tid, tid + blockSize, ... of its N·rows
+/// elements, kStageUnroll of them at a time: the loads first (their indices
+/// clamped to the last element, so that they need no branch and are in
+/// flight together), then the stores of those in range.
+bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
                                           Value threadId, Value cur,
                                           Value first, Value rows) {
   int64_t n = plan.width;
   Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
   Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
+  bool started = false;
   for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
     int64_t depth = inputWidth(input);
-    // (the buffer, whether it is a state, the column in the staged row)
-    SmallVector<std::tuple<Value, bool, int64_t>> segments;
+    // (the buffer, the column in the staged row)
+    SmallVector<std::pair<Value, int64_t>> segments;
     switch (input.kind) {
     case TermInput::Kind::State:
-      segments.push_back({stateBuffers[input.index], true, 0});
+      segments.push_back({stateBuffers[input.index], 0});
       break;
     case TermInput::Kind::Computed:
-      segments.push_back({scratchFor(input.computed), false, 0});
+      segments.push_back({scratchFor(input.computed), 0});
       break;
     case TermInput::Kind::Concat:
       for (auto [j, piece] : llvm::enumerate(plan.concats[input.index].pieces))
-        segments.push_back({scratchFor(piece), false, int64_t(j) * n});
+        segments.push_back({scratchFor(piece), int64_t(j) * n});
       break;
     }
-    for (auto [source, isState, offset] : segments) {
+    for (auto [source, offset] : segments) {
+      if (asyncCopies) {
+        copyAsync(b, source, offset, depth, staged, threadId, cur, first, rows);
+        started = true;
+        continue;
+      }
       scf::ForOp::create(
           b, loc, threadId, total, index(b, blockSize * kStageUnroll),
           ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
@@ -65,11 +74,8 @@ void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
               Value local = arith::DivUIOp::create(nb, l, i, index(nb, n));
               Value row = arith::AddIOp::create(nb, l, first, local);
               Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
-              values.push_back(
-                  isState ? memref::LoadOp::create(nb, l, source,
-                                                   ValueRange{cur, row, col})
-                          : memref::LoadOp::create(nb, l, source,
-                                                   ValueRange{row, col}));
+              values.push_back(memref::LoadOp::create(
+                  nb, l, source, ValueRange{cur, row, col}));
             }
             for (auto [i, v] : llvm::zip(at, values)) {
               Value inRange = arith::CmpIOp::create(
@@ -91,6 +97,40 @@ void PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
           });
     }
   }
+  return started;
+}
+
+/// Starts the copies of rows [first, first + rows) of `source` ([2, B, N],
+/// at `cur`) into `staged`, element (r, c) at r · depth + offset + c, in
+/// 16-byte pieces (N, depth and offset are multiples of 4 floats): thread
+/// `tid` copies pieces tid, tid + blockSize, ... . The copies bypass L1
+/// (other blocks wrote the values) and need no registers: all of a
+/// thread's are in flight together.
+void PersistentKernelBuilder::copyAsync(OpBuilder &b, Value source,
+                                        int64_t offset, int64_t depth,
+                                        Value staged, Value threadId, Value cur,
+                                        Value first, Value rows) {
+  constexpr int64_t kFloatsPerCopy = 4;
+  int64_t perRow = plan.width / kFloatsPerCopy;
+  Value pieces = arith::MulIOp::create(b, loc, rows, index(b, perRow));
+  scf::ForOp::create(
+      b, loc, threadId, pieces, index(b, blockSize), ValueRange(),
+      [&](OpBuilder &nb, Location l, Value i, ValueRange) {
+        Value local = arith::DivUIOp::create(nb, l, i, index(nb, perRow));
+        Value col = arith::MulIOp::create(
+            nb, l, arith::RemUIOp::create(nb, l, i, index(nb, perRow)),
+            index(nb, kFloatsPerCopy));
+        Value row = arith::AddIOp::create(nb, l, first, local);
+        Value at = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, local, index(nb, depth)),
+            arith::AddIOp::create(nb, l, col, index(nb, offset)));
+        nvgpu::DeviceAsyncCopyOp::create(
+            nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), staged,
+            ValueRange{at}, source, ValueRange{cur, row, col},
+            nb.getIndexAttr(kFloatsPerCopy), /*srcElements=*/Value(),
+            /*bypassL1=*/nb.getUnitAttr());
+        scf::YieldOp::create(nb, l);
+      });
 }
 
 Value PersistentKernelBuilder::stagedFor(const TermInput &input) const {
@@ -124,10 +164,9 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
       for (int64_t column : neededColumns[p]) {
         Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
         auto &values = perColumn.emplace_back();
-        for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
-          Value k =
-              arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
-          bool partial = (j + 1) * kWarpSize > n;
+        for (int64_t j = 0; j < divCeil(n, kLanes); ++j) {
+          Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kLanes));
+          bool partial = (j + 1) * kLanes > n;
           Value kc =
               partial ? arith::MinUIOp::create(b, loc, k, index(b, n - 1)) : k;
           Value w = memref::LoadOp::create(b, loc, weight, ValueRange{row, kc});
@@ -179,9 +218,9 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
       return values;
     };
     if (useRegisters) {
-      for (int64_t j = 0; j < divCeil(n, kWarpSize); ++j) {
-        Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kWarpSize));
-        if ((j + 1) * kWarpSize > n)
+      for (int64_t j = 0; j < divCeil(n, kLanes); ++j) {
+        Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kLanes));
+        if ((j + 1) * kLanes > n)
           k = arith::MinUIOp::create(b, loc, k, index(b, n - 1));
         SmallVector<Value> h = stagedAt(b, loc, k);
         for (auto [r, hr] : llvm::enumerate(h))
@@ -214,16 +253,15 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     // A main loop over kUnrollFactor of the lane's k at a time (their
     // weight loads in flight together: one iteration would otherwise wait
     // for L2 before the next), then the rest one at a time.
-    int64_t span = kWarpSize * kUnrollFactor;
+    int64_t span = kLanes * kUnrollFactor;
     // The main loop's k satisfy k + span - 32 < N.
-    Value mainEnd = index(b, std::max<int64_t>(n - span + kWarpSize, 0));
+    Value mainEnd = index(b, std::max<int64_t>(n - span + kLanes, 0));
     auto main = scf::ForOp::create(
         b, loc, lane, mainEnd, index(b, span), acc,
         [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
           SmallVector<Value> sums(iterArgs);
           for (int64_t j = 0; j < kUnrollFactor; ++j) {
-            Value kj =
-                arith::AddIOp::create(nb, l, k, index(nb, j * kWarpSize));
+            Value kj = arith::AddIOp::create(nb, l, k, index(nb, j * kLanes));
             sums = accumulate(nb, l, kj, sums);
           }
           scf::YieldOp::create(nb, l, sums);
@@ -238,7 +276,7 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     Value restBegin = arith::AddIOp::create(
         b, loc, lane, arith::MulIOp::create(b, loc, mainSteps, index(b, span)));
     auto rest = scf::ForOp::create(
-        b, loc, restBegin, index(b, n), index(b, kWarpSize), main.getResults(),
+        b, loc, restBegin, index(b, n), index(b, kLanes), main.getResults(),
         [&](OpBuilder &nb, Location l, Value k, ValueRange iterArgs) {
           scf::YieldOp::create(
               nb, l, accumulate(nb, l, k, SmallVector<Value>(iterArgs)));
@@ -264,13 +302,13 @@ PersistentKernelBuilder::reduceAcrossLanes(OpBuilder &b, ArrayRef<Value> values,
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
   SmallVector<Value> sums;
-  for (size_t start = 0; start < values.size(); start += kWarpSize) {
-    SmallVector<Value> held(values.slice(
-        start, std::min<size_t>(kWarpSize, values.size() - start)));
+  for (size_t start = 0; start < values.size(); start += kLanes) {
+    SmallVector<Value> held(
+        values.slice(start, std::min<size_t>(kLanes, values.size() - start)));
     held.resize(llvm::PowerOf2Ceil(held.size()), zero);
-    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    for (int32_t offset = kLanes / 2; offset > 0; offset /= 2) {
       auto exchange = [&](Value send) {
-        return gpu::ShuffleOp::create(b, loc, send, offset, kWarpSize,
+        return gpu::ShuffleOp::create(b, loc, send, offset, kLanes,
                                       gpu::ShuffleMode::XOR)
             .getShuffleResult();
       };

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -128,6 +129,16 @@ struct LowerGridBarriersPass
       lowerGridBarrier(rewriter, op);
     for (BlockBarrierOp op : blockBarriers) {
       rewriter.setInsertionPoint(op);
+      if (op.getWaitAsyncCopies()) {
+        // The thread's copies so far as one group, and a wait for every
+        // group.
+        Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
+            rewriter, op.getLoc(),
+            nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
+            ValueRange());
+        nvgpu::DeviceAsyncWaitOp::create(rewriter, op.getLoc(), group,
+                                         rewriter.getI32IntegerAttr(0));
+      }
       rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
     }
   }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-to-persistent=always=true -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false" -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-to-persistent=always=true -split-input-file | FileCheck %s --check-prefix=ASYNC
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32 always=true" -split-input-file | FileCheck %s --check-prefix=TILED
 // RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s --check-prefix=COST
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=COST-MEMORY
+// RUN: lstm-opt %s --lstm-to-persistent=shared-memory=65536 -split-input-file | FileCheck %s --check-prefix=OPT-IN
 // RUN: not lstm-opt %s --lstm-to-persistent=block-size=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not lstm-opt %s --lstm-to-persistent=shared-memory=2 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BUDGET
 
 // BAD: error: lstm-to-persistent: block-size must be a multiple of 32 in [32, 1024] and max-blocks at least 1
+// BAD-BUDGET: error: lstm-to-persistent: shared-memory must be in [4, 2147483647] bytes, got 2
 
 // A cell of the form lstm-optimize{wavefront=false} leaves: a recurrent
 // product of the state h, read through a column slice by the one pointwise
@@ -33,9 +37,14 @@
 // CHECK: cf.assert {{.*}} "lstm.layer: the sequence is too long for a persistent kernel of 4 blocks (at most 536870910 steps)
 // CHECK: %[[COUNTER:.*]] = memref.alloc() : memref<1xi32>
 // CHECK: gpu.memset %[[COUNTER]], %{{.*}} : memref<1xi32>, i32
-// One block per unit here (N = 4), 512 threads, 32 KiB of shared memory
-// to stage h in.
-// CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c32768_i32 module(@lstm_persistent_cell_0) function(@lstm_persistent_cell_0)
+// One block per unit here (N = 4), 512 threads, and the shared memory to
+// stage h in: at most 32 KiB (2048 rows of 4 floats), only the batch's
+// rows where there are fewer (what a block does not take is L1 cache).
+// CHECK: %[[ROWS:.*]] = arith.minui %[[BATCH]], %c2048
+// CHECK: %[[ALL:.*]] = arith.addi %[[ROWS]], %c0
+// CHECK: %[[BYTES:.*]] = arith.muli %[[ALL]], %c16
+// CHECK: %[[SMEM:.*]] = arith.index_cast %[[BYTES]] : index to i32
+// CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]] module(@lstm_persistent_cell_0) function(@lstm_persistent_cell_0)
 // CHECK: %[[SHARED:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[STAGED:.*]] = memref.view %[[SHARED]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
@@ -76,6 +85,7 @@
 // CHECK-COUNT-8: memref.load %[[HS]][%[[CUR]],
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[STAGED]]
 // CHECK: lstm.block_barrier
+// CHECK-NOT: wait_async_copies
 // The warp's rows in groups of four (one column of K = 4: one partial sum
 // per row and lane), a last single row apart; the first group takes the
 // operands loaded early, the others load theirs.
@@ -143,6 +153,27 @@
 // CHECK-NOT: lstm.layer
 // CHECK: return %[[YT]], %[[HTT]], %[[CTT]]
 
+// With asynchronous copies (the default; N = 4 is a multiple of 4 floats),
+// thread i starts the 16-byte copy of row i of the chunk (N / 4 = 1 copy a
+// row) from h's buffer of this step into its staged row, bypassing L1; the
+// block barrier first waits for the thread's copies.
+// ASYNC-LABEL: func.func @cell
+// ASYNC: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// ASYNC: gpu.launch blocks({{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in
+// ASYNC: %[[STAGED:.*]] = memref.view
+// ASYNC: scf.for %[[STEP:.*]] = %{{.*}} to
+// ASYNC: %[[CUR:.*]] = arith.remui %[[STEP]], %c2
+// ASYNC: scf.for %[[FIRST:.*]] = %{{.*}} to %{{.*}} step %c2048
+// ASYNC: scf.for %[[I:.*]] = %[[TID]] to %{{.*}} step %c512
+// ASYNC: %[[LOCAL:.*]] = arith.divui %[[I]], %c1
+// ASYNC: %[[ROW:.*]] = arith.addi %[[FIRST]], %[[LOCAL]]
+// ASYNC: nvgpu.device_async_copy %[[HS]][%[[CUR]], %[[ROW]], %{{.*}}], %[[STAGED]][%{{.*}}], 4 {bypassL1} : memref<2x?x4xf32> to memref<8192xf32, #gpu.address_space<workgroup>>
+// ASYNC-NOT: memref.store %{{.*}}, %[[STAGED]]
+// ASYNC: lstm.block_barrier wait_async_copies
+// ASYNC: math.fma
+// The products read h: every block's new h before the next step.
+// ASYNC: lstm.grid_barrier
+
 // At most 2 blocks of one warp: each block owns 2 of the 4 units, and its
 // warp both, in turn: its weights are read from memory at every step (K = 4
 // < 128: the main loop, four terms at a time, runs no iteration here; the
@@ -183,6 +214,29 @@
 // COST: %[[Y:.*]], %[[F:.*]]:2 = lstm.layer reverse {{.*}} attributes {lstm.persistent_fallback}
 // COST: scf.yield %[[Y]], %[[F]]#0, %[[F]]#1
 // COST: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+
+// 64 KiB to stage in (4096 rows of K = 4): more than a block may use
+// without opting in once the batch has more than 3072 rows, so the
+// run-time choice also asks the GPU whether it gives what this batch needs
+// (the runtime opts the kernel in at its launch).
+// OPT-IN-DAG: func.func private @lstmRuntimeGpuSharedMemoryPerBlock() -> i32
+// OPT-IN-DAG: func.func private @lstmRuntimeGpuMultiprocessors() -> i32
+// OPT-IN-LABEL: func.func @cell
+// OPT-IN: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c524288
+// OPT-IN: call @lstmRuntimeGpuMultiprocessors()
+// OPT-IN: %[[FITS:.*]] = arith.cmpi ule, %c4, %{{.*}} : index
+// OPT-IN: %[[BOTH:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// OPT-IN: %[[SMEM:.*]] = call @lstmRuntimeGpuSharedMemoryPerBlock() : () -> i32
+// OPT-IN: %[[SMEMI:.*]] = arith.index_cast %[[SMEM]] : i32 to index
+// OPT-IN: %[[LIMIT:.*]] = arith.maxui %[[SMEMI]], %c49152 : index
+// OPT-IN: %[[ROWS:.*]] = arith.minui %{{.*}}, %c4096 : index
+// OPT-IN: %[[ALL:.*]] = arith.addi %[[ROWS]], %c0
+// OPT-IN: %[[NEED:.*]] = arith.muli %[[ALL]], %c16{{.*}} : index
+// OPT-IN-NEXT: %[[SMEMFITS:.*]] = arith.cmpi ule, %[[NEED]], %[[LIMIT]] : index
+// OPT-IN: %[[USE:.*]] = arith.andi %[[BOTH]], %[[SMEMFITS]] : i1
+// OPT-IN: scf.if %[[USE]]
+// OPT-IN: gpu.launch {{.*}} dynamic_shared_memory_size %{{.*}} module
+// OPT-IN: scf.for %{{.*}} = %c0{{[_0-9]*}} to %{{.*}} step %c4096{{(_[0-9]+)?}} {
 
 // Two units per warp: the weights cannot stay in registers, and the cost
 // model keeps the per-step lowering.
@@ -228,34 +282,44 @@ func.func @cell(%x: tensor<?x?x8xf32>, %h0: tensor<?x4xf32>, %c0: tensor<?x4xf32
 // step. The step has two phases: the first computes r ⊙ h (here x ⊙ h)
 // into a global scratch buffer; after a grid barrier the second stages it
 // in shared memory, computes the product and the second pointwise op.
+// The scratch buffer alternates by step, as the states do. Here the product
+// reads x ⊙ h only, no state: each block reads only its own units' h, so
+// the step ends with a block barrier, not a grid barrier (the phase's grid
+// barrier keeps a block from writing the scratch buffer of step t + 2
+// while another stages step t's).
 // CHECK-LABEL: func.func @dependent_product
 // CHECK: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
 // CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x4xf32>
 // CHECK: %[[HT:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// CHECK: %[[SCRATCH:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// Barriers 1 + 2 T, each counting 4 blocks.
-// CHECK: "lstm.layer: the sequence is too long for a persistent kernel of 4 blocks (at most 268435455 steps)
+// CHECK: %[[SCRATCH:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// Barriers 1 + T, each counting 4 blocks.
+// CHECK: "lstm.layer: the sequence is too long for a persistent kernel of 4 blocks (at most 536870910 steps)
 // CHECK: %[[COUNTER:.*]] = memref.alloc() : memref<1xi32>
 // CHECK: gpu.launch
 // CHECK: lstm.grid_barrier %[[COUNTER]][%c1{{.*}}]
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1
-// Phase 0: nothing to stage; x ⊙ h, written to the scratch buffer.
+// CHECK: %[[CUR:.*]] = arith.remui %[[T]], %c2
+// Phase 0: nothing to stage (the whole batch at once); x ⊙ h, written to
+// the step's scratch buffer.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1099511627776
 // CHECK: lstm.block_barrier
 // CHECK: %[[RH:.*]] = arith.mulf
-// CHECK: memref.store %[[RH]], %[[SCRATCH]]
-// CHECK: %[[T2:.*]] = arith.muli %[[T]], %c2
+// CHECK: memref.store %[[RH]], %[[SCRATCH]][%[[CUR]],
+// CHECK: %[[T2:.*]] = arith.muli %[[T]], %c1
 // CHECK: %[[B0:.*]] = arith.addi %[[T2]], %c2
 // CHECK: lstm.grid_barrier %[[COUNTER]][%[[B0]]]
 // Phase 1: the scratch rows staged, the product, tanh, the stores.
-// CHECK: memref.load %[[SCRATCH]]
+// CHECK: memref.load %[[SCRATCH]][%[[CUR]],
 // CHECK: %[[STAGED:.*]] = memref.load %view
 // CHECK: math.fma
 // CHECK: math.tanh
 // CHECK: memref.store %{{.*}}, %[[Y]]
 // CHECK: memref.store %{{.*}}, %[[HS]]
-// CHECK: %[[T2B:.*]] = arith.muli %[[T]], %c2
-// CHECK: %[[B1:.*]] = arith.addi %[[T2B]], %c3
-// CHECK: lstm.grid_barrier %[[COUNTER]][%[[B1]]]
+// CHECK-NOT: lstm.grid_barrier
+// CHECK: lstm.block_barrier
+// CHECK-NEXT: }
+// CHECK-NOT: lstm.grid_barrier
+// CHECK: gpu.terminator
 func.func @dependent_product(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
                              %R: tensor<4x4xf32>) -> tensor<?x?x4xf32> {
   %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
@@ -354,8 +418,8 @@ func.func @saved_state(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
 // CHECK: %[[HS:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
 // CHECK: %[[DG:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?x8xf32>
 // CHECK: %[[HT:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// CHECK: %[[P0:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// CHECK: %[[P1:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: %[[P0:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
+// CHECK: %[[P1:.*]] = memref.alloc(%{{.*}}) : memref<2x?x4xf32>
 // CHECK: gpu.launch
 // Phase 0: the pieces, to the output (piece 1 at column 4 + n) and to
 // their scratch buffers.
@@ -373,10 +437,13 @@ func.func @saved_state(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
 // CHECK: arith.muli %{{.*}}, %c8
 // CHECK: arith.addi %{{.*}}, %c4
 // CHECK: lstm.block_barrier
-// The product (K = 8) is the new state.
+// The product (K = 8) is the new state; no product reads a state, so the
+// step ends with a block barrier.
 // CHECK: math.fma
 // CHECK: memref.store %{{.*}}, %[[HS]]
-// CHECK: lstm.grid_barrier
+// CHECK-NOT: lstm.grid_barrier
+// CHECK: lstm.block_barrier
+// CHECK-NEXT: }
 func.func @backward_like(%dy: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
                          %RT: tensor<4x8xf32>) -> tensor<?x?x8xf32> {
   %dg, %hT = lstm.layer reverse ins(%dy : tensor<?x?x4xf32>)

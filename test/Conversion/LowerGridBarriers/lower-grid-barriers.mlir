@@ -56,3 +56,28 @@ func.func @block() {
   }
   return
 }
+
+// A block barrier after asynchronous copies: each thread waits for all of
+// its copies (one group of all it started, then a wait for none left),
+// then the block meets.
+// CHECK-LABEL: func.func @block_after_copies
+// CHECK: gpu.launch
+// CHECK: nvgpu.device_async_copy
+// CHECK-NEXT: %[[GROUP:.*]] = nvgpu.device_async_create_group
+// CHECK-NEXT: nvgpu.device_async_wait %[[GROUP]] {numGroups = 0 : i32}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: lstm.block_barrier
+// CHECK: gpu.terminator
+func.func @block_after_copies(
+    %src: memref<16xf32>,
+    %shared: memref<16xf32, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %copy = nvgpu.device_async_copy %src[%c0], %shared[%c0], 4 {bypassL1} : memref<16xf32> to memref<16xf32, #gpu.address_space<workgroup>>
+    lstm.block_barrier wait_async_copies
+    gpu.terminator
+  }
+  return
+}

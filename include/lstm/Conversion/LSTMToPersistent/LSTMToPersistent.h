@@ -34,6 +34,33 @@ inline constexpr llvm::StringLiteral kPerStepFallbackAttr =
 inline constexpr llvm::StringLiteral kMultiprocessorCountName =
     "lstmRuntimeGpuMultiprocessors";
 
+/// The CUDA runtime's function that gives the most dynamic shared memory a
+/// block of the current GPU may use once its kernel opts in, in bytes
+/// (lstm/Runtime/CudaRuntime.h): the run-time choice asks it for kernels
+/// that may stage more than kSharedMemoryWithoutOptIn.
+inline constexpr llvm::StringLiteral kSharedMemoryPerBlockName =
+    "lstmRuntimeGpuSharedMemoryPerBlock";
+
+/// Dynamic shared memory, in bytes, that every GPU gives a block without
+/// opting in.
+inline constexpr int64_t kSharedMemoryWithoutOptIn = 48 * 1024;
+
+/// How lstm-to-persistent builds a layer's kernel (the pass's options).
+struct PersistentOptions {
+  /// Threads per block, a multiple of 32 in [32, 1024].
+  int64_t blockSize = 512;
+  /// Most blocks of the grid, all resident at once.
+  int64_t maxBlocks = 128;
+  /// Only where the cost model expects the kernel to be faster, chosen at
+  /// run time where it depends on the batch or the GPU.
+  bool costModel = true;
+  /// Stage with cp.async (nvgpu.device_async_copy; sm_80 and later) where
+  /// the widths allow 16-byte copies.
+  bool asyncCopies = true;
+  /// Most bytes of shared memory a block stages the products' inputs in.
+  int64_t sharedMemory = 32 * 1024;
+};
+
 /// What lstm-to-persistent, with its cost model, does with a layer.
 struct PersistentChoice {
   /// The largest batch size for which the layer runs as a persistent
@@ -44,23 +71,23 @@ struct PersistentChoice {
 
 /// The choice lstm-to-persistent makes for `layer` with these options
 /// (analysis only: the IR is not changed).
-PersistentChoice choosePersistent(LayerOp layer, int64_t blockSize = 512,
-                                  int64_t maxBlocks = 128);
+PersistentChoice choosePersistent(LayerOp layer,
+                                  const PersistentOptions &options = {});
 
 /// Rewrites `layer` into one persistent `gpu.launch` running all its steps
 /// (see the lstm-to-persistent pass). `kernelName` names the kernel (it
-/// should start with kPersistentKernelPrefix). With `costModel`, only where
-/// the cost model expects the kernel to be faster: not at all when the
-/// warps cannot keep their weights in registers, else behind an `scf.if`
-/// on the batch size, with the per-step layer in its else branch. Fails,
-/// changing nothing, when the cell is not of the form the kernel handles or
-/// the cost model rejects the layer (the reason is printed under
-/// -debug-only=lstm-to-persistent).
+/// should start with kPersistentKernelPrefix). With `options.costModel`,
+/// only where the cost model expects the kernel to be faster: not at all
+/// when the warps cannot keep their weights in registers, else behind an
+/// `scf.if` on the batch size, the GPU's SMs and (for a kernel that may
+/// stage more than kSharedMemoryWithoutOptIn) its shared memory, with the
+/// per-step layer in its else branch. Fails, changing nothing, when the
+/// cell is not of the form the kernel handles or the cost model rejects the
+/// layer (the reason is printed under -debug-only=lstm-to-persistent).
 LogicalResult convertLayerToPersistentKernel(RewriterBase &rewriter,
                                              LayerOp layer,
                                              StringRef kernelName,
-                                             int64_t blockSize,
-                                             int64_t maxBlocks, bool costModel);
+                                             const PersistentOptions &options);
 
 } // namespace lstm
 } // namespace mlir

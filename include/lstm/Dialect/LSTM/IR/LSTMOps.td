@@ -394,11 +394,19 @@ def LSTM_BlockBarrierOp : LSTM_Op<"block_barrier", [
     `lstm-to-persistent` therefore builds this op, and
     `lstm-lower-grid-barriers` turns it into `gpu.barrier`.
 
+    With `wait_async_copies`, each thread first waits for the asynchronous
+    copies to shared memory it has started (`nvgpu.device_async_copy`,
+    cp.async): the barrier then makes all the block's copies visible to its
+    threads. The wait becomes `nvgpu.device_async_create_group` and
+    `nvgpu.device_async_wait`, which declare no memory effects either.
+
     ```mlir
     lstm.block_barrier
+    lstm.block_barrier wait_async_copies
     ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins UnitAttr:$waitAsyncCopies);
+  let assemblyFormat = "(`wait_async_copies` $waitAsyncCopies^)? attr-dict";
   let hasVerifier = 1;
 }
 

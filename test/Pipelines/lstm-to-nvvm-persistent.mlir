@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The persistent kernels' staging through the NVVM pipeline: from sm_80 on,
+// asynchronous 16-byte copies that bypass L1 (cp.async.cg), one group, a
+// wait for it and the block barrier; before sm_80 (no cp.async), loads and
+// stores through registers.
+// RUN: lstm-opt %s --lstm-to-nvvm="persistent=true" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s
+// RUN: lstm-opt %s --lstm-to-nvvm="persistent=true chip=sm_75" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM75
+
+// CHECK: llvm.func @lstm_persistent_rnn_0(
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+// SM75: llvm.func @lstm_persistent_rnn_0(
+// SM75-NOT: nvvm.cp.async
+// SM75: llvm.load {{.*}} : !llvm.ptr -> f32
+// SM75: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// SM75-NOT: nvvm.cp.async
+func.func @rnn(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>,
+               %R: tensor<8x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>)
+      init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %p = lstm.gate identity(%h : tensor<?x8xf32>) weights(%R : tensor<8x8xf32>)
+        -> tensor<?x8xf32>
+    %hn = lstm.pointwise ins(%xt, %p : tensor<?x8xf32>, tensor<?x8xf32>)
+        -> tensor<?x8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      %t = math.tanh %s : f32
+      lstm.pointwise_yield %t : f32
+    }
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
