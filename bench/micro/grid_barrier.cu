@@ -3,7 +3,8 @@
 // and grid: sequentially consistent fences around an atomic add and
 // volatile polling with a 20 ns sleep (the first expansion of
 // lstm.grid_barrier), the same without the sleep, a release fence, relaxed
-// add and acquire polling (lstm-lower-grid-barriers today), and CUDA's
+// add and acquire polling (lstm-lower-grid-barriers today), the same with
+// relaxed polling and one acquire fence after it, and CUDA's
 // cooperative_groups grid sync. Each kernel runs 20000 barriers; the best of
 // five launches, in microseconds per barrier. docs/benchmarks.md
 // ("Persistent kernels") has the H100's figures.
@@ -37,7 +38,22 @@ __global__ void bar(unsigned *counter, int iters, float *sink) {
     __syncthreads();
     if (threadIdx.x == 0) {
       unsigned target = k * G;
-      if (Variant == 2) {
+      if (Variant == 4) {
+        // Relaxed polling (no L1 invalidation per poll), one acquire fence
+        // once the count is reached.
+        asm volatile(
+            "fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::
+                "l"(counter)
+            : "memory");
+        unsigned v;
+        do {
+          asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                       : "=r"(v)
+                       : "l"(counter)
+                       : "memory");
+        } while (v < target);
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+      } else if (Variant == 2) {
         // What lstm-lower-grid-barriers generates (NVPTX has no
         // red.release for an atomicrmw: a release fence, then the add).
         asm volatile(
@@ -95,15 +111,17 @@ template <int V> float run(int blocks, int threads, int iters) {
 
 int main() {
   const char *names[] = {"volatile+nanosleep20", "volatile spin",
-                         "fence.acq_rel/ld.acquire", "cg grid.sync"};
+                         "fence.acq_rel/ld.acquire", "cg grid.sync",
+                         "ld.relaxed, then fence"};
   int iters = 20000;
   printf("%-24s %6s %7s %8s\n", "variant", "blocks", "threads", "us/barrier");
   for (int threads : {256, 512, 1024})
     for (int blocks : {8, 16, 32, 64, 128, 132}) {
-      float t[4] = {
+      float t[5] = {
           run<0>(blocks, threads, iters), run<1>(blocks, threads, iters),
-          run<2>(blocks, threads, iters), run<3>(blocks, threads, iters)};
-      for (int v = 0; v < 4; ++v)
+          run<2>(blocks, threads, iters), run<3>(blocks, threads, iters),
+          run<4>(blocks, threads, iters)};
+      for (int v = 0; v < 5; ++v)
         printf("%-24s %6d %7d %8.3f\n", names[v], blocks, threads, t[v]);
     }
 }

@@ -126,7 +126,8 @@ private:
   void computeElement(OpBuilder &b, unsigned phase,
                       SmallVector<IRMapping> mappings,
                       const ColumnSums &columns, Value step, Value cur,
-                      Value next, Value row, Value unit, Value store);
+                      Value next, Value row, Value stagedRow, Value unit,
+                      Value store);
   /// K: the width of a product input (N, or a concatenation's).
   int64_t inputWidth(const TermInput &input) const;
   /// The shared-memory rows of `input` in the phase being built.
