@@ -38,35 +38,31 @@ __global__ void bar(unsigned *counter, int iters, float *sink) {
     __syncthreads();
     if (threadIdx.x == 0) {
       unsigned target = k * G;
-      if (Variant == 4) {
-        // Relaxed polling (no L1 invalidation per poll), one acquire fence
-        // once the count is reached.
-        asm volatile(
-            "fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::
-                "l"(counter)
-            : "memory");
-        unsigned v;
-        do {
-          asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
-                       : "=r"(v)
-                       : "l"(counter)
-                       : "memory");
-        } while (v < target);
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
-      } else if (Variant == 2) {
+      if (Variant == 2 || Variant == 4) {
         // What lstm-lower-grid-barriers generates (NVPTX has no
-        // red.release for an atomicrmw: a release fence, then the add).
+        // red.release for an atomicrmw: a release fence, then the add),
+        // polling with acquire loads (2), or with relaxed loads and one
+        // acquire fence once the count is reached (4: no L1 invalidation
+        // per poll).
         asm volatile(
             "fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::
                 "l"(counter)
             : "memory");
         unsigned v;
         do {
-          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                       : "=r"(v)
-                       : "l"(counter)
-                       : "memory");
+          if (Variant == 2)
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                         : "=r"(v)
+                         : "l"(counter)
+                         : "memory");
+          else
+            asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                         : "=r"(v)
+                         : "l"(counter)
+                         : "memory");
         } while (v < target);
+        if (Variant == 4)
+          asm volatile("fence.acq_rel.gpu;" ::: "memory");
       } else {
         __threadfence();
         atomicAdd(counter, 1u);

@@ -60,6 +60,10 @@ typedef struct {
   /// type; the pre-passes should be lstm-optimize{wavefront=false});
   /// default false.
   bool persistent;
+  /// With `gradients`: also NAME_grad (the training forward and the backward
+  /// in one function); false exports only NAME_train and NAME_backward, what
+  /// a training step calls (less to compile); default true.
+  bool gradFunction;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

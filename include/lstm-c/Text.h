@@ -41,7 +41,8 @@ typedef struct {
   const char *runtimeLibDir; // the runtimes (liblstm_*_runtime_static.a)
   const char *prePasses;     // a textual pipeline on the lstm IR
   const char *computeType;   // "fp32", "tf32" or "bf16"
-  int gradients;             // non-zero: export NAME_grad/_train/_backward
+  int gradients;             // 1: export NAME_grad/_train/_backward; 2:
+                             // NAME_train/_backward only; 0: none
   int persistent;            // non-zero: persistent kernels (lstm-compile
                              // --persistent)
 } LstmTextCompileOptions;

@@ -38,6 +38,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.keepObject = defaults.keepObject;
   options.gradients = defaults.gradients;
   options.persistent = defaults.persistent;
+  options.gradFunction = defaults.gradFunction;
   return options;
 }
 
@@ -76,6 +77,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.keepObject = given.keepObject;
   o.gradients = given.gradients;
   o.persistent = given.persistent;
+  o.gradFunction = given.gradFunction;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

@@ -177,6 +177,7 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
     options.prePasses = ref(given->prePasses);
     options.computeType = ref(given->computeType);
     options.gradients = given->gradients != 0;
+    options.gradFunction = given->gradients != 2;
     options.persistent = given->persistent != 0;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(

@@ -39,6 +39,13 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "persistent kernels need target cuda (got '" + options.target + "')");
+  // Leaving out NAME_grad means something only where the gradient
+  // functions are made.
+  if (!options.gradFunction && !options.gradients)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "leaving out the grad function needs the gradient functions "
+        "(--grad-function=false without --gradients)");
   if (options.persistent && options.computeType != GemmComputeType::fp32)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -61,7 +68,9 @@ LogicalResult lstm::buildPrePassPipeline(OpPassManager &pm,
   // per backward step), before whatever else the caller asks for.
   if (options.gradients) {
     pm.addPass(createLSTMCombineGateGemmsPass());
-    pm.addPass(createLSTMDifferentiatePass());
+    LSTMDifferentiatePassOptions differentiate;
+    differentiate.gradFunction = options.gradFunction;
+    pm.addPass(createLSTMDifferentiatePass(differentiate));
   }
   if (!options.prePasses.empty() &&
       failed(parsePassPipeline(options.prePasses, pm, errorStream)))

@@ -223,7 +223,7 @@ def compiled_network(args, vocab, target, prepare=False):
     t0 = time.perf_counter()
     f = None
     try:
-        f = net.compile(path=path, target=target, pre_passes=args.pre_passes, gradients=True,
+        f = net.compile(path=path, target=target, pre_passes=args.pre_passes, gradients="train",
                         persistent=getattr(args, "persistent", False))
     except lc.NoGPUError:
         if not prepare:

@@ -99,14 +99,16 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). With `gradients`, the gradient functions of
-    lstm-differentiate are exported too; with `persistent`, layers run as
+    lstm-differentiate are exported too (gradients="train": only the
+    training forward and the backward); with `persistent`, layers run as
     persistent kernels where the cost model says so. ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
     data = _bytes(ir)
     options = _CompileOptions(
         _bytes(target), _bytes(chip), _bytes(features), _bytes(cuda_path),
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
-        _bytes(compute_type), 1 if gradients else 0, 1 if persistent else 0)
+        _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
+        1 if persistent else 0)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

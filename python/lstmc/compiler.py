@@ -126,7 +126,9 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     cuda_lib_dir: as lstm-compile's options; chip and features default to
     the compiler's (default_options()). gradients: also compile the
     gradient functions of lstm-differentiate, as the returned network's
-    `grad`, `train` and `backward` (see docs/training.md). persistent
+    `grad`, `train` and `backward` (see docs/training.md); "train": only
+    `train` and `backward`, what a training step calls (a third less to
+    compile; lstmc.torch_module asks for this). persistent
     (cuda, fp32): each layer that lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
     be faster (docs/passes.md); with the default pre_passes or
@@ -136,6 +138,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
+    if gradients not in (True, False, "train"):
+        raise ValueError(f"gradients={gradients!r}: expected True, False or 'train'")
     if persistent and target != "cuda":
         raise ValueError("persistent=True: persistent kernels need target='cuda'")
     # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
@@ -169,7 +173,10 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}
     if gradients:
-        meta["functions"] = gradient_functions(network)
+        functions = gradient_functions(network)
+        if gradients == "train":
+            del functions["grad"]
+        meta["functions"] = functions
     with open(os.path.join(path, runtime.META), "w") as f:
         json.dump(meta, f, indent=1)
     return runtime.CompiledNetwork(path, meta, _owned_tmp=tmp)

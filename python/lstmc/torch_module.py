@@ -437,7 +437,8 @@ class CompiledRNN(nn.Module):
         if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
             if not self._runner.has_gradients:
                 raise RuntimeError("this module's network was compiled without gradients "
-                                   "(compile(gradients=True)); use it under torch.no_grad()")
+                                   "(compile(gradients=\"train\")); use it under "
+                                   "torch.no_grad()")
             return _Apply.apply(self._runner, names, *tensors)
         return self._runner.call("forward", values)
 
@@ -456,11 +457,12 @@ def torch_module(network, params=None, target=None, device=None,
                  pre_passes="lstm-optimize", path=None, **compile_options):
     """A torch.nn.Module running `network` (:class:`CompiledRNN`).
 
-    network: an lstmc.Network, compiled here with gradients=True for
+    network: an lstmc.Network, compiled here with gradients="train" (the
+    training forward and the backward, what autograd calls) for
     `target` ('cpu' or 'cuda'; by default 'cuda' where torch sees a GPU) with
     `pre_passes` (default 'lstm-optimize') into `path` (a temporary
     directory by default), compile_options going to Network.compile; or a
-    CompiledNetwork (from Network.compile(gradients=True) or lstmc.load,
+    CompiledNetwork (from Network.compile(gradients=True or "train") or lstmc.load,
     where no compiler is installed), used as it is.
 
     params: a dict name -> array or tensor of every parameter (copied), or
@@ -472,8 +474,9 @@ def torch_module(network, params=None, target=None, device=None,
     if isinstance(network, Network):
         if target is None:
             target = "cuda" if torch.cuda.is_available() else "cpu"
+        # A training step calls the training forward and the backward only.
         compiled = network.compile(path=path, target=target, pre_passes=pre_passes,
-                                   gradients=True, **compile_options)
+                                   gradients="train", **compile_options)
     elif isinstance(network, runtime.CompiledNetwork):
         if compile_options or path is not None:
             raise ValueError("compile options given for a network that is already compiled")

@@ -96,3 +96,26 @@ def test_cotangents_default_to_zeros():
     np.testing.assert_array_equal(dx, dx2)
     np.testing.assert_array_equal(dh0, dh02)
     assert np.abs(dx).sum() > 0
+
+
+def test_train_only_gradients():
+    """gradients="train": the training forward and the backward only (what
+    lstmc.torch_module calls), neither `grad` nor its exported symbol, and
+    the same gradients as the library with all three; other values are
+    rejected."""
+    net = lc.Network(cells.lstm, input_size=3, hidden=4, dtype="float64")
+    full = net.compile(target="cpu", gradients=True)
+    train = net.compile(target="cpu", gradients="train")
+    assert not hasattr(train, "grad") and hasattr(train, "train") and hasattr(train, "backward")
+    assert not hasattr(train.lib, "_mlir_ciface_forward_grad")
+    rng = np.random.default_rng(3)
+    args = _inputs(net, 5, 2, rng)
+    outs = full(**args)
+    cots = {f"d{r.name}": rng.standard_normal(o.shape) for r, o in zip(net.results, outs)}
+    expected = full.grad(**args, **cots)
+    trained = dict(zip((r.name for r in train.train.results), train.train(**args)))
+    got = train.backward(**args, **trained, **cots)
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="gradients='all'"):
+        net.compile(target="cpu", gradients="all")

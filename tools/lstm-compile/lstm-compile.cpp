@@ -118,6 +118,12 @@ static cl::opt<bool> gradients(
              "(lstm-combine-gate-gemms and lstm-differentiate before the "
              "pre-passes)"),
     cl::cat(toolCategory));
+static cl::opt<bool> gradFunction(
+    "grad-function",
+    cl::desc("With --gradients, also NAME_grad (the training forward and the "
+             "backward in one function); =false exports only NAME_train and "
+             "NAME_backward, what a training step calls"),
+    cl::init(true), cl::cat(toolCategory));
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "lstm-compile: error: " << msg << "\n";
@@ -162,6 +168,7 @@ int main(int argc, char **argv) {
   options.approximateMath = approximateMath;
   options.llvmIRPath = emitLLVM;
   options.gradients = gradients;
+  options.gradFunction = gradFunction;
   if (auto err = lstm::verifyCompileOptions(options))
     return fail(llvm::toString(std::move(err)));
 

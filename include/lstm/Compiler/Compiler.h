@@ -75,6 +75,9 @@ struct CompileOptions {
   /// lstm-differentiate): runs lstm-combine-gate-gemms and
   /// lstm-differentiate before the pre-passes.
   bool gradients = false;
+  /// With `gradients`, also NAME_grad; false: only NAME_train and
+  /// NAME_backward (lstm-differentiate{grad-function=false}).
+  bool gradFunction = true;
   /// The CPU the host code is compiled for: "native" (this machine's, with
   /// its vector extensions), "generic", or an LLVM CPU name; empty: native
   /// for the cpu target, whose libraries run where they are compiled (the
@@ -129,11 +132,11 @@ void preferWideVectors(llvm::Module &module,
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
 
-/// Optimises `module` at -O3 for the host CPU `cpu` ("native": this
-/// machine's CPU and features; "generic"; or an LLVM CPU name such as
+/// Optimises `module` at -O`optLevel` for the host CPU `cpu` ("native":
+/// this machine's CPU and features; "generic"; or an LLVM CPU name such as
 /// "x86-64-v3") and writes it as a relocatable object file. (EmitObject.cpp)
 llvm::Error emitObjectFile(llvm::Module &module, StringRef path,
-                           StringRef cpu = "generic");
+                           StringRef cpu = "generic", unsigned optLevel = 3);
 
 /// Links `object` into the shared library `output` with the system compiler
 /// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C

@@ -32,6 +32,8 @@ using namespace mlir::lstm;
 namespace {
 struct LSTMDifferentiatePass
     : lstm::impl::LSTMDifferentiatePassBase<LSTMDifferentiatePass> {
+  using Base::Base;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
     // The derivatives of the upstream ops are external models: a tool that
@@ -46,9 +48,15 @@ struct LSTMDifferentiatePass
           !func.getBody().getOps<LayerOp>().empty())
         functions.push_back(func);
     IRRewriter rewriter(&getContext());
-    for (func::FuncOp func : functions)
-      if (failed(differentiateFunction(rewriter, func)))
+    for (func::FuncOp func : functions) {
+      FailureOr<GradientFunctions> made = differentiateFunction(rewriter, func);
+      if (failed(made))
         return signalPassFailure();
+      // @f_train and @f_backward are cut out of @f_grad: it is made anyway,
+      // and dropped when not asked for.
+      if (!gradFunction)
+        rewriter.eraseOp(made->grad);
+    }
   }
 };
 } // namespace

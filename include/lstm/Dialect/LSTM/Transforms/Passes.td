@@ -311,7 +311,17 @@ def LSTMDifferentiatePass : Pass<"lstm-differentiate", "::mlir::ModuleOp"> {
     this pass for one recurrent GEMM per backward step (`lstm-optimize`
     with `differentiate=true` does). The pass runs before `lstm-wavefront`:
     the batched gates of a wavefront loop are not differentiated.
+
+    With `grad-function=false` only `@f_train` and `@f_backward` are added:
+    a training step calls nothing else (PyTorch's autograd through
+    `lstmc.torch_module`), and `@f_grad` would be a third copy of the
+    recurrence to compile (a third of the gradient library's compile time).
   }];
+  let options = [
+    Option<"gradFunction", "grad-function", "bool", /*default=*/"true",
+           "Also add @f_grad (the training forward and the backward in one "
+           "function); false adds only @f_train and @f_backward">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-differentiate | FileCheck %s
+// RUN: lstm-opt %s --lstm-differentiate=grad-function=false | FileCheck %s --check-prefix=TRAIN
+
+// By default the three gradient functions; with grad-function=false only
+// the training forward and the backward (@f_grad, which they are cut from,
+// is dropped), their signatures unchanged.
+// CHECK-DAG: func.func @f_grad(
+// CHECK-DAG: func.func @f_train(%{{.*}}: tensor<?x?x3xf32>, %{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<4x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x4xf32>,
+// CHECK-DAG: func.func @f_backward(
+// TRAIN-NOT: @f_grad
+// TRAIN-DAG: func.func @f_train(%{{.*}}: tensor<?x?x3xf32>, %{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<4x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x4xf32>,
+// TRAIN-DAG: func.func @f_backward(
+// TRAIN-NOT: @f_grad
+func.func @f(%x: tensor<?x?x3xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x3xf32>,
+             %R: tensor<4x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x4xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x3xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x3xf32>, %h: tensor<?x4xf32>):
+    %g = lstm.gate tanh(%xt, %h : tensor<?x3xf32>, tensor<?x4xf32>)
+        weights(%W, %R : tensor<4x3xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%g : tensor<?x4xf32>) state(%g : tensor<?x4xf32>)
+  }
+  return %y, %hT : tensor<?x?x4xf32>, tensor<?x4xf32>
+}
