@@ -64,11 +64,7 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   std::string hostCPU = options.hostCPU;
   if (hostCPU.empty())
     hostCPU = options.target == "cpu" ? "native" : "generic";
-  // The CPU target's host code is the computation; the GPU target's only
-  // queues kernels, GEMMs and copies: -O1 there (the charrnn gradient
-  // library's host code took 0.79 s at -O3 and 0.56 s at -O1).
-  unsigned optLevel = options.target == "cpu" ? 3 : 1;
-  if (auto err = emitObjectFile(*llvmModule, object, hostCPU, optLevel))
+  if (auto err = emitObjectFile(*llvmModule, object, hostCPU))
     return err;
   llvm::Error linked = linkSharedLibrary(object, output, options);
   if (!options.keepObject)

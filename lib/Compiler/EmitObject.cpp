@@ -43,7 +43,7 @@ void lstm::preferWideVectors(llvm::Module &module,
 }
 
 llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
-                                 StringRef cpu, unsigned optLevel) {
+                                 StringRef cpu) {
   // Idempotent; in-process callers (the C API) have not done it themselves.
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -72,12 +72,11 @@ llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(t->createTargetMachine(
       triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
-      optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                    : llvm::CodeGenOptLevel::Default));
+      llvm::CodeGenOptLevel::Aggressive));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
   preferWideVectors(module, *machine);
-  if (auto err = makeOptimizingTransformer(optLevel, 0, machine.get())(&module))
+  if (auto err = makeOptimizingTransformer(3, 0, machine.get())(&module))
     return err;
 
   std::error_code ec;

@@ -132,11 +132,11 @@ void preferWideVectors(llvm::Module &module,
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
 
-/// Optimises `module` at -O`optLevel` for the host CPU `cpu` ("native":
-/// this machine's CPU and features; "generic"; or an LLVM CPU name such as
+/// Optimises `module` at -O3 for the host CPU `cpu` ("native": this
+/// machine's CPU and features; "generic"; or an LLVM CPU name such as
 /// "x86-64-v3") and writes it as a relocatable object file. (EmitObject.cpp)
 llvm::Error emitObjectFile(llvm::Module &module, StringRef path,
-                           StringRef cpu = "generic", unsigned optLevel = 3);
+                           StringRef cpu = "generic");
 
 /// Links `object` into the shared library `output` with the system compiler
 /// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C

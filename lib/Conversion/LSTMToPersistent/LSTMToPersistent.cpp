@@ -144,7 +144,7 @@ PersistentKernelBuilder::PersistentKernelBuilder(
   useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
   // How many rows a warp takes at once: their partial sums, reduced across
   // the lanes together, fill at most kMaxAccumulators registers.
-  bool oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
   for (ArrayRef<unsigned> products : phaseProducts) {
     int64_t columns = 0;
     for (unsigned p : products)
@@ -357,6 +357,25 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
                       : kMaxStepWork / rowWork;
 }
 
+/// `options` with the block size chosen where it is 0: 512 threads, or
+/// kFewerThreads where a warp's weights fill more than half of what a
+/// 512-thread block leaves a lane (it then takes its rows one at a time):
+/// with fewer threads a lane may use more registers, and at H = 512 the
+/// kernels stopped spilling (ptxas: 76-152 bytes before) and ran 17-19%
+/// faster at batch 1, where the larger blocks stay ahead at H = 128
+/// (docs/benchmarks.md).
+static PersistentOptions resolveBlockSize(RewriterBase &rewriter,
+                                          const PersistentPlan &plan,
+                                          PersistentOptions options) {
+  if (options.blockSize != 0)
+    return options;
+  options.blockSize = kDefaultBlockSize;
+  // The builder only reads the plan here; it builds nothing.
+  if (PersistentKernelBuilder(rewriter, plan, options).takesRowsOneAtATime())
+    options.blockSize = kFewerThreads;
+  return options;
+}
+
 PersistentChoice
 mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   PersistentChoice choice;
@@ -366,7 +385,9 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   // The builder only reads the plan here; it builds nothing.
   IRRewriter rewriter(layer.getContext());
   choice.maxBatch =
-      PersistentKernelBuilder(rewriter, *plan, options).costModelMaxBatch();
+      PersistentKernelBuilder(rewriter, *plan,
+                              resolveBlockSize(rewriter, *plan, options))
+          .costModelMaxBatch();
   if (choice.maxBatch < 1)
     choice.reason = "the cost model: the weights do not fit in registers ("
                     "more than " +
@@ -404,7 +425,8 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   if (failed(plan))
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
-  PersistentKernelBuilder builder(rewriter, *plan, options);
+  PersistentKernelBuilder builder(rewriter, *plan,
+                                  resolveBlockSize(rewriter, *plan, options));
   if (!options.costModel) {
     builder.build(kernelName);
     return success();
@@ -473,10 +495,12 @@ struct ConvertLSTMToPersistentPass
   // the module.
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockSize < kLanes || blockSize > 1024 || blockSize % kLanes != 0 ||
+    if ((blockSize != 0 &&
+         (blockSize < kLanes || blockSize > 1024 || blockSize % kLanes != 0)) ||
         maxBlocks < 1) {
-      module.emitError("lstm-to-persistent: block-size must be a multiple of "
-                       "32 in [32, 1024] and max-blocks at least 1");
+      module.emitError("lstm-to-persistent: block-size must be 0 (chosen per "
+                       "layer) or a multiple of 32 in [32, 1024], and "
+                       "max-blocks at least 1");
       return signalPassFailure();
     }
     // One float of a staged row at least; the launch takes the size as an

@@ -35,6 +35,10 @@ inline constexpr int64_t kUnrollFactor = 4;
 /// Most weights (floats per lane) a warp keeps in registers. With the
 /// block's 512 threads an SM has 128 registers per thread.
 inline constexpr int64_t kRegisterWeights = 64;
+/// Threads per block where lstm-to-persistent chooses (block-size 0), and
+/// where a warp's weights fill more than half of kRegisterWeights.
+inline constexpr int64_t kDefaultBlockSize = 512;
+inline constexpr int64_t kFewerThreads = 256;
 /// Most rows a warp works on at once (fewer where their dot products would
 /// take more than kMaxAccumulators registers; one where its weights take
 /// more than half of kRegisterWeights: two would spill).
@@ -63,6 +67,9 @@ public:
   int64_t costModelMaxBatch() const;
   /// The blocks of the kernel's grid, all resident at once.
   int64_t gridBlocks() const { return numBlocks; }
+  /// Whether a warp's weights fill more than half of the registers it
+  /// keeps them in, so that it takes its rows one at a time.
+  bool takesRowsOneAtATime() const { return oneRow; }
   /// The most dynamic shared memory a block takes, in bytes, and what it
   /// takes for a batch of `rows` (an index, host code).
   int64_t sharedBytes() const;
@@ -159,8 +166,9 @@ private:
   bool asyncCopies = false;
   /// Whether a step ends with a grid barrier (else a block barrier).
   bool stepGridBarrier = true;
-  /// Whether the warps keep their weights in registers.
-  bool useRegisters;
+  /// Whether the warps keep their weights in registers, and whether they
+  /// fill more than half of kRegisterWeights (one row at a time).
+  bool useRegisters, oneRow = false;
   /// Per phase: the products it computes (those its ops read, and those
   /// that are new states), and the rows a warp computes at once.
   SmallVector<SmallVector<unsigned>> phaseProducts;

@@ -8,7 +8,7 @@
 // RUN: not lstm-opt %s --lstm-to-persistent=block-size=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not lstm-opt %s --lstm-to-persistent=shared-memory=2 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BUDGET
 
-// BAD: error: lstm-to-persistent: block-size must be a multiple of 32 in [32, 1024] and max-blocks at least 1
+// BAD: error: lstm-to-persistent: block-size must be 0 (chosen per layer) or a multiple of 32 in [32, 1024], and max-blocks at least 1
 // BAD-BUDGET: error: lstm-to-persistent: shared-memory must be in [4, 2147483647] bytes, got 2
 
 // A cell of the form lstm-optimize{wavefront=false} leaves: a recurrent

@@ -9,12 +9,14 @@
 // butterfly of 5 rounds (its sum in every lane). Every lane then reads
 // column v's sum from lane v of the first chunk, the 33rd from lane 0 of
 // the second.
-// One row at a time also bounds the chunks: one row per warp, the
-// block's 16 warps' rows (a second row to loop to made such kernels spill).
+// Weights filling more than half of a lane's 64 registers for them: the
+// block has 256 threads instead of 512 (a lane may use more registers),
+// and one row at a time also bounds the chunks: one row per warp, the
+// block's 8 warps' rows (a second row to loop to made such kernels spill).
 // CHECK-LABEL: func.func @many_columns
-// CHECK: gpu.launch
+// CHECK: gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c8
 // CHECK: arith.select
 // CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32
 // CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32

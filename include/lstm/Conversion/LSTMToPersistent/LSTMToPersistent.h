@@ -47,8 +47,10 @@ inline constexpr int64_t kSharedMemoryWithoutOptIn = 48 * 1024;
 
 /// How lstm-to-persistent builds a layer's kernel (the pass's options).
 struct PersistentOptions {
-  /// Threads per block, a multiple of 32 in [32, 1024].
-  int64_t blockSize = 512;
+  /// Threads per block, a multiple of 32 in [32, 1024]; 0: chosen per layer
+  /// (512, or 256 where a warp's weights fill more than half of the 64
+  /// registers a lane keeps them in, so that a lane may use more).
+  int64_t blockSize = 0;
   /// Most blocks of the grid, all resident at once.
   int64_t maxBlocks = 128;
   /// Only where the cost model expects the kernel to be faster, chosen at
