@@ -30,7 +30,7 @@ for variant in $variants; do
     optimize-tf32) flags="--pre-passes=lstm-optimize --compute-type=tf32"; tol=2e-3 ;;
     optimize-bf16) flags="--pre-passes=lstm-optimize --compute-type=bf16"; tol=2e-2 ;;
     kernels) flags="--cublas=false" ;;
-    persistent) flags="--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
+    persistent) flags="--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   echo "== $variant (${flags:-no extra flags}, tolerance $tol)"

@@ -9,7 +9,7 @@
 #   tf32   --pre-passes=lstm-optimize --compute-type=tf32
 #   bf16   --pre-passes=lstm-optimize --compute-type=bf16
 #   plain  (no optimisation)
-#   persistent  --pre-passes=lstm-optimize{wavefront=false} --persistent
+#   persistent  --pre-passes=lstm-optimize{persistent=true} --persistent
 #          (forward and backward layers as persistent kernels where
 #          lstm-to-persistent takes them)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
@@ -36,14 +36,14 @@ flags_of() {
     tf32) echo "--pre-passes=lstm-optimize --compute-type=tf32" ;;
     bf16) echo "--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) echo "" ;;
-    persistent) echo "--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
+    persistent) echo "--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
     *) return 1 ;;
   esac
 }
 pre_of() {
   case $1 in
     plain) echo "" ;;
-    persistent) echo "lstm-optimize{wavefront=false}" ;;
+    persistent) echo "lstm-optimize{persistent=true}" ;;
     *) echo "lstm-optimize" ;;
   esac
 }

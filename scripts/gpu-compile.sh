@@ -5,7 +5,8 @@
 # variants: fp32, tf32 and bf16 (--lstm-optimize, GEMMs in cuBLAS; bf16 GEMM
 # operands with fp32 accumulation), plain (no optimisation, cuBLAS),
 # kernels (no optimisation, every GEMM a generated kernel) and persistent
-# (lstm-optimize without the wavefront, then each layer that lstm-to-persistent
+# (lstm-optimize{persistent=true}: stacks keep their layers at the batch sizes
+# the persistent kernels take, then each layer that lstm-to-persistent
 # handles as one persistent kernel; it lists those examples).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
@@ -22,7 +23,7 @@ for variant in $variants; do
     bf16) flags="--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) flags="" ;;
     kernels) flags="--cublas=false" ;;
-    persistent) flags="--pre-passes=lstm-optimize{wavefront=false} --persistent" ;;
+    persistent) flags="--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   mkdir -p "gpu-build/$variant"

@@ -57,7 +57,7 @@ typedef struct {
   bool gradients;
   /// Run the layers that lstm-to-persistent handles as persistent kernels
   /// where its cost model expects them to be faster (cuda, fp32 compute
-  /// type; the pre-passes should be lstm-optimize{wavefront=false});
+  /// type; the pre-passes should be lstm-optimize{persistent=true});
   /// default false.
   bool persistent;
   /// With `gradients`: also NAME_grad (the training forward and the backward

@@ -63,8 +63,11 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   // backward step on the recurrent state) and optimised with the rest.
   if (options.differentiate)
     pm.addPass(createLSTMDifferentiatePass());
-  if (options.wavefront)
-    pm.addPass(createLSTMWavefrontPass());
+  if (options.wavefront) {
+    LSTMWavefrontPassOptions wavefront;
+    wavefront.persistent = options.persistent;
+    pm.addPass(createLSTMWavefrontPass(wavefront));
+  }
   if (options.hoist)
     pm.addPass(createLSTMHoistInputProjectionPass());
   if (options.fuse)
@@ -295,6 +298,12 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
       llvm::cl::desc("Add the gradient functions (lstm-differentiate, after "
                      "combining)"),
       llvm::cl::init(false)};
+  Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("Leave stacks to lstm-to-persistent's kernels at the "
+                     "batch sizes its cost model runs all their layers at, "
+                     "the wavefront above (lstm-wavefront's option)"),
+      llvm::cl::init(false)};
 };
 
 /// Run-time checks of the tensor ops (lstm-generate-runtime-checks), in both
@@ -378,6 +387,7 @@ void lstm::registerLSTMPipelines() {
         options.hoist = o.hoist;
         options.fuse = o.fuse;
         options.differentiate = o.differentiate;
+        options.persistent = o.persistent;
         buildLSTMOptimizePipeline(pm, options);
       });
   PassPipelineRegistration<CPUPipelineOptions>(

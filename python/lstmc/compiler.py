@@ -18,8 +18,15 @@ except ImportError as e:  # e.g. only the runtime was copied somewhere
 #: Optimisation passes run on the lstm IR before the lowering, by default.
 DEFAULT_PRE_PASSES = "lstm-combine-gate-gemms"
 # What lstm-to-persistent makes its kernels from: products combined and
-# hoisted, one fused pointwise op per step, no wavefront.
-PERSISTENT_PRE_PASSES = "lstm-optimize{wavefront=false}"
+# hoisted, one fused pointwise op per step; stacks stay layers at the batch
+# sizes the kernels' cost model takes, and become the wavefront above them.
+PERSISTENT_PRE_PASSES = "lstm-optimize{persistent=true}"
+# The same for a library with gradient functions, whose training functions
+# have no stacks for the wavefront (their layers return saved activations)
+# and whose compile time counts (a training script compiles at its start):
+# the wavefront branch of the forward function would add 0.15-0.25 s to a
+# char-rnn library's 1.75 s (the 2-core machine).
+PERSISTENT_TRAIN_PRE_PASSES = "lstm-optimize{wavefront=false}"
 
 
 def _native():
@@ -132,9 +139,12 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     (cuda, fp32): each layer that lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
     be faster (docs/passes.md); with the default pre_passes or
-    'lstm-optimize' it takes 'lstm-optimize{wavefront=false}', the form the
-    kernels are made from (lstmc.torch_module(..., persistent=True) passes
-    it on).
+    'lstm-optimize' it takes 'lstm-optimize{persistent=true}', the form the
+    kernels are made from, with stacks as the wavefront at the batch sizes
+    the kernels' cost model gives up on; with gradients
+    'lstm-optimize{wavefront=false}' (no wavefront branch: the training
+    functions have no stack it takes, and it costs compile time)
+    (lstmc.torch_module(..., persistent=True) passes it on).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
@@ -143,10 +153,10 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     if persistent and target != "cuda":
         raise ValueError("persistent=True: persistent kernels need target='cuda'")
     # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
-    # would leave no single layer to run persistently) give way to the form
-    # the kernels are made from.
+    # would leave no single layer to run persistently at any batch size) give
+    # way to the form the kernels are made from.
     if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
-        pre_passes = PERSISTENT_PRE_PASSES
+        pre_passes = PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
     native = _native()
     defaults = native.default_options()
     chip = defaults["chip"] if chip is None else chip

@@ -172,7 +172,7 @@ def test_persistent_compiles_for_cuda(tmp_path):
     compile_for_cuda(net, tmp_path / "per-step")
     meta = json.loads((tmp_path / "persistent" / "network.json").read_text())
     assert meta["persistent"] is True
-    assert meta["pre_passes"] == "lstm-optimize{wavefront=false}"
+    assert meta["pre_passes"] == "lstm-optimize{persistent=true}"
     # The kernel's name (the runtime itself knows the prefix).
     kernel = f"lstm_persistent_{meta['entry']}_0".encode()
     assert kernel in (tmp_path / "persistent" / "network.so").read_bytes()

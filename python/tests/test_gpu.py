@@ -89,8 +89,10 @@ def test_persistent_needs_the_sms(torch, name, monkeypatch):
     """The cost model's run-time choice also asks the GPU's SM count: with
     fewer SMs than the kernel has blocks (LSTM_RUNTIME_GPU_MULTIPROCESSORS
     makes the runtime report fewer) the layers run per step instead of
-    failing the cooperative launch; with the GPU's own count, as persistent
-    kernels. Both within the fp32 tolerance of the float64 reference."""
+    failing the cooperative launch (stack3, whose layers lstm-optimize
+    {persistent=true} keeps for the kernels at this batch: as its wavefront);
+    with the GPU's own count, as persistent kernels. Both within the fp32
+    tolerance of the float64 reference."""
     f = network(name).compile(target="cuda", persistent=True)
     inputs = ref.make_inputs(name, 9, 4, np.random.default_rng(17))
     check_runtime_choice(torch, f, name, inputs, monkeypatch,

@@ -53,6 +53,9 @@ struct LSTMOptimizeOptions {
   /// one recurrent GEMM); the other passes then optimise the gradient
   /// functions too.
   bool differentiate = false;
+  /// Leave stacks to the persistent kernels at the batch sizes their cost
+  /// model takes them, the wavefront above (lstm-wavefront's `persistent`).
+  bool persistent = false;
 };
 
 /// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either

@@ -43,6 +43,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <limits>
+#include <memory>
 
 #define DEBUG_TYPE "lstm-to-persistent"
 
@@ -417,6 +418,38 @@ static Value queryRuntime(RewriterBase &rewriter, LayerOp layer,
           .getResult(0));
 }
 
+/// Whether `builder`'s kernel of `layer` runs at batch size `batch` (an
+/// index, before `layer`): the cost model takes the batch, every block is
+/// resident at once (at most one per SM counted on: a GPU with fewer SMs
+/// than the grid has blocks takes the per-step layer instead of failing the
+/// cooperative launch), and a kernel that may stage more than every GPU
+/// gives a block without opting in gets what this batch needs (the runtime
+/// opts the kernel in at its launch).
+static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
+                        PersistentKernelBuilder &builder, Value batch,
+                        int64_t maxBatch) {
+  Location loc = layer.getLoc();
+  Value small = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ule, batch,
+      arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
+  Value fits = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ule,
+      arith::ConstantIndexOp::create(rewriter, loc, builder.gridBlocks()),
+      queryRuntime(rewriter, layer, kMultiprocessorCountName));
+  Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
+  if (builder.sharedBytes() > kSharedMemoryWithoutOptIn) {
+    Value limit = arith::MaxUIOp::create(
+        rewriter, loc, queryRuntime(rewriter, layer, kSharedMemoryPerBlockName),
+        arith::ConstantIndexOp::create(rewriter, loc,
+                                       kSharedMemoryWithoutOptIn));
+    Value sharedFits =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                              builder.sharedBytesAt(rewriter, batch), limit);
+    chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
+  }
+  return chosen;
+}
+
 LogicalResult
 mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
                                            LayerOp layer, StringRef kernelName,
@@ -446,30 +479,7 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.setInsertionPoint(layer);
   Value batch = tensor::DimOp::create(rewriter, loc, layer.getInputs().front(),
                                       int64_t{1});
-  Value small = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ule, batch,
-      arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
-  // Every block resident at once: at most one per SM counted on. A GPU
-  // with fewer SMs than the grid has blocks takes the per-step layer
-  // instead of failing the cooperative launch.
-  Value fits = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ule,
-      arith::ConstantIndexOp::create(rewriter, loc, builder.gridBlocks()),
-      queryRuntime(rewriter, layer, kMultiprocessorCountName));
-  Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
-  // A kernel that may stage more than every GPU gives a block without
-  // opting in: only where this GPU gives what this batch needs (the
-  // runtime opts the kernel in at its launch).
-  if (builder.sharedBytes() > kSharedMemoryWithoutOptIn) {
-    Value limit = arith::MaxUIOp::create(
-        rewriter, loc, queryRuntime(rewriter, layer, kSharedMemoryPerBlockName),
-        arith::ConstantIndexOp::create(rewriter, loc,
-                                       kSharedMemoryWithoutOptIn));
-    Value sharedFits =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
-                              builder.sharedBytesAt(rewriter, batch), limit);
-    chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
-  }
+  Value chosen = kernelRuns(rewriter, layer, builder, batch, maxBatch);
   auto choice = scf::IfOp::create(rewriter, loc, layer->getResultTypes(),
                                   chosen, /*withElseRegion=*/true);
   rewriter.replaceAllUsesWith(layer->getResults(), choice.getResults());
@@ -483,6 +493,46 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
   builder.build(kernelName);
+  return success();
+}
+
+/// The layers of a stack that lstm-wavefront{persistent=true} put in the
+/// then branch of `stack` (its else branch runs them as the wavefront):
+/// their kernels' run-time conditions join the branch's, and each layer
+/// becomes its kernel without a per-step copy. Fails, changing nothing,
+/// where a layer has no kernel or the branch condition is not the batch
+/// size's bound that lstm-wavefront made.
+static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
+                                  function_ref<std::string()> nextKernelName,
+                                  const PersistentOptions &options) {
+  auto bound = stack.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!bound || bound.getPredicate() != arith::CmpIPredicate::ule)
+    return failure();
+  Value batch = bound.getLhs();
+  SmallVector<LayerOp> layers(stack.thenBlock()->getOps<LayerOp>());
+  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
+  for (LayerOp layer : layers) {
+    FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
+    if (failed(plan))
+      return failure();
+    builders.push_back(std::make_unique<PersistentKernelBuilder>(
+        rewriter, *plan, resolveBlockSize(rewriter, *plan, options)));
+    if (builders.back()->costModelMaxBatch() < 1)
+      return failure();
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(stack);
+  Value chosen = stack.getCondition();
+  for (auto [layer, builder] : llvm::zip(layers, builders))
+    chosen = arith::AndIOp::create(rewriter, stack.getLoc(), chosen,
+                                   kernelRuns(rewriter, layer, *builder, batch,
+                                              builder->costModelMaxBatch()));
+  rewriter.modifyOpInPlace(stack, [&] {
+    stack.getConditionMutable().assign(chosen);
+    stack->removeAttr(kPersistentStackAttr);
+  });
+  for (auto [layer, builder] : llvm::zip(layers, builders))
+    builder->build(nextKernelName());
   return success();
 }
 
@@ -520,20 +570,35 @@ struct ConvertLSTMToPersistentPass
     options.sharedMemory = sharedMemory;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      unsigned n = 0;
+      auto kernelName = [&] {
+        return (kPersistentKernelPrefix + "_" + func.getSymName() + "_" +
+                Twine(n))
+            .str();
+      };
+      // Stacks first: their layers then are kernels, which the walk below
+      // does not see.
+      SmallVector<scf::IfOp> stacks;
+      func.walk([&](scf::IfOp op) {
+        if (op->hasAttr(kPersistentStackAttr))
+          stacks.push_back(op);
+      });
+      auto nextKernelName = [&] {
+        std::string name = kernelName();
+        ++n;
+        return name;
+      };
+      for (scf::IfOp stack : stacks)
+        (void)convertStack(rewriter, stack, nextKernelName, options);
       SmallVector<LayerOp> layers;
       func.walk([&](LayerOp layer) {
         if (!layer->hasAttr(kPerStepFallbackAttr))
           layers.push_back(layer);
       });
-      unsigned n = 0;
-      for (LayerOp layer : layers) {
-        std::string name =
-            (kPersistentKernelPrefix + "_" + func.getSymName() + "_" + Twine(n))
-                .str();
-        if (succeeded(
-                convertLayerToPersistentKernel(rewriter, layer, name, options)))
+      for (LayerOp layer : layers)
+        if (succeeded(convertLayerToPersistentKernel(rewriter, layer,
+                                                     kernelName(), options)))
           ++n;
-      }
     }
   }
 };

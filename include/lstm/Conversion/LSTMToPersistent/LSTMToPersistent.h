@@ -23,6 +23,15 @@ namespace lstm {
 inline constexpr llvm::StringLiteral kPersistentKernelPrefix =
     "lstm_persistent";
 
+/// Discardable attribute of the `scf.if` with which lstm-wavefront{persistent
+/// =true} runs a stack's layers (then branch) or its wavefront (else branch),
+/// by batch size: lstm-to-persistent adds its run-time conditions of the
+/// layers' kernels (the grid fits the GPU, so does the shared memory) to the
+/// branch condition and converts the layers without a per-step copy of their
+/// own: where a kernel cannot run, the stack runs as the wavefront.
+inline constexpr llvm::StringLiteral kPersistentStackAttr =
+    "lstm.persistent_stack";
+
 /// Discardable attribute of the per-step copy of a layer that
 /// lstm-to-persistent left beside its kernel (the run-time choice of the
 /// cost model): the pass leaves such layers alone.

@@ -458,13 +458,27 @@ FailureOr<scf::ForOp> mlir::lstm::wavefrontLayers(RewriterBase &rewriter,
 namespace {
 struct LSTMWavefrontPass
     : lstm::impl::LSTMWavefrontPassBase<LSTMWavefrontPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Layers that statically run no step (T or B of 0) are what they
     // compute before anything else looks at them (EmptyLayers.h).
     replaceEmptyLayers(getOperation());
     IRRewriter rewriter(&getContext());
-    for (const SmallVector<LayerOp> &chain : findLayerChains(getOperation()))
-      (void)wavefrontLayers(rewriter, chain);
+    for (const SmallVector<LayerOp> &chain : findLayerChains(getOperation())) {
+      int64_t maxBatch = persistent ? persistentStackMaxBatch(chain) : 0;
+      if (maxBatch < 1) {
+        (void)wavefrontLayers(rewriter, chain);
+        continue;
+      }
+      // The persistent kernels' batches: statically, or chosen at run time.
+      auto input = cast<RankedTensorType>(
+          LayerOp(chain.front()).getInputs()[0].getType());
+      if (input.isDynamicDim(1))
+        (void)wavefrontAboveBatch(rewriter, chain, maxBatch);
+      else if (input.getDimSize(1) > maxBatch)
+        (void)wavefrontLayers(rewriter, chain);
+    }
   }
 };
 } // namespace

@@ -202,8 +202,27 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     of `lstm.layer`s: a combined cell is batched like any other (its packed
     weights are stacked `[L, G·H, K]`).
 
-    Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir`.
+    **With persistent kernels** (`persistent=true`, what
+    `lstm-optimize{persistent=true}` passes on): a chain whose every layer
+    `lstm-to-persistent`'s cost model runs as a persistent kernel up to
+    some batch size M, judged on the layer as `lstm-optimize{wavefront=false}`
+    leaves it (input projections hoisted, pointwise work fused), is left to
+    those kernels at batch sizes up to M: left alone where the batch size
+    is static and at most M, made a wavefront where it is above, and where
+    it is dynamic the ops from the first layer to the last go into both
+    branches of an `scf.if %B <= M`, the layers as they are in the then
+    branch and the wavefront loop in the else branch. Without it, asking
+    for persistent kernels meant giving up the wavefront at every batch
+    size (`lstm-optimize{wavefront=false}`).
+
+    Example: see `test/Dialect/LSTM/Transforms/wavefront.mlir` and
+    `wavefront-persistent.mlir`.
   }];
+  let options = [
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Leave a chain to the persistent kernels at the batch sizes "
+           "lstm-to-persistent's cost model runs all its layers at">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",

@@ -82,6 +82,23 @@ SmallVector<SmallVector<LayerOp>> findLayerChains(Operation *root);
 FailureOr<scf::ForOp> wavefrontLayers(RewriterBase &rewriter,
                                       ArrayRef<LayerOp> layers);
 
+/// The largest batch size at which lstm-to-persistent's cost model (with
+/// its default options) runs every one of `layers` as a persistent kernel,
+/// judged on each layer as `lstm-optimize{wavefront=false}` leaves it
+/// (input projections hoisted, pointwise work fused); 0 if some layer runs
+/// at no batch size. Changes nothing.
+int64_t persistentStackMaxBatch(ArrayRef<LayerOp> layers);
+
+/// Runs the chain `layers` as a wavefront (wavefrontLayers) only where the
+/// batch size is above `maxBatch`: the ops from the first layer to the last
+/// move into the else branch of an `scf.if` on the batch size, where they
+/// become the wavefront loop, and a copy of them, layers left as they are,
+/// into the then branch. Fails, changing nothing, where wavefrontLayers
+/// would. Returns the scf.if.
+FailureOr<scf::IfOp> wavefrontAboveBatch(RewriterBase &rewriter,
+                                         ArrayRef<LayerOp> layers,
+                                         int64_t maxBatch);
+
 } // namespace mlir::lstm
 
 #endif // LSTM_DIALECT_LSTM_TRANSFORMS_TRANSFORMS_H

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s
+
+// A stack that lstm-wavefront{persistent=true} versioned by batch size (the
+// input is what lstm-optimize{persistent=true} makes of two tanh layers of
+// 4 units): the kernels' run-time conditions (the cost model's batch, the
+// grid fits the SMs) join the branch condition once per layer, and the
+// layers become their kernels with no per-step copy of their own; the else
+// branch keeps the wavefront, which also runs where a kernel cannot.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[BOUND:.*]] = arith.cmpi ule, %[[B]], %c524288
+// CHECK: %[[SMS0:.*]] = call @lstmRuntimeGpuMultiprocessors()
+// CHECK: %[[RUNS0:.*]] = arith.andi
+// CHECK: %[[ONE:.*]] = arith.andi %[[BOUND]], %[[RUNS0]] : i1
+// CHECK: %[[SMS1:.*]] = call @lstmRuntimeGpuMultiprocessors()
+// CHECK: %[[RUNS1:.*]] = arith.andi
+// CHECK: %[[BOTH:.*]] = arith.andi %[[ONE]], %[[RUNS1]] : i1
+// CHECK: scf.if %[[BOTH]]
+// CHECK-NOT: lstm.persistent_stack
+// CHECK-NOT: = lstm.layer
+// CHECK: gpu.launch {{.*}} function(@lstm_persistent_dynamic_batch_0)
+// CHECK-NOT: = lstm.layer
+// CHECK: gpu.launch {{.*}} function(@lstm_persistent_dynamic_batch_1)
+// CHECK-NOT: = lstm.layer
+// CHECK: } else {
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: = lstm.layer
+// CHECK: scf.for
+// CHECK-NOT: lstm.persistent_fallback
+// CHECK: return
