@@ -14,6 +14,13 @@
 // C = op(A)·op(B) is the column-major C^T = op(B)^T·op(A)^T, so every call
 // swaps the operands instead of transposing anything.
 //
+// A strided batched GEMM runs as cuBLAS's batched call or as one call per
+// matrix, whichever measured faster the first time its shape came (timed on
+// scratch output, outside stream captures): cuBLAS's heuristics can pick a
+// batched kernel well below its single ones (H100, TF32, the wavefront's
+// [2, 128, 2048] x [2, 2048, 8192]: 90 TFLOP/s batched, 137 one by one).
+// LSTM_RUNTIME_GEMM_BATCHED=batched or =looped forces a form.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeState.h"
@@ -24,7 +31,10 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 using namespace lstm::runtime;
 
@@ -158,6 +168,135 @@ cublasOperation_t op(int32_t transposed) {
 
 } // namespace
 
+namespace {
+
+/// One strided batched GEMM's operands, row-major (as the entry point takes
+/// them).
+struct BatchedGemm {
+  int32_t transA, transB;
+  int64_t m, n, k;
+  const void *a;
+  int64_t lda, strideA;
+  const void *b;
+  int64_t ldb, strideB;
+  void *c;
+  int64_t ldc, strideC, batch;
+  float alpha, beta;
+};
+
+/// Runs `g` as one batched call or as `batch` calls.
+bool runBatched(const CublasLibrary *lib, cublasHandle_t handle,
+                const GemmTypes &types, const BatchedGemm &g, bool looped) {
+  size_t elementA = types.inputs == CUDA_R_16BF ? 2 : 4;
+  if (!looped)
+    return LSTM_CUBLAS_CHECK(
+        lib, cublasGemmStridedBatchedEx_64(
+                 handle, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
+                 g.b, types.inputs, g.ldb, g.strideB, g.a, types.inputs, g.lda,
+                 g.strideA, &g.beta, g.c, CUDA_R_32F, g.ldc, g.strideC, g.batch,
+                 types.compute, CUBLAS_GEMM_DEFAULT));
+  for (int64_t i = 0; i < g.batch; ++i)
+    if (!LSTM_CUBLAS_CHECK(
+            lib,
+            cublasGemmEx_64(
+                handle, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
+                static_cast<const char *>(g.b) + i * g.strideB * elementA,
+                types.inputs, g.ldb,
+                static_cast<const char *>(g.a) + i * g.strideA * elementA,
+                types.inputs, g.lda, &g.beta,
+                static_cast<char *>(g.c) + i * g.strideC * sizeof(float),
+                CUDA_R_32F, g.ldc, types.compute, CUBLAS_GEMM_DEFAULT)))
+      return false;
+  return true;
+}
+
+/// Milliseconds of `reps` runs of `g` in one form, on the stream (after one
+/// run to warm up); negative on a failure.
+float timeForm(const CublasLibrary *lib, cublasHandle_t handle,
+               const GemmTypes &types, const BatchedGemm &g, bool looped,
+               CUstream stream) {
+  constexpr int reps = 3;
+  CUevent start = nullptr, stop = nullptr;
+  float ms = -1;
+  if (LSTM_CUDA_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT)) &&
+      LSTM_CUDA_CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT)) &&
+      runBatched(lib, handle, types, g, looped) &&
+      LSTM_CUDA_CHECK(cuEventRecord(start, stream))) {
+    bool ran = true;
+    for (int i = 0; i < reps && ran; ++i)
+      ran = runBatched(lib, handle, types, g, looped);
+    if (ran && LSTM_CUDA_CHECK(cuEventRecord(stop, stream)) &&
+        LSTM_CUDA_CHECK(cuEventSynchronize(stop)) &&
+        !LSTM_CUDA_CHECK(cuEventElapsedTime(&ms, start, stop)))
+      ms = -1;
+  }
+  if (start)
+    cuEventDestroy(start);
+  if (stop)
+    cuEventDestroy(stop);
+  return ms;
+}
+
+/// Whether `g` runs one matrix at a time: measured on its first run outside
+/// a stream capture (into scratch memory: `c` may be read, beta != 0, and
+/// must be written once), remembered per shape and device for the process.
+/// During a capture a shape not seen yet takes (and keeps) the batched
+/// call, so that a graph and the calls around it compute alike.
+/// LSTM_RUNTIME_GEMM_BATCHED=batched or =looped (read at every call) takes
+/// one form without measuring.
+bool loopedIsFaster(const CublasLibrary *lib, cublasHandle_t handle,
+                    int32_t computeType, const GemmTypes &types,
+                    const BatchedGemm &g) {
+  if (const char *form = std::getenv("LSTM_RUNTIME_GEMM_BATCHED")) {
+    if (std::string(form) == "batched")
+      return false;
+    if (std::string(form) == "looped")
+      return true;
+  }
+  CUdevice device = 0;
+  if (!LSTM_CUDA_CHECK(cuCtxGetDevice(&device)))
+    return false;
+  using Key =
+      std::tuple<int, int32_t, int32_t, int32_t, int64_t, int64_t, int64_t,
+                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  Key key{device,    computeType, g.transA,  g.transB, g.m,
+          g.n,       g.k,         g.lda,     g.ldb,    g.ldc,
+          g.strideA, g.strideB,   g.strideC, g.batch};
+  static std::mutex mutex;
+  static std::map<Key, bool> choices;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = choices.find(key); it != choices.end())
+      return it->second;
+  }
+  CUstream stream = currentStream();
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  bool looped = false;
+  if (stream && LSTM_CUDA_CHECK(cuStreamIsCapturing(stream, &capture)) &&
+      capture == CU_STREAM_CAPTURE_STATUS_NONE) {
+    // The output as the batch lays it out: the last matrix's rows end at
+    // (batch - 1) · strideC + m · ldc floats.
+    size_t bytes =
+        size_t((g.batch - 1) * g.strideC + g.m * g.ldc) * sizeof(float);
+    // Without the memory to time in, the batched call (not a failure).
+    CUdeviceptr scratch = 0;
+    if (cuMemAlloc(&scratch, bytes) == CUDA_SUCCESS) {
+      BatchedGemm trial = g;
+      trial.c = reinterpret_cast<void *>(scratch);
+      trial.beta = 0;
+      float batchedMs = timeForm(lib, handle, types, trial, false, stream);
+      float loopedMs = timeForm(lib, handle, types, trial, true, stream);
+      looped = batchedMs > 0 && loopedMs > 0 && loopedMs < batchedMs;
+      LSTM_CUDA_CHECK(cuStreamSynchronize(stream));
+      cuMemFree(scratch);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return choices.emplace(key, looped).first->second;
+}
+
+} // namespace
+
 extern "C" {
 
 void lstmRuntimeGemm(int32_t computeType, int32_t transA, int32_t transB,
@@ -193,19 +332,12 @@ void lstmRuntimeGemmStridedBatched(int32_t computeType, int32_t transA,
     ldb = ldb ? ldb : 1;
   }
   // Column-major view: C^T[n×m] = op(B)^T[n×k] · op(A)^T[k×m].
-  if (batch == 1) {
-    LSTM_CUBLAS_CHECK(lib,
-                      cublasGemmEx_64(handle, op(transB), op(transA), n, m, k,
-                                      &alpha, b, types.inputs, ldb, a,
-                                      types.inputs, lda, &beta, c, CUDA_R_32F,
-                                      ldc, types.compute, CUBLAS_GEMM_DEFAULT));
-    return;
-  }
-  LSTM_CUBLAS_CHECK(lib, cublasGemmStridedBatchedEx_64(
-                             handle, op(transB), op(transA), n, m, k, &alpha, b,
-                             types.inputs, ldb, strideB, a, types.inputs, lda,
-                             strideA, &beta, c, CUDA_R_32F, ldc, strideC, batch,
-                             types.compute, CUBLAS_GEMM_DEFAULT));
+  BatchedGemm g{transA, transB,  m, n,   k,       a,     lda,   strideA, b,
+                ldb,    strideB, c, ldc, strideC, batch, alpha, beta};
+  bool looped =
+      batch == 1 || loopedIsFaster(lib, handle, computeType, types, g);
+  if (!hasFailed())
+    runBatched(lib, handle, types, g, looped);
 }
 
 } // extern "C"

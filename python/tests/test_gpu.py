@@ -51,6 +51,19 @@ def test_persistent_on_gpu(torch, name, T, B):
     check_on_side_stream(torch, f, name, T, B, 11)
 
 
+@pytest.mark.parametrize("form", ["batched", "looped", "auto"])
+def test_batched_gemm_forms(torch, form, monkeypatch):
+    """The wavefront's batched GEMMs (stack3's three layers a diagonal, one
+    strided batched GEMM per product) run as cuBLAS's batched call, as one
+    call per matrix, or as whichever the runtime measured faster
+    (LSTM_RUNTIME_GEMM_BATCHED): all three within the fp32 tolerance of the
+    float64 reference, also where beta != 0 would show a GEMM run twice
+    into its output (the measuring runs write scratch memory)."""
+    monkeypatch.setenv("LSTM_RUNTIME_GEMM_BATCHED", form)
+    f = network("stack3").compile(target="cuda", pre_passes="lstm-optimize")
+    check_on_side_stream(torch, f, "stack3", 9, 6, 23)
+
+
 def kernels_launched(torch, f, inputs):
     """The names of the CUDA kernels one call of `f` launches (CUPTI sees
     the driver-API launches of our runtime too)."""
