@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
@@ -205,9 +206,22 @@ static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
      << " hoisted-gemms=" << countGemmsReadBy(loop) << " steps=T+"
      << layers - 1;
   // lstm-to-persistent runs single layers: a stack it should run is
-  // optimised without the wavefront.
-  if (persistent)
-    os << " persistent=no (a wavefront of layers)";
+  // optimised without the wavefront, or (lstm-optimize{persistent=true})
+  // kept as layers up to the kernels' batch, with the wavefront above it.
+  if (persistent) {
+    os << " persistent=no (a wavefront of layers";
+    auto stack = dyn_cast<scf::IfOp>(loop->getParentOp());
+    auto bound = stack && stack->hasAttr(kPersistentStackAttr) &&
+                         loop->getParentRegion() == &stack.getElseRegion()
+                     ? stack.getCondition().getDefiningOp<arith::CmpIOp>()
+                     : nullptr;
+    std::optional<int64_t> most =
+        bound ? getConstantIntValue(bound.getRhs()) : std::nullopt;
+    if (most)
+      os << ", run where B>" << *most
+         << ", the layers above where B<=" << *most;
+    os << ")";
+  }
   os << "\n";
 }
 

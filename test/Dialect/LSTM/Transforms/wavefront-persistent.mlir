@@ -14,7 +14,7 @@
 // STACK3: @forward layer 0 (forward): {{.*}} persistent=B<=32768
 // STACK3: @forward layer 1 (forward): {{.*}} persistent=B<=32768
 // STACK3: @forward layer 2 (forward): {{.*}} persistent=B<=32768
-// STACK3: @forward wavefront of 3 layers (forward)
+// STACK3: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers, run where B>32768, the layers above where B<=32768)
 // STACK3: %[[B:.*]] = tensor.dim %arg0, %c1
 // STACK3: arith.cmpi ule, %[[B]], %c32768 : index
 

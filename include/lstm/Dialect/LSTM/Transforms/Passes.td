@@ -382,7 +382,10 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
       does with the layer, with its default options and cost model:
       `B<=M` (a persistent kernel while the batch size is at most M, the
       per-step lowering above), or `no (why)`. It reads the form that
-      `lstm-optimize{wavefront=false}` leaves.
+      `lstm-optimize{wavefront=false}` leaves; after
+      `lstm-optimize{persistent=true}` a stack shows as its layers
+      (`B<=M`) and then its wavefront, `no (a wavefront of layers, run
+      where B>M, the layers above where B<=M)`.
 
     Layers are numbered from 0 in each function; the direction is
     `forward` or `reverse`. The report goes to stderr unless `output-file`
