@@ -243,15 +243,22 @@ float timeForm(const CublasLibrary *lib, cublasHandle_t handle,
 /// During a capture a shape not seen yet takes (and keeps) the batched
 /// call, so that a graph and the calls around it compute alike.
 /// LSTM_RUNTIME_GEMM_BATCHED=batched or =looped (read at every call) takes
-/// one form without measuring.
+/// one form without measuring; =auto (or unset) measures; anything else is
+/// an error of the run.
 bool loopedIsFaster(const CublasLibrary *lib, cublasHandle_t handle,
                     int32_t computeType, const GemmTypes &types,
                     const BatchedGemm &g) {
-  if (const char *form = std::getenv("LSTM_RUNTIME_GEMM_BATCHED")) {
-    if (std::string(form) == "batched")
+  if (const char *env = std::getenv("LSTM_RUNTIME_GEMM_BATCHED")) {
+    std::string form = env;
+    if (form == "batched")
       return false;
-    if (std::string(form) == "looped")
+    if (form == "looped")
       return true;
+    if (!form.empty() && form != "auto") {
+      recordFailure("LSTM_RUNTIME_GEMM_BATCHED is '" + form +
+                    "': expected batched, looped or auto");
+      return false;
+    }
   }
   CUdevice device = 0;
   if (!LSTM_CUDA_CHECK(cuCtxGetDevice(&device)))

@@ -64,6 +64,16 @@ def test_batched_gemm_forms(torch, form, monkeypatch):
     check_on_side_stream(torch, f, "stack3", 9, 6, 23)
 
 
+def test_batched_gemm_form_unknown(torch, monkeypatch):
+    """An unknown LSTM_RUNTIME_GEMM_BATCHED fails the call with a message
+    naming the variable, rather than picking a form silently."""
+    monkeypatch.setenv("LSTM_RUNTIME_GEMM_BATCHED", "sideways")
+    f = network("stack3").compile(target="cuda", pre_passes="lstm-optimize")
+    inputs = ref.make_inputs("stack3", 3, 2, np.random.default_rng(5))
+    with pytest.raises(RuntimeError, match="LSTM_RUNTIME_GEMM_BATCHED"):
+        f(*[torch.from_numpy(a).cuda() for a in inputs])
+
+
 def kernels_launched(torch, f, inputs):
     """The names of the CUDA kernels one call of `f` launches (CUPTI sees
     the driver-API launches of our runtime too)."""
