@@ -517,16 +517,21 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
       return failure();
     builders.push_back(std::make_unique<PersistentKernelBuilder>(
         rewriter, *plan, resolveBlockSize(rewriter, *plan, options)));
-    if (builders.back()->costModelMaxBatch() < 1)
+    if (options.costModel && builders.back()->costModelMaxBatch() < 1)
       return failure();
   }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(stack);
-  Value chosen = stack.getCondition();
-  for (auto [layer, builder] : llvm::zip(layers, builders))
-    chosen = arith::AndIOp::create(rewriter, stack.getLoc(), chosen,
-                                   kernelRuns(rewriter, layer, *builder, batch,
-                                              builder->costModelMaxBatch()));
+  // Without the cost model (`always`) the kernels run at every batch size.
+  Value chosen = arith::ConstantIntOp::create(rewriter, stack.getLoc(), 1, 1);
+  if (options.costModel) {
+    chosen = stack.getCondition();
+    for (auto [layer, builder] : llvm::zip(layers, builders))
+      chosen =
+          arith::AndIOp::create(rewriter, stack.getLoc(), chosen,
+                                kernelRuns(rewriter, layer, *builder, batch,
+                                           builder->costModelMaxBatch()));
+  }
   rewriter.modifyOpInPlace(stack, [&] {
     stack.getConditionMutable().assign(chosen);
     stack->removeAttr(kPersistentStackAttr);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s
+// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent=always=true | FileCheck %s --check-prefix=ALWAYS
 
 // A stack that lstm-wavefront{persistent=true} versioned by batch size (the
 // input is what lstm-optimize{persistent=true} makes of two tanh layers of
@@ -29,3 +30,13 @@
 // CHECK: scf.for
 // CHECK-NOT: lstm.persistent_fallback
 // CHECK: return
+
+// always=true forces the kernels at every batch size: the branch is taken
+// whatever the batch (the wavefront stays in the else branch, dead).
+// ALWAYS-LABEL: func.func @dynamic_batch
+// ALWAYS: %[[TRUE:.*]] = arith.constant true
+// ALWAYS: scf.if %[[TRUE]]
+// ALWAYS: gpu.launch
+// ALWAYS: gpu.launch
+// ALWAYS: } else {
+// ALWAYS-NOT: lstm.persistent_fallback
