@@ -450,6 +450,35 @@ static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
   return chosen;
 }
 
+/// Copies of `values` (tensors) in buffers of their own, with the identity
+/// layout of a `memref.alloc`. The kernel's results are such buffers; a
+/// branch that yields per-step results (views of the [T + 1] state stacks,
+/// strided) would give the scf.if a strided result type, which a function
+/// returns or a later op reads only through a copy, taken whichever branch
+/// ran: copying in the fallback branch instead keeps the kernel's branch
+/// free of it (charrnn's training forward: eight copies of [T, B, H]).
+static SmallVector<Value> copiesInNewBuffers(RewriterBase &rewriter,
+                                             Location loc, ValueRange values) {
+  SmallVector<Value> copies;
+  for (Value value : values) {
+    auto type = cast<RankedTensorType>(value.getType());
+    Value view = bufferization::ToBufferOp::create(
+        rewriter, loc, stridedMemRef(type.getShape(), type.getElementType()),
+        value, /*read_only=*/true);
+    SmallVector<Value> extents;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        extents.push_back(tensor::DimOp::create(rewriter, loc, value, d));
+    Value buffer = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        extents);
+    memref::CopyOp::create(rewriter, loc, view, buffer);
+    copies.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
+  }
+  return copies;
+}
+
 LogicalResult
 mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
                                            LayerOp layer, StringRef kernelName,
@@ -488,7 +517,8 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.modifyOpInPlace(perStep, [&] {
     perStep->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
   });
-  scf::YieldOp::create(rewriter, loc, perStep->getResults());
+  scf::YieldOp::create(
+      rewriter, loc, copiesInNewBuffers(rewriter, loc, perStep->getResults()));
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
@@ -536,6 +566,13 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     stack.getConditionMutable().assign(chosen);
     stack->removeAttr(kPersistentStackAttr);
   });
+  // The wavefront's results in buffers like the kernels' (see
+  // copiesInNewBuffers).
+  Operation *elseYield = stack.elseBlock()->getTerminator();
+  rewriter.setInsertionPoint(elseYield);
+  SmallVector<Value> copies =
+      copiesInNewBuffers(rewriter, stack.getLoc(), elseYield->getOperands());
+  rewriter.modifyOpInPlace(elseYield, [&] { elseYield->setOperands(copies); });
   for (auto [layer, builder] : llvm::zip(layers, builders))
     builder->build(nextKernelName());
   return success();
