@@ -179,6 +179,21 @@ def test_persistent_compiles_for_cuda(tmp_path):
     assert kernel not in (tmp_path / "per-step" / "network.so").read_bytes()
 
 
+def test_persistent_training_pre_passes(tmp_path):
+    """With gradients, persistent=True takes lstm-optimize{wavefront=false}
+    (the training functions have no stack for the wavefront, and its branch
+    would lengthen the compile), and the library has the kernels of the
+    training forward and the backward."""
+    import json
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    compile_for_cuda(net, tmp_path, persistent=True, gradients="train")
+    meta = json.loads((tmp_path / "network.json").read_text())
+    assert meta["pre_passes"] == "lstm-optimize{wavefront=false}"
+    library = (tmp_path / "network.so").read_bytes()
+    for function in ("train", "backward"):
+        assert f"lstm_persistent_{meta['entry']}_{function}_0".encode() in library
+
+
 def test_persistent_needs_cuda():
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):

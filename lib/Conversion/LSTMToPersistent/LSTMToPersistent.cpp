@@ -450,18 +450,24 @@ static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
   return chosen;
 }
 
-/// Copies of `values` (tensors) in buffers of their own, with the identity
-/// layout of a `memref.alloc`. The kernel's results are such buffers; a
-/// branch that yields per-step results (views of the [T + 1] state stacks,
-/// strided) would give the scf.if a strided result type, which a function
-/// returns or a later op reads only through a copy, taken whichever branch
-/// ran: copying in the fallback branch instead keeps the kernel's branch
-/// free of it (charrnn's training forward: eight copies of [T, B, H]).
+/// `values` with each ranked tensor copied into a buffer of its own, with
+/// the identity layout of a `memref.alloc` (other values as they are: a
+/// branch may also yield an index computed among the layers). The kernel's
+/// results are such buffers; a branch that yields per-step results (views of
+/// the [T + 1] state stacks, strided) would give the scf.if a strided result
+/// type, which a function returns or a later op reads only through a copy,
+/// taken whichever branch ran: copying in the fallback branch instead keeps the
+/// kernel's branch free of it (charrnn's training forward: eight copies of [T,
+/// B, H]).
 static SmallVector<Value> copiesInNewBuffers(RewriterBase &rewriter,
                                              Location loc, ValueRange values) {
   SmallVector<Value> copies;
   for (Value value : values) {
-    auto type = cast<RankedTensorType>(value.getType());
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type) {
+      copies.push_back(value);
+      continue;
+    }
     Value view = bufferization::ToBufferOp::create(
         rewriter, loc, stridedMemRef(type.getShape(), type.getElementType()),
         value, /*read_only=*/true);

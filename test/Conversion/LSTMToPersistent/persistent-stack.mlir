@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s
 // RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent=always=true | FileCheck %s --check-prefix=ALWAYS
+// RUN: lstm-opt %S/Inputs/persistent-stack-index.mlir --lstm-to-persistent | FileCheck %s --check-prefix=INDEX
 
 // A stack that lstm-wavefront{persistent=true} versioned by batch size (the
 // input is what lstm-optimize{persistent=true} makes of two tanh layers of
@@ -40,3 +41,18 @@
 // ALWAYS: gpu.launch
 // ALWAYS: } else {
 // ALWAYS-NOT: lstm.persistent_fallback
+
+// A stack that also yields an index computed among its layers: the
+// wavefront branch copies its tensors into buffers of their own and yields
+// the index as it is.
+// INDEX-LABEL: func.func @index_between_layers
+// INDEX: scf.if %{{.*}} -> (tensor<?x4xf32>, index, tensor<?x?x4xf32>, tensor<?x4xf32>)
+// INDEX: gpu.launch
+// INDEX: gpu.launch
+// INDEX: } else {
+// INDEX: %[[T:.*]] = tensor.dim %arg0, %c0
+// INDEX: scf.for
+// INDEX: %[[C0:.*]] = bufferization.to_tensor %{{.*}} restrict writable
+// INDEX: %[[C1:.*]] = bufferization.to_tensor %{{.*}} restrict writable
+// INDEX: %[[C2:.*]] = bufferization.to_tensor %{{.*}} restrict writable
+// INDEX: scf.yield %[[C0]], %[[T]], %[[C1]], %[[C2]] : tensor<?x4xf32>, index, tensor<?x?x4xf32>, tensor<?x4xf32>
