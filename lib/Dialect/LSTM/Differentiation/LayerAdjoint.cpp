@@ -662,22 +662,91 @@ LogicalResult CellAdjointContext::build(ArrayRef<Value> outputCotangents) {
 // FunctionAdjointContext::differentiateLayer
 //===----------------------------------------------------------------------===//
 
+/// The index of the output through which `fwd`'s cell yields the new value
+/// of state `v` (a state argument of the cell), when the sequence of the
+/// states the steps started from can be rebuilt from that output: each step
+/// starts from the previous step's output, except the first, which starts
+/// from the init. With lengths, a forward layer's steps past a sequence's end
+/// read a zero output instead of the held state, which the backward masks
+/// anyway; a reverse layer's sequences start at different steps, so it saves
+/// the state.
+static std::optional<unsigned> startStateOutput(LayerOp fwd, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  unsigned numInputs = fwd.getInputs().size();
+  if (!arg || arg.getOwner() != &fwd.getBody().front() ||
+      arg.getArgNumber() < numInputs)
+    return std::nullopt;
+  if (fwd.isReverse() && fwd.getLengths())
+    return std::nullopt;
+  YieldOp yield = fwd.getYield();
+  Value next = yield.getState()[arg.getArgNumber() - numInputs];
+  auto it = llvm::find(yield.getOutputs(), next);
+  if (it == yield.getOutputs().end())
+    return std::nullopt;
+  return std::distance(yield.getOutputs().begin(), it);
+}
+
+/// The states `layer`'s steps started from, `[T, B, N]` in the order of the
+/// sequence, from the sequence `outputs` of the new states and the initial
+/// state `init`: `[init, y_0, ..., y_{T-2}]` for a forward layer,
+/// `[y_1, ..., y_{T-1}, init]` for a reverse one. Built in the backward, so
+/// that the training forward saves the outputs once instead of a second,
+/// shifted copy.
+static Value buildStartStates(OpBuilder &b, Location loc, LayerOp layer,
+                              Value init, Value outputs) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto firstType =
+      RankedTensorType::get({1, initType.getDimSize(0), initType.getDimSize(1)},
+                            initType.getElementType());
+  SmallVector<OpFoldResult> firstShape = {
+      b.getIndexAttr(1), tensor::getMixedSize(b, loc, init, 0),
+      tensor::getMixedSize(b, loc, init, 1)};
+  Value first = tensor::ExpandShapeOp::create(
+      b, loc, firstType, init, ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+      firstShape);
+  bool reverse = layer.isReverse();
+  SmallVector<Value> parts = {first, outputs};
+  if (reverse)
+    std::swap(parts[0], parts[1]);
+  Value all = tensor::ConcatOp::create(b, loc, /*dim=*/0, parts);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(reverse ? 1 : 0),
+                                       b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, outputs, 0),
+                                     tensor::getMixedSize(b, loc, outputs, 1),
+                                     tensor::getMixedSize(b, loc, outputs, 2)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  Value states =
+      tensor::ExtractSliceOp::create(b, loc, all, offsets, sizes, strides);
+  if (states.getType() != outputs.getType())
+    states = tensor::CastOp::create(b, loc, outputs.getType(), states);
+  return states;
+}
+
 /// Rebuilds `fwd` so that it also returns the sequence of every value of
 /// `tape` (values of its cell); `tapeSequences` receives them. A value the
 /// cell already yields as an output (the hidden state of most cells) is that
-/// output: saved once.
-static LayerOp addTapeOutputs(LayerOp fwd, ArrayRef<Value> tape,
+/// output: saved once. The state a step started from, when the cell also
+/// yields its new value as an output, is rebuilt by `b` from that output
+/// (buildStartStates) rather than saved.
+static LayerOp addTapeOutputs(OpBuilder &b, LayerOp fwd, ArrayRef<Value> tape,
                               SmallVectorImpl<Value> &tapeSequences) {
   YieldOp yield = fwd.getYield();
-  SmallVector<int64_t> outputOf;
+  // Per tape value: the output that holds it, and whether it is the start
+  // state rebuilt from that output.
+  SmallVector<std::pair<int64_t, bool>> outputOf;
   SmallVector<Value> extra;
   for (Value v : tape) {
     auto it = llvm::find(yield.getOutputs(), v);
     if (it != yield.getOutputs().end()) {
-      outputOf.push_back(std::distance(yield.getOutputs().begin(), it));
+      outputOf.push_back(
+          {std::distance(yield.getOutputs().begin(), it), false});
       continue;
     }
-    outputOf.push_back(fwd.getOutputs().size() + extra.size());
+    if (std::optional<unsigned> out = startStateOutput(fwd, v)) {
+      outputOf.push_back({*out, true});
+      continue;
+    }
+    outputOf.push_back({fwd.getOutputs().size() + extra.size(), false});
     extra.push_back(v);
   }
   LayerOp layer = fwd;
@@ -690,8 +759,8 @@ static LayerOp addTapeOutputs(LayerOp fwd, ArrayRef<Value> tape,
           {first.getDimSize(0), step.getDimSize(0), step.getDimSize(1)},
           step.getElementType()));
     }
-    OpBuilder b(fwd);
-    layer = LayerOp::create(b, fwd.getLoc(), outputTypes,
+    OpBuilder rebuild(fwd);
+    layer = LayerOp::create(rebuild, fwd.getLoc(), outputTypes,
                             fwd.getFinals().getTypes(), fwd.getDirection(),
                             fwd.getInputs(), fwd.getInits(), fwd.getLengths());
     layer->setDiscardableAttrs(fwd->getDiscardableAttrDictionary());
@@ -705,8 +774,18 @@ static LayerOp addTapeOutputs(LayerOp fwd, ArrayRef<Value> tape,
       old.replaceAllUsesWith(now);
     fwd.erase();
   }
-  for (int64_t index : outputOf)
-    tapeSequences.push_back(layer.getOutputs()[index]);
+  unsigned numInputs = layer.getInputs().size();
+  for (auto [v, where] : llvm::zip(tape, outputOf)) {
+    auto [index, shifted] = where;
+    Value outputs = layer.getOutputs()[index];
+    if (!shifted) {
+      tapeSequences.push_back(outputs);
+      continue;
+    }
+    unsigned state = cast<BlockArgument>(v).getArgNumber() - numInputs;
+    tapeSequences.push_back(buildStartStates(b, layer.getLoc(), layer,
+                                             layer.getInits()[state], outputs));
+  }
   return layer;
 }
 
@@ -745,7 +824,7 @@ LogicalResult FunctionAdjointContext::differentiateLayer(LayerOp fwd) {
     return failure();
 
   SmallVector<Value> tapeSequences;
-  LayerOp forward = addTapeOutputs(fwd, ctx.tape, tapeSequences);
+  LayerOp forward = addTapeOutputs(builder, fwd, ctx.tape, tapeSequences);
   auto resolve = [&](SequenceRef ref, LayerOp backward) -> Value {
     switch (ref.kind) {
     case SequenceRef::ForwardInput:

@@ -1,9 +1,10 @@
 // RUN: lstm-opt %s --lstm-differentiate --canonicalize --cse -split-input-file -verify-each | FileCheck %s
 // RUN: lstm-opt %s --lstm-combine-gate-gemms --lstm-differentiate --canonicalize --cse --canonicalize -split-input-file | FileCheck %s --check-prefix=COMBINED
 
-// A tanh RNN. The gradient function runs the forward, which now also returns
-// the state each step started from (the gate's result is the output y
-// already: saved once), then the backward layer in the other direction:
+// A tanh RNN. The gradient function runs the forward, whose outputs y are
+// all the backward needs: the gate's result is y, and the states the steps
+// started from are y shifted by one step behind h0 (H_prev, rebuilt from y
+// rather than saved). Then the backward layer in the other direction:
 // its state is dh, its input the cotangent dy of y and the saved sequences;
 // per step tanh' from the saved result and dh_{t-1} = dz · R, a gate
 // product against R^T made once before the loop. dz leaves the loop as the
@@ -28,12 +29,15 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
 // CHECK-LABEL: func.func @rnn_grad(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<?x?x4xf32>, %[[H0:[^:]*]]: tensor<?x8xf32>, %[[W:[^:]*]]: tensor<8x4xf32>, %[[R:[^:]*]]: tensor<8x8xf32>, %[[B:[^:]*]]: tensor<8xf32>, %[[DY:[^:]*]]: tensor<?x?x8xf32>, %[[DHT:[^:]*]]: tensor<?x8xf32>)
 // CHECK-SAME: -> (tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<8xf32>)
-// CHECK: %[[FWD:.*]]:2, %{{.*}} = lstm.layer forward ins(%[[X]] : tensor<?x?x4xf32>) init(%[[H0]] : tensor<?x8xf32>)
-// CHECK-NEXT: ^bb0(%{{.*}}: tensor<?x4xf32>, %[[H:.*]]: tensor<?x8xf32>):
+// CHECK: %[[FWD:.*]], %{{.*}} = lstm.layer forward ins(%[[X]] : tensor<?x?x4xf32>) init(%[[H0]] : tensor<?x8xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<?x8xf32>):
 // CHECK-NEXT: %[[HN:.*]] = lstm.gate tanh
-// CHECK-NEXT: lstm.yield out(%[[HN]], %[[H]] : tensor<?x8xf32>, tensor<?x8xf32>) state(%[[HN]] : tensor<?x8xf32>)
+// CHECK-NEXT: lstm.yield out(%[[HN]] : tensor<?x8xf32>) state(%[[HN]] : tensor<?x8xf32>)
 // CHECK: %[[RT:.*]] = linalg.transpose ins(%[[R]] : tensor<8x8xf32>) {{.*}} permutation = [1, 0]
-// CHECK: %[[DZS:.*]], %[[DH0:.*]] = lstm.layer reverse ins(%[[DY]], %[[FWD]]#0, %[[FWD]]#1 : {{.*}}) init(%[[DHT]] : tensor<?x8xf32>)
+// CHECK: %[[FIRST:.*]] = tensor.expand_shape %[[H0]] {{\[\[}}0, 1], [2]] output_shape [1, %{{.*}}, 8] : tensor<?x8xf32> into tensor<1x?x8xf32>
+// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %[[FIRST]], %[[FWD]] : (tensor<1x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+// CHECK: %[[HPREV:.*]] = tensor.extract_slice %[[ALL]][0, 0, 0] [%{{.*}}, %{{.*}}, 8] [1, 1, 1]
+// CHECK: %[[DZS:.*]], %[[DH0:.*]] = lstm.layer reverse ins(%[[DY]], %[[FWD]], %[[HPREV]] : {{.*}}) init(%[[DHT]] : tensor<?x8xf32>)
 // CHECK-NEXT: ^bb0(%[[DYT:.*]]: tensor<?x8xf32>, %[[YT:.*]]: tensor<?x8xf32>, %{{.*}}: tensor<?x8xf32>, %[[DH:.*]]: tensor<?x8xf32>):
 // CHECK-NEXT: %[[D:.*]] = arith.addf %[[DH]], %[[DYT]]
 // CHECK-NEXT: %[[Y2:.*]] = arith.mulf %[[YT]], %[[YT]]
@@ -46,7 +50,7 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
 // CHECK: %[[DX:.*]] = tensor.expand_shape %[[DXF]]
 // CHECK: %[[XF:.*]] = tensor.collapse_shape %[[X]]
 // CHECK: %[[DW:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[XF]] : tensor<?x8xf32>, tensor<?x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
-// CHECK: %[[HF:.*]] = tensor.collapse_shape %[[FWD]]#1
+// CHECK: %[[HF:.*]] = tensor.collapse_shape %[[HPREV]]
 // CHECK: %[[DR:.*]] = linalg.generic {{.*}} ins(%[[DZF]], %[[HF]] : tensor<?x8xf32>, tensor<?x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
 // The bias gradient, a sum over all T·B rows, is the GEMM 1ᵀ·dZ (cuBLAS on
 // the GPU), the ones a splat that canonicalization does not fold into it.
@@ -55,17 +59,22 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
 // CHECK: %[[DB:.*]] = tensor.collapse_shape %[[DB1]] {{\[\[}}0, 1]] : tensor<1x8xf32> into tensor<8xf32>
 // CHECK: return %[[DX]], %[[DH0]], %[[DW]], %[[DR]], %[[DB]]
 
-// The training forward returns y and hT, then the saved sequence.
+// The training forward returns y and hT and saves nothing else: the
+// backward reads y, which it is given as a result.
 // CHECK-LABEL: func.func @rnn_train(
-// CHECK-SAME: -> (tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x?x8xf32>)
-// CHECK: %[[T:.*]]:2, %[[TF:.*]] = lstm.layer forward
-// CHECK: return %[[T]]#0, %[[TF]], %[[T]]#1
+// CHECK-SAME: -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+// CHECK: %[[T:.*]], %[[TF:.*]] = lstm.layer forward
+// CHECK: return %[[T]], %[[TF]]
 
 // The backward takes the arguments, what the training forward returned and
-// the cotangents, and does not run the forward recurrence.
+// the cotangents, and does not run the forward recurrence; it rebuilds
+// H_prev from h0 and y.
 // CHECK-LABEL: func.func @rnn_backward(
-// CHECK-SAME: %{{[^:]*}}: tensor<?x?x4xf32>, %{{[^:]*}}: tensor<?x8xf32>, %{{[^:]*}}: tensor<8x4xf32>, %{{[^:]*}}: tensor<8x8xf32>, %{{[^:]*}}: tensor<8xf32>, %[[BY:[^:]*]]: tensor<?x?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>, %[[BH:[^:]*]]: tensor<?x?x8xf32>, %[[BDY:[^:]*]]: tensor<?x?x8xf32>, %[[BDH:[^:]*]]: tensor<?x8xf32>)
+// CHECK-SAME: %{{[^:]*}}: tensor<?x?x4xf32>, %[[BH0:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<8x4xf32>, %{{[^:]*}}: tensor<8x8xf32>, %{{[^:]*}}: tensor<8xf32>, %[[BY:[^:]*]]: tensor<?x?x8xf32>, %{{[^:]*}}: tensor<?x8xf32>, %[[BDY:[^:]*]]: tensor<?x?x8xf32>, %[[BDH:[^:]*]]: tensor<?x8xf32>)
 // CHECK-NOT: lstm.layer forward
+// CHECK: %[[BFIRST:.*]] = tensor.expand_shape %[[BH0]]
+// CHECK: %[[BALL:.*]] = tensor.concat dim(0) %[[BFIRST]], %[[BY]]
+// CHECK: %[[BH:.*]] = tensor.extract_slice %[[BALL]][0, 0, 0]
 // CHECK: lstm.layer reverse ins(%[[BDY]], %[[BY]], %[[BH]] : {{.*}}) init(%[[BDH]] : tensor<?x8xf32>)
 // CHECK-NOT: lstm.layer
 // CHECK: return
@@ -112,12 +121,13 @@ func.func @lstm(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>, %h0: tensor<?x8xf32>
   return %y, %hT, %cT : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
 }
 
-// The saved sequences: h_{t-1}, c_{t-1} and the four gates (the gradient
-// function does not read y, which the canonicalizer drops there). The
-// backward's only output is dG: the biases' gradient is one sum of it over
-// the rows, sliced per gate.
+// The saved sequences: c_{t-1} and the four gates; h_{t-1} is rebuilt from
+// y (with lengths too: past a sequence's end y is zero where the state was
+// held, and the backward masks those steps). The backward's only output is
+// dG: the biases' gradient is one sum of it over the rows, sliced per gate.
 // COMBINED-LABEL: func.func @lstm_grad(
-// COMBINED: %{{.*}}:6, %{{.*}}:2 = lstm.layer forward {{.*}} lengths(%{{.*}} : tensor<?xi32>)
+// COMBINED: %[[Y:.*]]:6, %{{.*}}:2 = lstm.layer forward {{.*}} lengths(%{{.*}} : tensor<?xi32>)
+// COMBINED: tensor.concat dim(0) %{{.*}}, %[[Y]]#0
 // COMBINED: lstm.layer reverse {{.*}} lengths(%{{.*}} : tensor<?xi32>)
 // COMBINED: %[[DG0:.*]] = tensor.empty(%{{.*}}) : tensor<?x32xf32>
 // COMBINED-NOT: linalg.fill
@@ -161,6 +171,47 @@ func.func @reverse(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf
 // CHECK-NOT: iterator_types = ["parallel", "reduction"]
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
 // CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]] : tensor<?x?x4xf32>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8xf32>
+
+// -----
+
+// The states a reverse layer's steps started from are y shifted the other
+// way, [y_1, ..., y_{T-1}, h0]. With lengths each sequence starts at its own
+// last step, where the state is h0 and not y's next step: the state is saved.
+
+func.func @reverse_states(%x: tensor<?x?x4xf32>, %len: tensor<?xi32>,
+                          %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
+                          %R: tensor<8x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+  %y, %hT = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  %z, %zT = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      lengths(%len : tensor<?xi32>) -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %z : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
+
+// CHECK-LABEL: func.func @reverse_states_train(
+// CHECK-SAME: -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+// CHECK: %[[Y:.*]], %{{.*}} = lstm.layer reverse ins
+// CHECK: %[[Z:.*]]:2, %{{.*}} = lstm.layer reverse ins({{.*}}) init({{.*}}) lengths
+// CHECK: lstm.yield out(%[[ZN:.*]], %[[ZH:.*]] : tensor<?x8xf32>, tensor<?x8xf32>) state(%[[ZN]] : tensor<?x8xf32>)
+// CHECK: return %[[Y]], %[[Z]]#0, %[[Z]]#1
+// CHECK-LABEL: func.func @reverse_states_backward(
+// CHECK-SAME: %[[H0:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<8x4xf32>, %{{[^:]*}}: tensor<8x8xf32>, %[[BY:[^:]*]]: tensor<?x?x8xf32>, %[[BZ:[^:]*]]: tensor<?x?x8xf32>, %[[BZH:[^:]*]]: tensor<?x?x8xf32>,
+// CHECK: lstm.layer forward ins(%{{.*}}, %[[BZ]], %[[BZH]] : {{.*}}) init({{.*}}) lengths
+// CHECK: %[[LAST:.*]] = tensor.expand_shape %[[H0]]
+// CHECK: %[[ALL:.*]] = tensor.concat dim(0) %[[BY]], %[[LAST]]
+// CHECK: %[[HPREV:.*]] = tensor.extract_slice %[[ALL]][1, 0, 0]
+// CHECK: lstm.layer forward ins(%{{.*}}, %[[BY]], %[[HPREV]] : {{.*}}) init
 
 // -----
 

@@ -40,10 +40,11 @@
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The training functions: the backward layer of the LSTM has one GEMM and
 // one fused kernel per step, and four GEMMs after its loop (dX, dW, dR and
-// the bias gradients as 1ᵀ·dG); the forward's saved h_{t-1} feeds one of
-// them.
+// the bias gradients as 1ᵀ·dG); h_{t-1} in dR = dGᵀ·H_prev is rebuilt from
+// the forward's output (the layer saves no copy), so no product reads the
+// forward layer's outputs directly.
 // TRAIN: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
-// TRAIN-NEXT: @forward_grad layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=1
+// TRAIN-NEXT: @forward_grad layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
 // TRAIN-NEXT: @forward_grad layer 1 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=4
 // TRAIN-NEXT: @forward_train layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0
 // TRAIN-NEXT: @forward_backward layer 0 (reverse): gemms/step=1 pointwise/step=1 hoisted-gemms=0 steps=T gemms-after=4
