@@ -14,7 +14,12 @@
 # (compile for the CPU into gpu-build/train-cpu, to check bench/train_gpu.py
 # --device cpu where there is no GPU; the extra configuration `tiny` is meant
 # for that), NO_PACK=1 (no archive), TOOLS (default build/bin: where lstm-compile
-# and lstm-opt are, e.g. a copy of them while build/ is being rebuilt).
+# and lstm-opt are, e.g. a copy of them while build/ is being rebuilt),
+# PERSISTENT=1 (into gpu-build/train-persistent, the fp32 libraries compiled
+# as lstmc's persistent=True compiles them:
+# --pre-passes=lstm-optimize{wavefront=false} --persistent; other precisions
+# as without it, --persistent being fp32 only; for
+# bench/train_gpu.py --lib-dir gpu-build/train-persistent).
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -23,10 +28,12 @@ cd "$(dirname "$0")/.."
 target=${TARGET:-cuda}
 out=gpu-build/train
 [ "$target" = cpu ] && out=gpu-build/train-cpu
+persistent=${PERSISTENT:-}
+[ -n "$persistent" ] && out=$out-persistent
 jobs=${JOBS:-$(nproc)}
 PYTHON=${PYTHON:-python3}
 TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
-export PYTHON TOOLS target out
+export PYTHON TOOLS target out persistent
 start=$(date +%s)
 # name L H I (the batch and the number of steps are run-time sizes)
 configs="charrnn 2 128 65
@@ -60,12 +67,16 @@ build_stamp() { stat -c '%n %Y %s' "$TOOLS/lstm-compile" "$TOOLS/lstm-opt" "$TOO
 stamp=$(build_stamp)
 
 compile_one() {
-  local net=$1 prec=$2 t0 err
+  local net=$1 prec=$2 t0 err flags
+  flags=(--pre-passes=lstm-optimize --compute-type="$prec")
+  if [ -n "$persistent" ] && [ "$prec" = fp32 ]; then
+    flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent)
+  fi
   t0=$(date +%s.%N)
   if ! err=$(timeout 1200 "$TOOLS/lstm-compile" "$out/$net.mlir" --target="$target" --gradients \
-               --pre-passes=lstm-optimize --compute-type="$prec" -o "$out/${net}_$prec.so" 2>&1); then
-    printf 'FAILED %s_%s: lstm-compile %s --target=%s --gradients --pre-passes=lstm-optimize --compute-type=%s\n%s\n' \
-      "$net" "$prec" "$out/$net.mlir" "$target" "$prec" "$err"
+               "${flags[@]}" -o "$out/${net}_$prec.so" 2>&1); then
+    printf 'FAILED %s_%s: lstm-compile %s --target=%s --gradients %s\n%s\n' \
+      "$net" "$prec" "$out/$net.mlir" "$target" "${flags[*]}" "$err"
     return 1
   fi
   cp "$out/$net.sig.json" "$out/${net}_$prec.sig.json"
@@ -88,8 +99,9 @@ if [ "$(build_stamp)" != "$stamp" ]; then
   status=1
 fi
 if [ -z "${NO_PACK:-}" ] && [ "$target" = cuda ]; then
-  (cd gpu-build && XZ_OPT="-6 -T0" tar -cJf train.tar.xz train/*.so train/*.sig.json train/compile_times.txt)
-  echo "packed gpu-build/train into gpu-build/train.tar.xz ($(du -h gpu-build/train.tar.xz | cut -f1))"
+  name=$(basename "$out")
+  (cd gpu-build && XZ_OPT="-6 -T0" tar -cJf "$name.tar.xz" "$name"/*.so "$name"/*.sig.json "$name"/compile_times.txt)
+  echo "packed gpu-build/$name into gpu-build/$name.tar.xz ($(du -h "gpu-build/$name.tar.xz" | cut -f1))"
 fi
 echo "compile_train.sh: $(($(date +%s) - start)) s wall"
 exit $status

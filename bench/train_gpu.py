@@ -752,9 +752,10 @@ def table(rows):
 
 
 def unpack(lib_dir):
-    """Unpacks gpu-build/train.tar.xz (bench/compile_train.sh) when the
-    libraries are not there."""
-    archive = os.path.join(os.path.dirname(os.path.abspath(lib_dir)), 'train.tar.xz')
+    """Unpacks gpu-build/NAME.tar.xz (bench/compile_train.sh) when the
+    libraries of gpu-build/NAME are not there."""
+    lib_dir = os.path.abspath(lib_dir)
+    archive = os.path.join(os.path.dirname(lib_dir), os.path.basename(lib_dir) + '.tar.xz')
     if os.path.isdir(lib_dir) and any(f.endswith('.so') for f in os.listdir(lib_dir)):
         return
     if os.path.exists(archive):
