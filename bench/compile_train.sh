@@ -15,10 +15,10 @@
 # --device cpu where there is no GPU; the extra configuration `tiny` is meant
 # for that), NO_PACK=1 (no archive), TOOLS (default build/bin: where lstm-compile
 # and lstm-opt are, e.g. a copy of them while build/ is being rebuilt),
-# PERSISTENT=1 (into gpu-build/train-persistent, the fp32 libraries compiled
-# as lstmc's persistent=True compiles them:
-# --pre-passes=lstm-optimize{wavefront=false} --persistent; other precisions
-# as without it, --persistent being fp32 only; for
+# PERSISTENT=1 (into gpu-build/train-persistent, the fp32 and tf32 libraries
+# compiled as lstmc's persistent=True compiles them:
+# --pre-passes=lstm-optimize{wavefront=false} --persistent, the kernels
+# computing in fp32 under both; bf16 as without it; for
 # bench/train_gpu.py --lib-dir gpu-build/train-persistent).
 set -euo pipefail
 case "${1:-}" in
@@ -69,8 +69,8 @@ stamp=$(build_stamp)
 compile_one() {
   local net=$1 prec=$2 t0 err flags
   flags=(--pre-passes=lstm-optimize --compute-type="$prec")
-  if [ -n "$persistent" ] && [ "$prec" = fp32 ]; then
-    flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent)
+  if [ -n "$persistent" ] && [ "$prec" != bf16 ]; then
+    flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent --compute-type="$prec")
   fi
   t0=$(date +%s.%N)
   if ! err=$(timeout 1200 "$TOOLS/lstm-compile" "$out/$net.mlir" --target="$target" --gradients \

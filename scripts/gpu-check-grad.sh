@@ -45,14 +45,14 @@ if [ -f gpu-build/grad.tar.xz ]; then
     fi
   done
 fi
-variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent 2>/dev/null | sed 's/^grad-//')}
+variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent grad-persistent-tf32 2>/dev/null | sed 's/^grad-//')}
 if [ -z "$variants" ]; then
   echo "no gpu-build/grad-VARIANT (compile with scripts/gpu-compile-grad.sh where MLIR is)"
   exit 1
 fi
 tolerance() {
   case $1 in
-    tf32) echo 1e-2 ;;
+    tf32|persistent-tf32) echo 1e-2 ;;
     bf16) echo 5e-2 ;;
     *) echo 1e-5 ;;
   esac

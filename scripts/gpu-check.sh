@@ -8,12 +8,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent persistent-tf32 2>/dev/null)}
 log=$(mktemp -d)
 status=0
 tolerance() {
   case $1 in
-    tf32) echo 2e-3 ;;
+    tf32|persistent-tf32) echo 2e-3 ;;
     bf16) echo 2e-2 ;;
     *) echo 1e-5 ;;
   esac
@@ -27,7 +27,7 @@ for variant in $variants; do
     sizes=1:1,1:4,5:1,7:3,12:5,9:300
     # The persistent kernels also at long sequences and batches that are no
     # multiple of a block's threads.
-    [ "$variant" = persistent ] && sizes=$sizes,50:1,100:64,33:129
+    [[ "$variant" == persistent* ]] && sizes=$sizes,50:1,100:64,33:129
     for lib in gpu-build/$variant/*.so; do
       cell=$(basename "$lib" .so)
       "$PYTHON" test/GPU/check_compiled.py "$lib" --cell "$cell" --tol $tol \

@@ -12,6 +12,8 @@
 #   persistent  --pre-passes=lstm-optimize{persistent=true} --persistent
 #          (forward and backward layers as persistent kernels where
 #          lstm-to-persistent takes them)
+#   persistent-tf32  the same with --compute-type=tf32 (the kernels in fp32,
+#          the other GEMMs in TF32)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]
@@ -37,13 +39,14 @@ flags_of() {
     bf16) echo "--pre-passes=lstm-optimize --compute-type=bf16" ;;
     plain) echo "" ;;
     persistent) echo "--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
+    persistent-tf32) echo "--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32" ;;
     *) return 1 ;;
   esac
 }
 pre_of() {
   case $1 in
     plain) echo "" ;;
-    persistent) echo "lstm-optimize{persistent=true}" ;;
+    persistent|persistent-tf32) echo "lstm-optimize{persistent=true}" ;;
     *) echo "lstm-optimize" ;;
   esac
 }

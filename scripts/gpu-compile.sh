@@ -7,7 +7,9 @@
 # kernels (no optimisation, every GEMM a generated kernel) and persistent
 # (lstm-optimize{persistent=true}: stacks keep their layers at the batch sizes
 # the persistent kernels take, then each layer that lstm-to-persistent
-# handles as one persistent kernel; it lists those examples).
+# handles as one persistent kernel; it lists those examples), and
+# persistent-tf32 (the same under --compute-type=tf32: the kernels compute in
+# fp32, the other GEMMs in TF32).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
 # scripts/gpu-wheel-check.sh).
@@ -15,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LSTM_COMPILE=${LSTM_COMPILE:-build/bin/lstm-compile}
-variants=${*:-fp32 tf32 bf16 plain kernels persistent}
+variants=${*:-fp32 tf32 bf16 plain kernels persistent persistent-tf32}
 for variant in $variants; do
   case $variant in
     fp32) flags="--pre-passes=lstm-optimize --compute-type=fp32" ;;
@@ -24,6 +26,7 @@ for variant in $variants; do
     plain) flags="" ;;
     kernels) flags="--cublas=false" ;;
     persistent) flags="--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
+    persistent-tf32) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   mkdir -p "gpu-build/$variant"
@@ -31,8 +34,8 @@ for variant in $variants; do
     "$LSTM_COMPILE" "$f" --target=cuda $flags \
       -o "gpu-build/$variant/$(basename "$f" .mlir).so"
   done
-  if [ "$variant" = persistent ]; then
-    echo "persistent kernels in: $(cd gpu-build/persistent &&
+  if [[ "$variant" == persistent* ]]; then
+    echo "persistent kernels in: $(cd "gpu-build/$variant" &&
       grep -l lstm_persistent_ ./*.so | sed 's|^./||; s|\.so$||' | tr '\n' ' ')"
   fi
 done

@@ -46,11 +46,11 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
         llvm::inconvertibleErrorCode(),
         "leaving out the grad function needs the gradient functions "
         "(--grad-function=false without --gradients)");
-  if (options.persistent && options.computeType != GemmComputeType::fp32)
+  if (options.persistent && options.computeType == GemmComputeType::bf16)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "persistent kernels compute in fp32 only (compute type '" +
-            stringifyGemmComputeType(options.computeType).str() + "')");
+        "persistent kernels compute in fp32 (compute types fp32 and tf32), "
+        "not with bf16 operands (compute type 'bf16')");
   return llvm::Error::success();
 }
 

@@ -198,9 +198,12 @@ static int gpuChipVersion(StringRef chip) {
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
-  // gpu.launch (its products are fp32 FMA: only for the fp32 compute type;
-  // lstm::verifyCompileOptions rejects the others).
-  if (options.persistent && options.computeType == GemmComputeType::fp32) {
+  // gpu.launch. Its products are fp32 FMAs: what the fp32 compute type asks,
+  // and more exact than the tf32 one allows (the kernels run at batches
+  // where a step is latency-bound, not bound by its arithmetic); the bf16
+  // compute type asks for rounded operands, which they do not have
+  // (lstm::verifyCompileOptions rejects it).
+  if (options.persistent && options.computeType != GemmComputeType::bf16) {
     ConvertLSTMToPersistentPassOptions persistent;
     int chip = gpuChipVersion(options.chip);
     // cp.async, from sm_80 on.
@@ -369,7 +372,9 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<bool> persistent{
       *this, "persistent",
       llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
-                     "persistent kernel (fp32 compute type only)"),
+                     "persistent kernel, computing in fp32 (compute types "
+                     "fp32 and tf32; not taken with bf16, which the tools "
+                     "reject)"),
       llvm::cl::init(false)};
 };
 } // namespace

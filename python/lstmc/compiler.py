@@ -136,7 +136,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     `grad`, `train` and `backward` (see docs/training.md); "train": only
     `train` and `backward`, what a training step calls (a third less to
     compile; lstmc.torch_module asks for this). persistent
-    (cuda, fp32): each layer that lstm-to-persistent handles runs its whole
+    (cuda; the network's compute_type fp32 or tf32, the kernels computing
+    in fp32 under both; bf16 is refused): each layer that lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
     be faster (docs/passes.md); with the default pre_passes or
     'lstm-optimize' it takes 'lstm-optimize{persistent=true}', the form the

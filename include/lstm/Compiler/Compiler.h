@@ -62,7 +62,8 @@ struct CompileOptions {
   int64_t cublasMinSize = 0;
   GemmComputeType computeType = GemmComputeType::fp32;
   /// Layers of a form lstm-to-persistent handles run as one persistent
-  /// kernel each (cuda, fp32 only; see LSTMToNVVMOptions::persistent).
+  /// kernel each (cuda; compute types fp32 and tf32, the kernels computing
+  /// in fp32; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
   /// The CPU lowering (cpu only): GEMMs in oneDNN/OpenBLAS from `blasMinSize`
   /// m·n·k·batch up, f32 transcendental functions as polynomials; see

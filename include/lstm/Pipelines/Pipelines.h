@@ -84,8 +84,9 @@ struct LSTMToNVVMOptions {
   /// As LSTMToCPUOptions::runtimeChecks (the checks run on the host).
   bool runtimeChecks = true;
   /// Whether layers whose cell lstm-to-persistent handles run as one
-  /// persistent kernel each (fp32 only; the others keep the per-step
-  /// lowering).
+  /// persistent kernel each (the others keep the per-step lowering). Their
+  /// products are fp32 FMAs, under the fp32 and the tf32 compute types
+  /// alike; the bf16 one does not take them.
   bool persistent = false;
 };
 
