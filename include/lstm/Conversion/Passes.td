@@ -40,11 +40,14 @@ def ConvertLSTMToLinalgPass : Pass<"convert-lstm-to-linalg", "ModuleOp"> {
     folders of the `memref.dim` it becomes read the shape at that index). A tensor of the module whose static size in bytes does not
     fit in 63 bits is an error naming it (argument, or op result).
 
-    The result is pure upstream IR (tensor, linalg, scf, arith, math): it
-    feeds one-shot bufferization and either the CPU or the GPU lowering.
+    The result is pure upstream IR (tensor, linalg, scf, arith, math, and
+    `bufferization.alloc_tensor` for the sequences a time loop fills, one
+    buffer each): it feeds one-shot bufferization and either the CPU or the
+    GPU lowering.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",

@@ -21,6 +21,7 @@
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -12,8 +12,10 @@
 
 #include "LoweringUtils.h"
 
+#include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -181,7 +183,12 @@ public:
   }
 
 private:
-  /// An empty stacked sequence of `type` with `extraRows` more rows.
+  /// An empty stacked sequence of `type` with `extraRows` more rows: a
+  /// bufferization.alloc_tensor, each a buffer of its own. (Equal
+  /// tensor.empty ops are one value after CSE; the loop's iteration values
+  /// started from it would share a buffer, and one-shot bufferization gave
+  /// all but one of them a buffer of its own and the loop's results strided
+  /// types, which a copy then turned back into a plain buffer.)
   Value emptySequence(RankedTensorType type, int64_t extraRows) {
     SmallVector<int64_t> shape(type.getShape());
     SmallVector<Value> sizes;
@@ -196,7 +203,8 @@ private:
       shape[0] += extraRows;
     if (type.isDynamicDim(1))
       sizes.push_back(batch);
-    return tensor::EmptyOp::create(b, loc, shape, type.getElementType(), sizes);
+    return bufferization::AllocTensorOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), sizes);
   }
 
   /// The loop's initial iteration values, in StatePlan's order.
@@ -353,6 +361,14 @@ struct LayerOpLowering : OpConversionPattern<LayerOp> {
 };
 
 } // namespace
+
+SmallVector<bool> mlir::lstm::perStepOutputsInStateStacks(LayerOp layer) {
+  StatePlan plan(layer);
+  SmallVector<bool> views;
+  for (std::optional<unsigned> state : plan.stackOf)
+    views.push_back(state.has_value());
+  return views;
+}
 
 void mlir::lstm::populateLayerToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LayerOpLowering>(patterns.getContext());

@@ -29,6 +29,7 @@
 
 #include "PersistentKernelBuilder.h"
 
+#include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -458,13 +459,15 @@ static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
 /// type, which a function returns or a later op reads only through a copy,
 /// taken whichever branch ran: copying in the fallback branch instead keeps the
 /// kernel's branch free of it (charrnn's training forward: eight copies of [T,
-/// B, H]).
+/// B, H]). Where `copy` is given, only the values it marks are copied (the
+/// others are buffers of their own already).
 static SmallVector<Value> copiesInNewBuffers(RewriterBase &rewriter,
-                                             Location loc, ValueRange values) {
+                                             Location loc, ValueRange values,
+                                             ArrayRef<bool> copy = {}) {
   SmallVector<Value> copies;
-  for (Value value : values) {
+  for (auto [i, value] : llvm::enumerate(values)) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type) {
+    if (!type || (!copy.empty() && !copy[i])) {
       copies.push_back(value);
       continue;
     }
@@ -523,8 +526,17 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.modifyOpInPlace(perStep, [&] {
     perStep->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
   });
+  // Of the output sequences only those that the per-step lowering makes
+  // views of a state's stack: the others (a training forward's gates, a
+  // backward's dG) are buffers of their own there too, and a copy of them
+  // would cost a read and a write of every saved activation wherever the
+  // batch is above the kernel's (appleyard's training step: 0.8 ms). The
+  // finals, [B, N] each, always.
+  SmallVector<bool> copy = perStepOutputsInStateStacks(cast<LayerOp>(perStep));
+  copy.resize(perStep->getNumResults(), true);
   scf::YieldOp::create(
-      rewriter, loc, copiesInNewBuffers(rewriter, loc, perStep->getResults()));
+      rewriter, loc,
+      copiesInNewBuffers(rewriter, loc, perStep->getResults(), copy));
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);

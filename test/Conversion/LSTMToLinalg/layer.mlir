@@ -15,7 +15,7 @@
 // CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[HB]], %[[B]]
 // CHECK: cf.assert %[[SAME]], "lstm.layer: initial state #0 has a different batch size than the input
 // CHECK: %[[ROWS:.*]] = arith.addi %[[T]], %[[C1]]
-// CHECK: %[[S0:.*]] = tensor.empty(%[[ROWS]], %[[B]]) : tensor<?x?x8xf32>
+// CHECK: %[[S0:.*]] = bufferization.alloc_tensor(%[[ROWS]], %[[B]]) : tensor<?x?x8xf32>
 // CHECK: %[[S1:.*]] = tensor.insert_slice %[[H0]] into %[[S0]][0, 0, 0]
 // CHECK: %[[LOOP:.*]] = scf.for %[[IV:.*]] = %[[C0]] to %[[T]] step %[[C1]] iter_args(%[[S:.*]] = %[[S1]])
 // CHECK:   %[[NEXT:.*]] = arith.addi %[[IV]], %[[C1]]
@@ -51,7 +51,7 @@ func.func @forward(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>,
 // CHECK-LABEL: func.func @reverse
 // CHECK: %[[T:.*]] = tensor.dim
 // CHECK: %[[ROWS:.*]] = arith.addi %[[T]], %[[C1:.*]] :
-// CHECK: %[[S0:.*]] = tensor.empty(%[[ROWS]])
+// CHECK: %[[S0:.*]] = bufferization.alloc_tensor(%[[ROWS]])
 // CHECK: tensor.insert_slice %{{.*}} into %[[S0]][%[[T]], 0, 0]
 // CHECK: %[[LOOP:.*]] = scf.for %[[IV:.*]] = %{{.*}} to %[[T]]
 // CHECK:   %[[LAST:.*]] = arith.subi %[[T]], %{{.*}}
@@ -138,4 +138,31 @@ func.func @tape(%x: tensor<?x2x4xf32>, %h0: tensor<2x8xf32>, %c0: tensor<2x8xf32
   }
   return %y, %hold, %cold, %cT
       : tensor<?x2x8xf32>, tensor<?x2x8xf32>, tensor<?x2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// Each sequence the loop fills starts from an allocation of its own, which
+// CSE does not merge (equal tensor.empty ops it would: the loop's values
+// would then start from one tensor, and one-shot bufferization gave all but
+// one a buffer of its own and the loop's results strided types).
+// CHECK-LABEL: func.func @two_outputs
+// CHECK: %[[A:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x2x8xf32>
+// CHECK: %[[B:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x2x8xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[A]], %{{.*}} = %[[B]])
+func.func @two_outputs(%x: tensor<?x2x4xf32>, %h0: tensor<2x8xf32>,
+                       %W: tensor<8x4xf32>, %R: tensor<8x8xf32>)
+    -> (tensor<?x2x8xf32>, tensor<?x2x8xf32>) {
+  %u, %v, %hT = lstm.layer forward ins(%x : tensor<?x2x4xf32>)
+      init(%h0 : tensor<2x8xf32>)
+      -> (tensor<?x2x8xf32>, tensor<?x2x8xf32>), (tensor<2x8xf32>) {
+  ^bb0(%xt: tensor<2x4xf32>, %h: tensor<2x8xf32>):
+    %z = lstm.gate tanh (%xt, %h : tensor<2x4xf32>, tensor<2x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+    %p = arith.mulf %z, %z : tensor<2x8xf32>
+    %q = arith.addf %z, %h : tensor<2x8xf32>
+    lstm.yield out(%p, %q : tensor<2x8xf32>, tensor<2x8xf32>)
+        state(%z : tensor<2x8xf32>)
+  }
+  return %u, %v : tensor<?x2x8xf32>, tensor<?x2x8xf32>
 }

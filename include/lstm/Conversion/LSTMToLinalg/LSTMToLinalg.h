@@ -8,11 +8,13 @@
 #define LSTM_CONVERSION_LSTMTOLINALG_LSTMTOLINALG_H
 
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace mlir {
 class RewritePatternSet;
 
 namespace lstm {
+class LayerOp;
 
 #define GEN_PASS_DECL_CONVERTLSTMTOLINALGPASS
 #include "lstm/Conversion/Passes.h.inc"
@@ -21,6 +23,16 @@ namespace lstm {
 /// illegal; no type conversion) that lower `lstm.layer` to `scf.for`, and
 /// `lstm.gate`, `lstm.one_minus` and `lstm.pointwise` to linalg.
 void populateLSTMToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Per output sequence of `layer`: whether the per-step lowering makes it a
+/// view into the `[T + 1]` stack of a state rather than a buffer of its own
+/// (one `bufferization.alloc_tensor` each). A state that the step also emits
+/// as an output (its new value, as `h`, or its old one, a training forward's
+/// tape) lives in such a stack, and those outputs are views of it, with an
+/// offset. (The finals are views of a stack's last row, or the loop's
+/// carried values, whose buffers one-shot bufferization may give any
+/// layout.)
+SmallVector<bool> perStepOutputsInStateStacks(LayerOp layer);
 
 } // namespace lstm
 } // namespace mlir
