@@ -194,6 +194,19 @@ def test_persistent_training_pre_passes(tmp_path):
         assert f"lstm_persistent_{meta['entry']}_{function}_0".encode() in library
 
 
+def test_persistent_compute_types(tmp_path):
+    """A TF32 network takes persistent=True (the kernels compute in fp32,
+    more exactly than TF32 allows); a bf16 one is refused with the reason,
+    not compiled without the kernels."""
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="tf32")
+    compile_for_cuda(net, tmp_path / "tf32", persistent=True)
+    assert b"lstm_persistent_" in (tmp_path / "tf32" / "network.so").read_bytes()
+    bf16 = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="bf16")
+    with pytest.raises(RuntimeError, match="persistent kernels compute in fp32 .*"
+                       "not with bf16 operands"):
+        compile_for_cuda(bf16, tmp_path / "bf16", persistent=True)
+
+
 def test_persistent_needs_cuda():
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):
