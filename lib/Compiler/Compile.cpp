@@ -8,6 +8,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,26 +32,39 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   registerCompilerDependencies(registry);
   context->appendDialectRegistry(registry);
 
+  // The report is printed when the manager goes, after the link.
+  DefaultTimingManager timing;
+  timing.setEnabled(options.timing);
+  TimingScope root = timing.getRootScope();
+
   // The pre-passes first: the functions they add (the gradient functions)
   // are exported too.
   PassManager pre(context, ModuleOp::getOperationName());
   if (failed(buildPrePassPipeline(pre, options, pipelineErrors)))
     return makeError("malformed --pre-passes pipeline '" + options.prePasses +
                      "'");
+  TimingScope preTiming = root.nest("pre-passes");
+  pre.enableTiming(preTiming);
   if (failed(pre.run(module)))
     return makeError(options.gradients ? "the pre-passes or lstm-differentiate "
                                          "failed"
                                        : "the pre-passes failed");
+  preTiming.stop();
   addCInterfaces(module);
   PassManager pm(context, ModuleOp::getOperationName());
   buildLoweringPipeline(pm, options);
+  TimingScope loweringTiming = root.nest("lowering");
+  pm.enableTiming(loweringTiming);
   if (failed(pm.run(module)))
     return makeError("lowering failed");
+  loweringTiming.stop();
 
+  TimingScope translateTiming = root.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
+  translateTiming.stop();
   if (!options.llvmIRPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(options.llvmIRPath, ec);
@@ -64,9 +78,13 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   std::string hostCPU = options.hostCPU;
   if (hostCPU.empty())
     hostCPU = options.target == "cpu" ? "native" : "generic";
+  TimingScope objectTiming = root.nest("host object (LLVM)");
   if (auto err = emitObjectFile(*llvmModule, object, hostCPU))
     return err;
+  objectTiming.stop();
+  TimingScope linkTiming = root.nest("link");
   llvm::Error linked = linkSharedLibrary(object, output, options);
+  linkTiming.stop();
   if (!options.keepObject)
     llvm::sys::fs::remove(object);
   return linked;

@@ -104,6 +104,12 @@ static cl::opt<std::string> hostCPU(
              "extensions), generic, or an LLVM CPU name such as x86-64-v3 "
              "(default: native for --target=cpu, generic for cuda)"),
     cl::cat(toolCategory));
+static cl::opt<bool>
+    timing("timing",
+           cl::desc("Report where the compile time goes on stderr: each pass "
+                    "(the GPU binary, ptxas included, is one), the "
+                    "translation to LLVM IR, the host object and the link"),
+           cl::cat(toolCategory));
 static cl::opt<bool> keepObject("keep-object",
                                 cl::desc("Keep the intermediate object file"),
                                 cl::cat(toolCategory));
@@ -168,6 +174,7 @@ int main(int argc, char **argv) {
   options.blasMinSize = blasMinSize;
   options.approximateMath = approximateMath;
   options.llvmIRPath = emitLLVM;
+  options.timing = timing;
   options.gradients = gradients;
   options.gradFunction = gradFunction;
   if (auto err = lstm::verifyCompileOptions(options))

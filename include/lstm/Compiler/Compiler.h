@@ -90,6 +90,11 @@ struct CompileOptions {
   /// Where to write the host code's LLVM IR before optimisation (after
   /// hoistLaunchAllocas); empty for nowhere.
   std::string llvmIRPath;
+  /// Report on stderr where the time goes, as mlir-opt's --mlir-timing does:
+  /// each pass of the pre-passes and of the lowering (the GPU binary,
+  /// ptxas included, is one pass), then the translation to LLVM IR, the
+  /// host object (LLVM's optimisation and code generation) and the link.
+  bool timing = false;
 };
 
 /// Adds to `registry` what compiling needs beyond the lstm dialects: the
