@@ -7,7 +7,8 @@
 // Private to lib/Dialect/LSTM/Differentiation: which values need cotangents
 // (ActivityAnalysis) and the context in which the body of a gradient
 // function is differentiated (FunctionAdjointContext). Its layers are
-// differentiated in LayerAdjoint.cpp, the rest in FunctionAdjoint.cpp.
+// differentiated in LayerAdjoint.cpp (what their training forward saves in
+// LayerTape.cpp), the rest in FunctionAdjoint.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,16 @@ private:
   const ActivityAnalysis &activity;
   CotangentAccumulator cotangents;
 };
+
+/// Rebuilds `fwd` so that it also returns the sequence of every value of
+/// `tape` (values of its cell that the backward step reads); `tapeSequences`
+/// receives them, in order. A value the cell already yields as an output
+/// (the hidden state of most cells) is that output: saved once. The state a
+/// step started from, when the cell also yields its new value as an output,
+/// is built by `b` from that output and the initial state rather than saved
+/// (LayerTape.cpp).
+LayerOp addTapeOutputs(OpBuilder &b, LayerOp fwd, ArrayRef<Value> tape,
+                       SmallVectorImpl<Value> &tapeSequences);
 
 } // namespace mlir::lstm::detail
 
