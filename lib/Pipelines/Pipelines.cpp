@@ -373,8 +373,7 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       *this, "persistent",
       llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
                      "persistent kernel, computing in fp32 (compute types "
-                     "fp32 and tf32; not taken with bf16, which the tools "
-                     "reject)"),
+                     "fp32 and tf32; with bf16 an error)"),
       llvm::cl::init(false)};
 };
 } // namespace
@@ -408,11 +407,22 @@ void lstm::registerLSTMPipelines() {
         options.threads = o.threads;
         buildLSTMToCPUPipeline(pm, options);
       });
-  PassPipelineRegistration<NVVMPipelineOptions>(
+  // Registered with the error handler PassPipelineRegistration hides: a
+  // combination of options the pipeline cannot honour is an error, not
+  // ignored.
+  registerPassPipeline(
       "lstm-to-nvvm",
       "Lower the lstm dialect through linalg and bufferization to GPU kernels "
       "in NVVM, serialised for the chip, and host code in the LLVM dialect",
-      [](OpPassManager &pm, const NVVMPipelineOptions &o) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        NVVMPipelineOptions o;
+        if (failed(o.parseFromString(text)))
+          return failure();
+        if (o.persistent && o.computeType == GemmComputeType::bf16)
+          return errorHandler("lstm-to-nvvm: persistent=true computes in "
+                              "fp32 (compute types fp32 and tf32), not with "
+                              "bf16 operands (compute-type=bf16)");
         LSTMToNVVMOptions options;
         options.chip = o.chip;
         options.features = o.features;
@@ -424,5 +434,9 @@ void lstm::registerLSTMPipelines() {
         options.computeType = o.computeType;
         options.runtimeChecks = o.runtimeChecks;
         buildLSTMToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> printOptions) {
+        printOptions(NVVMPipelineOptions());
       });
 }

@@ -137,7 +137,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     `train` and `backward`, what a training step calls (a third less to
     compile; lstmc.torch_module asks for this). persistent
     (cuda; the network's compute_type fp32 or tf32, the kernels computing
-    in fp32 under both; bf16 is refused): each layer that lstm-to-persistent handles runs its whole
+    in fp32 under both; bf16 is refused): each layer that
+    lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
     be faster (docs/passes.md); with the default pre_passes or
     'lstm-optimize' it takes 'lstm-optimize{persistent=true}', the form the
