@@ -100,6 +100,22 @@ static bool optInSharedMemory(CUfunction function, int32_t bytes) {
   return true;
 }
 
+/// The static shared memory of `function`, in bytes (0 where the driver
+/// does not say).
+static int32_t staticSharedMemory(CUfunction function) {
+  static std::mutex mutex;
+  static std::map<CUfunction, int32_t> sizes;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = sizes.try_emplace(function, 0);
+  if (inserted) {
+    int bytes = 0;
+    if (cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                           function) == CUDA_SUCCESS)
+      it->second = bytes;
+  }
+  return it->second;
+}
+
 /// `attribute` of the current context's GPU, lowered to the positive
 /// integer in the environment variable `limit` where that is smaller (0
 /// after a failure, recorded).
@@ -173,9 +189,13 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   // error.
   if (gridX == 0 || gridY == 0 || gridZ == 0)
     return;
-  // Above 48 KiB of dynamic shared memory a kernel must opt in (once per
-  // kernel and size; fails, recorded, where the GPU gives less).
-  if (smem > 48 * 1024 && !optInSharedMemory(function, smem))
+  // From 48 KiB of shared memory on, its static and dynamic together, a
+  // kernel opts in (once per kernel and size; fails, recorded, where the GPU
+  // gives less). A persistent kernel whose dynamic size was exactly
+  // 48 KiB failed its launch (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: no
+  // block fits an SM) when the opt-in was decided on the dynamic size alone.
+  if (smem > 0 && smem + staticSharedMemory(function) >= 48 * 1024 &&
+      !optInSharedMemory(function, smem))
     return;
   if (cooperativeKernels().contains(function)) {
     // Every block resident at once, or CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
