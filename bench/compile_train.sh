@@ -19,7 +19,9 @@
 # compiled as lstmc's persistent=True compiles them:
 # --pre-passes=lstm-optimize{wavefront=false} --persistent, the kernels
 # computing in fp32 under both; bf16 as without it; for
-# bench/train_gpu.py --lib-dir gpu-build/train-persistent).
+# bench/train_gpu.py --lib-dir gpu-build/train-persistent); with STACKS=0 too,
+# into gpu-build/train-persistent-nostack, each layer of a stack its own
+# kernel (lstm-to-persistent{stacks=false}), for comparison.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -30,10 +32,12 @@ out=gpu-build/train
 [ "$target" = cpu ] && out=gpu-build/train-cpu
 persistent=${PERSISTENT:-}
 [ -n "$persistent" ] && out=$out-persistent
+stacks=${STACKS:-1}
+[ -n "$persistent" ] && [ "$stacks" = 0 ] && out=$out-nostack
 jobs=${JOBS:-$(nproc)}
 PYTHON=${PYTHON:-python3}
 TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
-export PYTHON TOOLS target out persistent
+export PYTHON TOOLS target out persistent stacks
 start=$(date +%s)
 # name L H I (the batch and the number of steps are run-time sizes)
 configs="charrnn 2 128 65
@@ -71,6 +75,9 @@ compile_one() {
   flags=(--pre-passes=lstm-optimize --compute-type="$prec")
   if [ -n "$persistent" ] && [ "$prec" != bf16 ]; then
     flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent --compute-type="$prec")
+    # Each layer its own kernel, as before lstm-to-persistent{stacks=true}
+    # (sm_90's shared memory, as --persistent gives it there).
+    [ "$stacks" = 0 ] && flags=("--pre-passes=lstm-optimize{wavefront=false},lstm-to-persistent{stacks=false shared-memory=229376}" --compute-type="$prec")
   fi
   t0=$(date +%s.%N)
   if ! err=$(timeout 1200 "$TOOLS/lstm-compile" "$out/$net.mlir" --target="$target" --gradients \

@@ -120,13 +120,12 @@ def baselines(rows, cfg, cell, eager, a):
                              ms=median_ms(compiled), compile_s=round(compile_s, 1)))
 
 
-def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
-    """The compiled network captured in a CUDA graph and replayed: the host
-    cost of its launches goes away, as for 'cuda-graph eager'. The run is
-    capturable because it only queues work on the caller's stream and its
-    buffers come from the runtime's cache, filled by the warm-up runs."""
-    # Warm-up and capture on one stream: the runtime caches its buffers per
-    # stream, so the captured run allocates nothing.
+def capture_compiled(net, args, ranks):
+    """The compiled network captured in a CUDA graph: (graph, its outputs).
+    The run is capturable because it only queues work on the caller's
+    stream and its buffers come from the runtime's cache, filled by the
+    warm-up runs; warm-up and capture share one stream, since the runtime
+    caches its buffers per stream (the captured run allocates nothing)."""
     cur = torch.cuda.current_stream()
     s = torch.cuda.Stream()
     s.wait_stream(cur)
@@ -136,9 +135,16 @@ def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
     cur.wait_stream(s)
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=s):
+        outs = net(args, ranks, check=False)
+    return graph, outs
+
+
+def graph_row(rows, cfg, cell, level, net, args, ranks, ref):
+    """The compiled network captured in a CUDA graph and replayed: the host
+    cost of its launches goes away, as for 'cuda-graph eager'."""
     try:
-        with torch.cuda.graph(graph, stream=s):
-            outs = net(args, ranks, check=False)
+        graph, outs = capture_compiled(net, args, ranks)
     except RuntimeError as e:
         print(f'{cfg} {cell} {level}: CUDA graph capture failed: {e}', flush=True)
         return

@@ -5,8 +5,10 @@
 # (gpu-build/grad-VARIANT/NAME.so and NAME.sig.json, or gpu-build/grad.tar.xz,
 # unpacked here when the directories are missing) against torch.autograd of the
 # float64 PyTorch reference (test/GPU/check_gradients_gpu.py), and runs
-# compute-sanitizer (memcheck on the fp32 and plain variants of lstm, gru and
-# peephole; racecheck and synccheck on two of them) over the same script.
+# compute-sanitizer (memcheck on the fp32, plain and persistent variants of
+# lstm, gru and peephole; racecheck and synccheck on two of them; all three on
+# the persistent stack3, whose layers run as one kernel forward and backward)
+# over the same script.
 # Prints a summary table (the largest relative error per variant, against its
 # tolerance) and exits non-zero on any failure.
 #   scripts/gpu-check-grad.sh [VARIANT...]   (default: every variant built)
@@ -75,7 +77,9 @@ if [ "${SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null 2>&1; 
   done
   for run in "racecheck fp32 lstm" "racecheck plain gru" "synccheck fp32 peephole" "synccheck plain lstm" \
              "racecheck persistent lstm" "racecheck persistent cho_gru" \
-             "synccheck persistent lstm" "synccheck persistent cho_gru"; do
+             "synccheck persistent lstm" "synccheck persistent cho_gru" \
+             "memcheck persistent stack3" "racecheck persistent stack3" \
+             "synccheck persistent stack3"; do
     set -- $run
     [ -f "gpu-build/grad-$2/$3.so" ] && sanitizer_runs+=("$run")
   done

@@ -47,6 +47,15 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/lstm.so --cell lstm \
       --sizes 3:5 --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
+    # A stack's layers in one kernel (lstm-to-persistent{stacks=true}).
+    if [[ "$variant" == persistent* ]]; then
+      for tool in racecheck synccheck; do
+        echo "== compute-sanitizer ($tool) over gpu-build/$variant/stack3.so"
+        compute-sanitizer --tool $tool --error-exitcode 9 \
+          "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/stack3.so --cell stack3 \
+          --sizes 3:5 --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
+      done
+    fi
   done
 fi
 exit $status

@@ -299,6 +299,20 @@ def ConvertLSTMToPersistentPass
     backward step's dG, 4N floats a row, then stages a whole batch at once
     where it used to take 16 rows at a time at N = 128.
 
+    Stacks (`stacks`, on by default): a chain of layers, each reading the
+    hoisted projection of the one before's output (collapse_shape, an
+    `lstm.gate identity`, expand_shape), becomes one kernel whose blocks
+    are split among the layers, layer l's step t in iteration t + l of
+    T + L - 1 (a wavefront inside the kernel), layer l + 1's projection
+    part of its step (the hoisted GEMM dropped); a backward's `dG · W`
+    link likewise, the weight gradients between the layers moved after
+    them. Under the cost model it runs behind its own `scf.if` (every
+    layer's weights in registers, the batch bound of the layers' own
+    kernels, the grid fits the SMs), the layers as they were in its else
+    branch, for the per-step lowering; in the branch that
+    `lstm-wavefront{persistent=true}` keeps for the kernels, its conditions
+    join the branch's instead.
+
     Layers it does not handle (lengths, batched wavefront cells, a gate
     with an epilogue in the step, values of another width than the states
     such as LSTMP's projection, a state or output not made by a pointwise
@@ -323,6 +337,10 @@ def ConvertLSTMToPersistentPass
     Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"32768",
            "Bytes of shared memory a block may stage the products' inputs "
            "in (above 48 KiB the cost model also asks the GPU at run time)">,
+    Option<"stacks", "stacks", "bool", /*default=*/"true",
+           "Run a chain of layers, each reading the projection of the one "
+           "before's output, as one kernel whose blocks are split among "
+           "the layers, their steps a wavefront">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

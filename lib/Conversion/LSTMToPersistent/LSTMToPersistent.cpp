@@ -28,6 +28,7 @@
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
 
 #include "PersistentKernelBuilder.h"
+#include "PersistentStack.h"
 
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
@@ -180,7 +181,10 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     phaseChunkRows.push_back(staged.empty() ? kWholeBatch : chunkRows);
   // 16-byte copies need every staged row segment (N wide, at a multiple of
   // N in a row of K) to start at a multiple of 4 floats.
-  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0;
+  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0 &&
+                llvm::all_of(cell.inStepInputs, [](const auto &input) {
+                  return input.second % 4 == 0;
+                });
   // The grid barrier that ends a step makes its new states visible to the
   // blocks that stage them in the next step. Where no product reads a
   // state (a backward step's products read the step's dG only), a block
@@ -196,8 +200,16 @@ PersistentKernelBuilder::PersistentKernelBuilder(
 }
 
 int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
-  return input.kind == TermInput::Kind::Concat ? plan.concats[input.index].width
-                                               : plan.width;
+  switch (input.kind) {
+  case TermInput::Kind::Concat:
+    return plan.concats[input.index].width;
+  case TermInput::Kind::Input:
+    return plan.inStepInputs.lookup(input.index);
+  case TermInput::Kind::State:
+  case TermInput::Kind::Computed:
+    break;
+  }
+  return plan.width;
 }
 
 Value PersistentKernelBuilder::readOnlyBuffer(Value tensor) {
@@ -220,23 +232,64 @@ Value PersistentKernelBuilder::allocLike(RankedTensorType type,
       dynamic);
 }
 
-void PersistentKernelBuilder::prepareBuffers() {
-  // The extents the kernel indexes with must agree (as the per-step
-  // lowering checks them).
-  assertLayerExtents(rewriter, layer);
-  Value seq0 = layer.getInputs().front();
+/// Asserts that `extent` (of `value`'s dimension `dim`) is `expected`.
+static void assertExtent(OpBuilder &b, Location loc, Value value, int64_t dim,
+                         Value expected, const Twine &what) {
+  Value extent = tensor::DimOp::create(b, loc, value, dim);
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent, expected);
+  cf::AssertOp::create(b, loc, same,
+                       (what + " (at " + describeLocation(loc) + ")").str());
+}
+
+/// The extents the kernel indexes with must agree (as the per-step lowering
+/// checks them). In a stack's kernel, against the stack's: the sequences
+/// it projects in the step are another layer's outputs, of those extents.
+void PersistentKernelBuilder::assertExtents() {
+  if (!seqLen) {
+    assertLayerExtents(rewriter, layer);
+    Value seq0 = layer.getInputs().front();
+    for (const PointwiseStep &step : plan.pointwise)
+      for (const OperandSource &source : step.operands)
+        if (source.kind == OperandSource::Kind::Above &&
+            cast<RankedTensorType>(source.above.getType()).getRank() == 2)
+          assertSameExtent(rewriter, loc, source.above, 0, seq0, 1,
+                           "lstm.layer: a value of the cell has a different "
+                           "batch size than the input");
+    seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
+    batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
+    return;
+  }
+  for (auto [i, seq] : llvm::enumerate(layer.getInputs())) {
+    if (stackInputs.count(i))
+      continue;
+    assertExtent(rewriter, loc, seq, 0, seqLen,
+                 "lstm.layer: input #" + Twine(i) +
+                     " has a different sequence length than the layer's "
+                     "input from the layer before");
+    assertExtent(rewriter, loc, seq, 1, batch,
+                 "lstm.layer: input #" + Twine(i) +
+                     " has a different batch size than the layer's input "
+                     "from the layer before");
+  }
+  for (auto [i, init] : llvm::enumerate(layer.getInits()))
+    assertExtent(rewriter, loc, init, 0, batch,
+                 "lstm.layer: initial state #" + Twine(i) +
+                     " has a different batch size than the input");
   for (const PointwiseStep &step : plan.pointwise)
     for (const OperandSource &source : step.operands)
       if (source.kind == OperandSource::Kind::Above &&
           cast<RankedTensorType>(source.above.getType()).getRank() == 2)
-        assertSameExtent(rewriter, loc, source.above, 0, seq0, 1,
-                         "lstm.layer: a value of the cell has a different "
-                         "batch size than the input");
-  seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
-  batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
+        assertExtent(rewriter, loc, source.above, 0, batch,
+                     "lstm.layer: a value of the cell has a different batch "
+                     "size than the input");
+}
 
-  for (Value seq : layer.getInputs())
-    inputs.push_back(readOnlyBuffer(seq));
+void PersistentKernelBuilder::prepareBuffers() {
+  assertExtents();
+  for (auto [i, seq] : llvm::enumerate(layer.getInputs()))
+    inputs.push_back(stackInputs.count(i) ? stackInputs.lookup(i)
+                                          : readOnlyBuffer(seq));
   for (Value init : layer.getInits())
     inits.push_back(readOnlyBuffer(init));
   for (const PointwiseStep &step : plan.pointwise)
@@ -276,30 +329,36 @@ void PersistentKernelBuilder::prepareBuffers() {
         rewriter, loc,
         MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
         ValueRange{batch}));
+}
 
+Value PersistentKernelBuilder::allocateCounter(Value iterations,
+                                               int64_t gridBlocks,
+                                               int64_t barriersPerIteration) {
   // The barrier's counter counts arrivals: barrier k waits for k·G, which
   // must fit its 32 bits (the barriers are 1 + T · the step's). Zeroed by
   // a memset: a one-element linalg.fill would become a store on the host.
   int64_t maxSteps =
-      ((int64_t{1} << 31) / numBlocks - 2) / gridBarriersPerStep();
+      ((int64_t{1} << 31) / gridBlocks - 2) / barriersPerIteration;
   Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
-                                     seqLen, index(rewriter, maxSteps));
+                                     iterations, index(rewriter, maxSteps));
   cf::AssertOp::create(
       rewriter, loc, fits,
       "lstm.layer: the sequence is too long for a persistent kernel of " +
-          std::to_string(numBlocks) + " blocks (at most " +
+          std::to_string(gridBlocks) + " blocks (at most " +
           std::to_string(maxSteps) + " steps) (at " + describeLocation(loc) +
           ")");
-  counter = memref::AllocOp::create(
+  Value buffer = memref::AllocOp::create(
       rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
   Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
   gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange(),
-                        counter, zero);
+                        buffer, zero);
+  return buffer;
 }
 
 void PersistentKernelBuilder::build(StringRef kernelName) {
   rewriter.setInsertionPoint(layer);
   prepareBuffers();
+  counter = allocateCounter(seqLen, numBlocks, gridBarriersPerStep());
   Value one = index(rewriter, 1);
   // One shared buffer per staged value, chunkRows rows of the widest,
   // carved out of the kernel's dynamic shared memory (workgroup
@@ -321,8 +380,11 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
       FlatSymbolRefAttr::get(rewriter.getContext(), kernelName),
       FlatSymbolRefAttr::get(rewriter.getContext(), kernelName));
   buildKernel(launch);
-
   rewriter.setInsertionPointAfter(launch);
+  replaceLayer();
+}
+
+void PersistentKernelBuilder::replaceLayer() {
   SmallVector<Value> results;
   auto toTensor = [&](Value buffer, Type type) {
     return bufferization::ToTensorOp::create(rewriter, loc, type, buffer,
@@ -399,11 +461,11 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
 }
 
 /// Calls the CUDA runtime's `name` (lstm/Runtime/CudaRuntime.h: a property
-/// of the current GPU, an i32), declared in `layer`'s module once, before
-/// `layer`; the result as an index.
-static Value queryRuntime(RewriterBase &rewriter, LayerOp layer,
+/// of the current GPU, an i32), declared in `at`'s module once; the result
+/// as an index.
+static Value queryRuntime(RewriterBase &rewriter, Operation *at,
                           StringRef name) {
-  auto module = layer->getParentOfType<ModuleOp>();
+  auto module = at->getParentOfType<ModuleOp>();
   auto fn = module.lookupSymbol<func::FuncOp>(name);
   if (!fn) {
     OpBuilder::InsertionGuard guard(rewriter);
@@ -414,41 +476,57 @@ static Value queryRuntime(RewriterBase &rewriter, LayerOp layer,
     fn.setPrivate();
   }
   return arith::IndexCastOp::create(
-      rewriter, layer.getLoc(), rewriter.getIndexType(),
-      func::CallOp::create(rewriter, layer.getLoc(), fn, ValueRange())
+      rewriter, at->getLoc(), rewriter.getIndexType(),
+      func::CallOp::create(rewriter, at->getLoc(), fn, ValueRange())
           .getResult(0));
 }
 
-/// Whether `builder`'s kernel of `layer` runs at batch size `batch` (an
-/// index, before `layer`): the cost model takes the batch, every block is
-/// resident at once (at most one per SM counted on: a GPU with fewer SMs
-/// than the grid has blocks takes the per-step layer instead of failing the
-/// cooperative launch), and a kernel that may stage more than every GPU
-/// gives a block without opting in gets what this batch needs (the runtime
-/// opts the kernel in at its launch).
-static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
-                        PersistentKernelBuilder &builder, Value batch,
-                        int64_t maxBatch) {
-  Location loc = layer.getLoc();
+/// The cost model takes the batch, every block is resident at once (at most
+/// one per SM counted on: a GPU with fewer SMs than the grid has blocks
+/// takes the per-step layer instead of failing the cooperative launch), and
+/// a kernel that may stage more than every GPU gives a block without
+/// opting in gets what this batch needs (the runtime opts the kernel in at
+/// its launch).
+Value mlir::lstm::persistent::persistentKernelRuns(
+    RewriterBase &rewriter, Operation *at,
+    ArrayRef<PersistentKernelBuilder *> builders, int64_t gridBlocks,
+    Value batch, int64_t maxBatch) {
+  Location loc = at->getLoc();
   Value small = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ule, batch,
       arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
   Value fits = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ule,
-      arith::ConstantIndexOp::create(rewriter, loc, builder.gridBlocks()),
-      queryRuntime(rewriter, layer, kMultiprocessorCountName));
+      arith::ConstantIndexOp::create(rewriter, loc, gridBlocks),
+      queryRuntime(rewriter, at, kMultiprocessorCountName));
   Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
-  if (builder.sharedBytes() > kSharedMemoryWithoutOptIn) {
+  int64_t most = 0;
+  for (PersistentKernelBuilder *builder : builders)
+    most = std::max(most, builder->sharedBytes());
+  if (most > kSharedMemoryWithoutOptIn) {
     Value limit = arith::MaxUIOp::create(
-        rewriter, loc, queryRuntime(rewriter, layer, kSharedMemoryPerBlockName),
+        rewriter, loc, queryRuntime(rewriter, at, kSharedMemoryPerBlockName),
         arith::ConstantIndexOp::create(rewriter, loc,
                                        kSharedMemoryWithoutOptIn));
-    Value sharedFits =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
-                              builder.sharedBytesAt(rewriter, batch), limit);
-    chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
+    for (PersistentKernelBuilder *builder : builders) {
+      if (builder->sharedBytes() <= kSharedMemoryWithoutOptIn)
+        continue;
+      Value sharedFits =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                builder->sharedBytesAt(rewriter, batch), limit);
+      chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
+    }
   }
   return chosen;
+}
+
+/// Whether `builder`'s kernel of `layer` runs at batch size `batch` (an
+/// index, before `layer`).
+static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
+                        PersistentKernelBuilder &builder, Value batch,
+                        int64_t maxBatch) {
+  return persistentKernelRuns(rewriter, layer, {&builder}, builder.gridBlocks(),
+                              batch, maxBatch);
 }
 
 /// `values` with each ranked tensor copied into a buffer of its own, with
@@ -546,10 +624,11 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
 
 /// The layers of a stack that lstm-wavefront{persistent=true} put in the
 /// then branch of `stack` (its else branch runs them as the wavefront):
-/// their kernels' run-time conditions join the branch's, and each layer
-/// becomes its kernel without a per-step copy. Fails, changing nothing,
-/// where a layer has no kernel or the branch condition is not the batch
-/// size's bound that lstm-wavefront made.
+/// they become one kernel (convertWholeStack) or, where they do not form a
+/// chain it runs, their own kernels, without a per-step copy; the kernels'
+/// run-time conditions join the branch's. Fails, changing nothing, where a
+/// layer has no kernel or the branch condition is not the batch size's
+/// bound that lstm-wavefront made.
 static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
                                   function_ref<std::string()> nextKernelName,
                                   const PersistentOptions &options) {
@@ -558,6 +637,34 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     return failure();
   Value batch = bound.getLhs();
   SmallVector<LayerOp> layers(stack.thenBlock()->getOps<LayerOp>());
+  OpBuilder::InsertionGuard guard(rewriter);
+  // The wavefront's results in buffers like the kernels' (see
+  // copiesInNewBuffers).
+  auto copyWavefrontResults = [&] {
+    Operation *elseYield = stack.elseBlock()->getTerminator();
+    rewriter.setInsertionPoint(elseYield);
+    SmallVector<Value> copies =
+        copiesInNewBuffers(rewriter, stack.getLoc(), elseYield->getOperands());
+    rewriter.modifyOpInPlace(elseYield,
+                             [&] { elseYield->setOperands(copies); });
+  };
+  // The stack as one kernel, its run-time conditions joining the branch's.
+  Value stackRuns;
+  if (options.stacks &&
+      succeeded(convertWholeStack(rewriter, layers, stack, batch, stackRuns,
+                                  nextKernelName, options))) {
+    rewriter.setInsertionPoint(stack);
+    Value chosen = stackRuns;
+    if (options.costModel)
+      chosen = arith::AndIOp::create(rewriter, stack.getLoc(),
+                                     stack.getCondition(), stackRuns);
+    rewriter.modifyOpInPlace(stack, [&] {
+      stack.getConditionMutable().assign(chosen);
+      stack->removeAttr(kPersistentStackAttr);
+    });
+    copyWavefrontResults();
+    return success();
+  }
   SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
   for (LayerOp layer : layers) {
     FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
@@ -568,7 +675,6 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     if (options.costModel && builders.back()->costModelMaxBatch() < 1)
       return failure();
   }
-  OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(stack);
   // Without the cost model (`always`) the kernels run at every batch size.
   Value chosen = arith::ConstantIntOp::create(rewriter, stack.getLoc(), 1, 1);
@@ -584,15 +690,14 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     stack.getConditionMutable().assign(chosen);
     stack->removeAttr(kPersistentStackAttr);
   });
-  // The wavefront's results in buffers like the kernels' (see
-  // copiesInNewBuffers).
-  Operation *elseYield = stack.elseBlock()->getTerminator();
-  rewriter.setInsertionPoint(elseYield);
-  SmallVector<Value> copies =
-      copiesInNewBuffers(rewriter, stack.getLoc(), elseYield->getOperands());
-  rewriter.modifyOpInPlace(elseYield, [&] { elseYield->setOperands(copies); });
-  for (auto [layer, builder] : llvm::zip(layers, builders))
-    builder->build(nextKernelName());
+  copyWavefrontResults();
+  for (LayerOp layer : layers) {
+    FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
+    assert(succeeded(plan) && "a copy of a layer that had a plan");
+    PersistentKernelBuilder(rewriter, *plan,
+                            resolveBlockSize(rewriter, *plan, options))
+        .build(nextKernelName());
+  }
   return success();
 }
 
@@ -628,6 +733,7 @@ struct ConvertLSTMToPersistentPass
     options.costModel = !always;
     options.asyncCopies = asyncCopies;
     options.sharedMemory = sharedMemory;
+    options.stacks = stacks;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;
@@ -655,6 +761,8 @@ struct ConvertLSTMToPersistentPass
         if (!layer->hasAttr(kPerStepFallbackAttr))
           layers.push_back(layer);
       });
+      if (options.stacks)
+        layers = convertStackKernels(rewriter, layers, nextKernelName, options);
       for (LayerOp layer : layers)
         if (succeeded(convertLayerToPersistentKernel(rewriter, layer,
                                                      kernelName(), options)))

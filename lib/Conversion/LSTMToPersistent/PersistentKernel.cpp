@@ -470,7 +470,7 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
         // A phase that stages nothing (one chunk: the whole batch) starts
         // after a barrier already.
         if (!stagedInputs[phase].empty()) {
-          bool async = stageInputs(cb, phase, threadId, cur, first, rows);
+          bool async = stageInputs(cb, phase, threadId, step, cur, first, rows);
           BlockBarrierOp::create(cb, cl, /*waitAsyncCopies=*/async);
         }
         scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
@@ -492,9 +492,18 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
 }
 
 void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
-
   OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
   b.setListener(rewriter.getListener());
+  StepSchedule schedule;
+  schedule.iterations = seqLen;
+  schedule.barriers = gridBarriersPerStep();
+  buildBlocks(b, launch.getBlockIds().x, launch.getThreadIds().x, schedule);
+  gpu::TerminatorOp::create(b, loc);
+}
+
+void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
+                                          Value threadId,
+                                          const StepSchedule &schedule) {
   if (maxStaged != 0) {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
@@ -503,6 +512,7 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
     int64_t floats = chunkRows * maxInputWidth;
+    sharedViews.clear();
     for (size_t i = 0; i < maxStaged; ++i)
       sharedViews.push_back(memref::ViewOp::create(
           b, loc,
@@ -511,9 +521,7 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
           shared, index(b, int64_t(i) * floats * int64_t(sizeof(float))),
           ValueRange()));
   }
-  Value blockId = launch.getBlockIds().x;
   blockIdValue = blockId;
-  Value threadId = launch.getThreadIds().x;
   Value warpSize = index(b, kLanes);
   Value warp = arith::DivUIOp::create(b, loc, threadId, warpSize);
   Value lane = arith::RemUIOp::create(b, loc, threadId, warpSize);
@@ -528,6 +536,7 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
     Value unit = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, blockId, index(b, unitsPerBlock)),
         slot);
+    registerWeights.clear();
     loadRegisterWeights(
         b, arith::MinUIOp::create(b, loc, unit, index(b, plan.width - 1)),
         lane);
@@ -545,8 +554,11 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
   GridBarrierOp::create(b, loc, counter, one);
 
   scf::ForOp::create(
-      b, loc, zero, seqLen, one, ValueRange(),
-      [&](OpBuilder &lb, Location l, Value t, ValueRange) {
+      b, loc, zero, schedule.iterations, one, ValueRange(),
+      [&](OpBuilder &lb, Location l, Value iteration, ValueRange) {
+        Value t = iteration;
+        if (schedule.lag != 0)
+          t = arith::SubIOp::create(lb, l, iteration, index(lb, schedule.lag));
         Value cur = arith::RemUIOp::create(lb, l, t, two);
         Value next = arith::SubIOp::create(lb, l, one, cur);
         // Reverse layers walk the sequence from its end; outputs are
@@ -555,11 +567,36 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
         if (layer.isReverse())
           step = arith::SubIOp::create(
               lb, l, arith::SubIOp::create(lb, l, seqLen, one), t);
-        int64_t barriers = gridBarriersPerStep();
+        int64_t barriers = schedule.barriers;
+        // Barrier 2 + iteration · barriers + k, the k-th of the iteration:
+        // the results of the phase before it (the next phase's staged
+        // values, the next step's states) are complete.
+        auto gridBarrier = [&](unsigned k) {
+          Value ordinal = arith::AddIOp::create(
+              lb, l,
+              arith::MulIOp::create(lb, l, iteration, index(lb, barriers)),
+              index(lb, 2 + k));
+          GridBarrierOp::create(lb, l, counter, ordinal);
+        };
+        // In a stack, iterations before the layer's first step (t wraps
+        // around) and after its last run no phase, and every iteration
+        // meets the other layers' grid barriers after the layer's own.
+        Value active;
+        if (schedule.stack)
+          active = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, t,
+                                         seqLen);
+        unsigned ordinal = 0;
         for (unsigned phase = 0; phase < plan.numPhases; ++phase) {
           currentPhase = phase;
-          buildPhase(lb, phase, threadId, step, cur, next, slot, group,
-                     computes, lane);
+          if (active)
+            scf::IfOp::create(lb, l, active, [&](OpBuilder &ib, Location) {
+              buildPhase(ib, phase, threadId, step, cur, next, slot, group,
+                         computes, lane);
+              scf::YieldOp::create(ib, l);
+            });
+          else
+            buildPhase(lb, phase, threadId, step, cur, next, slot, group,
+                       computes, lane);
           if (phase + 1 == plan.numPhases && !stepGridBarrier) {
             // Only this block reads what it wrote; the next step's staging
             // overwrites shared memory that this one's warps may still
@@ -567,14 +604,11 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
             BlockBarrierOp::create(lb, l);
             continue;
           }
-          // Barrier 2 + t · barriers + phase: the phase's results (the
-          // next phase's staged values, the next step's states) are
-          // complete.
-          Value ordinal = arith::AddIOp::create(
-              lb, l, arith::MulIOp::create(lb, l, t, index(lb, barriers)),
-              index(lb, 2 + phase));
-          GridBarrierOp::create(lb, l, counter, ordinal);
+          gridBarrier(ordinal++);
         }
+        assert(ordinal <= barriers && "fewer barriers than the step's");
+        for (; ordinal < barriers; ++ordinal)
+          gridBarrier(ordinal);
         scf::YieldOp::create(lb, l);
       });
 
@@ -587,5 +621,4 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
           memref::StoreOp::create(ib, loc, v, final, ValueRange{row, unit});
         }
       });
-  gpu::TerminatorOp::create(b, loc);
 }

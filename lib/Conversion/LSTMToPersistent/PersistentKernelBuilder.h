@@ -74,26 +74,82 @@ public:
   /// takes for a batch of `rows` (an index, host code).
   int64_t sharedBytes() const;
   Value sharedBytesAt(OpBuilder &b, Value rows);
+  /// Whether the warps keep their weights in registers.
+  bool usesRegisters() const { return useRegisters; }
+  /// Threads per block.
+  int64_t threadsPerBlock() const { return blockSize; }
+  /// Phases of a step.
+  unsigned phasesPerStep() const { return plan.numPhases; }
+  /// Multiply-adds of the step's products per batch row.
+  int64_t multiplyAddsPerRow() const { return rowWork; }
+
+  // As one layer of a stack's kernel (PersistentStack.cpp), in this order:
+  // the layer's input sequence `input` (projected in the step) is `buffer`,
+  // written by the layer before in the same kernel; the extents are those
+  // of the stack's first layer.
+  void setStackInput(unsigned input, Value buffer) {
+    stackInputs[input] = buffer;
+  }
+  void setStackExtents(Value sequenceLength, Value batchSize) {
+    seqLen = sequenceLength;
+    batch = batchSize;
+  }
+  /// The host side before the layer (at the rewriter's insertion point):
+  /// checks of the extents, views of what the kernel reads, buffers of what
+  /// it writes (not the barrier's counter: allocateCounter).
+  void prepareBuffers();
+  Value outputBuffer(unsigned output) const { return outputs[output]; }
+  Value sequenceLength() const { return seqLen; }
+  Value batchSize() const { return batch; }
+  /// The zeroed counter of the kernel's grid barriers, checked to count up
+  /// to barrier 1 + iterations · barriersPerIteration of `gridBlocks`
+  /// blocks.
+  Value allocateCounter(Value iterations, int64_t gridBlocks,
+                        int64_t barriersPerIteration);
+  void setCounter(Value barrierCounter) { counter = barrierCounter; }
+  /// How the kernel's loop runs the layer's steps: `iterations` of it, step
+  /// t in iteration t + lag (a stack's layer l in diagonal t + l), each
+  /// iteration `barriers` grid barriers (at least the step's: a stack's
+  /// layer meets the other layers' barriers after its own). `stack`: the
+  /// steps guarded by their range.
+  struct StepSchedule {
+    Value iterations;
+    int64_t lag = 0;
+    int64_t barriers = 1;
+    bool stack = false;
+  };
+  /// The kernel's work for the layer on the block `blockId` of its own
+  /// blocks, thread `threadId`: the weights to registers, the initial
+  /// states, the steps, the final states.
+  void buildBlocks(OpBuilder &b, Value blockId, Value threadId,
+                   const StepSchedule &schedule);
+  /// Replaces the layer by the buffers that the kernel wrote.
+  void replaceLayer();
+  /// How many grid barriers a step has.
+  int64_t gridBarriersPerStep() const {
+    return plan.numPhases - (stepGridBarrier ? 0 : 1);
+  }
+  /// Whether every block sees output `output` of a step once the step is
+  /// over: a grid barrier follows the phase that writes it.
+  bool outputVisibleAfterStep(unsigned output) const {
+    return stepGridBarrier || outputPhase(plan, output) + 1 < plan.numPhases;
+  }
 
 private:
   // Host side, before the layer.
   Value readOnlyBuffer(Value tensor);
   Value allocLike(RankedTensorType type, ArrayRef<Value> leadingExtents);
-  void prepareBuffers();
+  void assertExtents();
   // The kernel.
   void buildKernel(gpu::LaunchOp launch);
   void forOwnElements(OpBuilder &b, Value blockId, Value threadId,
                       function_ref<void(OpBuilder &, Value, Value)> body);
   /// Whether it started asynchronous copies.
-  bool stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value cur,
-                   Value first, Value rows);
-  void copyAsync(OpBuilder &b, Value source, int64_t offset, int64_t depth,
-                 Value staged, Value threadId, Value cur, Value first,
-                 Value rows);
-  /// How many grid barriers a step has.
-  int64_t gridBarriersPerStep() const {
-    return plan.numPhases - (stepGridBarrier ? 0 : 1);
-  }
+  bool stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value step,
+                   Value cur, Value first, Value rows);
+  void copyAsync(OpBuilder &b, Value source, Value lead, int64_t width,
+                 int64_t offset, int64_t depth, Value staged, Value threadId,
+                 Value first, Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
   /// A warp's unit: the index to compute with, and whether it is stored.
   struct WarpUnit {
@@ -190,6 +246,8 @@ private:
   SmallVector<Computed> scratchValues;
 
   Value seqLen, batch;
+  /// Input sequences that another layer of a stack's kernel writes.
+  DenseMap<unsigned, Value> stackInputs;
   SmallVector<Value> inputs, inits, stateBuffers, outputs, finals;
   /// Per product, per term: the weight [M, K].
   SmallVector<SmallVector<Value>> weights;

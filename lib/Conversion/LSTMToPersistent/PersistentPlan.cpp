@@ -103,7 +103,7 @@ matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
     why = "a gate that is no [B, M] product";
     return failure();
   }
-  Product product{gate, {}, 0};
+  Product product{gate, {}, 0, false};
   for (auto [input, weight] : llvm::zip(gate.getInputs(), gate.getWeights())) {
     TermInput term;
     int64_t depth = plan.width;
@@ -403,4 +403,44 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
       return reject(layer, whyNot, "a state that is not [B, N]");
   }
   return plan;
+}
+
+void mlir::lstm::persistent::projectInputInStep(PersistentPlan &plan,
+                                                unsigned input, Value weight,
+                                                bool transposed) {
+  auto product = static_cast<unsigned>(plan.products.size());
+  Product projection{GateOp(),
+                     {{TermInput{TermInput::Kind::Input, input, {}}, weight}},
+                     /*phase=*/0,
+                     transposed};
+  plan.products.push_back(std::move(projection));
+  plan.inStepInputs[input] =
+      cast<RankedTensorType>(weight.getType()).getDimSize(transposed ? 0 : 1);
+  for (PointwiseStep &step : plan.pointwise)
+    for (OperandSource &source : step.operands)
+      if (source.kind == OperandSource::Kind::Input && source.index == input) {
+        source.kind = OperandSource::Kind::Product;
+        source.index = product;
+      }
+}
+
+unsigned mlir::lstm::persistent::outputPhase(const PersistentPlan &plan,
+                                             unsigned output) {
+  using Kind = PersistentPlan::YieldSource::Kind;
+  const PersistentPlan::YieldSource &source = plan.outputResults[output];
+  switch (source.kind) {
+  case Kind::Computed:
+    return plan.pointwise[source.computed.op].phase;
+  case Kind::Concat: {
+    unsigned phase = 0;
+    for (const Computed &piece : plan.concats[source.index].pieces)
+      phase = std::max(phase, plan.pointwise[piece.op].phase);
+    return phase;
+  }
+  case Kind::Product:
+    return plan.products[source.index].phase;
+  case Kind::StateArg:
+    break;
+  }
+  return 0;
 }

@@ -14,6 +14,7 @@
 #define LSTM_LIB_CONVERSION_LSTMTOPERSISTENT_PERSISTENTPLAN_H
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::lstm::persistent {
 
@@ -36,12 +37,15 @@ struct Concat {
 };
 
 /// What a product term multiplies by its weight: a state (at the start of
-/// the step), a value the step computes, or a concatenation of such
-/// values.
+/// the step), a value the step computes, a concatenation of such values, or
+/// the step's slice of an input sequence that another layer of the same
+/// kernel writes (a stack's input projection made part of the step:
+/// projectInputInStep).
 struct TermInput {
-  enum class Kind { State, Computed, Concat };
+  enum class Kind { State, Computed, Concat, Input };
   Kind kind = Kind::State;
-  /// The state, or the index of the concatenation in PersistentPlan.
+  /// The state, the index of the concatenation in PersistentPlan, or the
+  /// input sequence.
   unsigned index = 0;
   Computed computed;
   bool operator==(const TermInput &other) const {
@@ -53,7 +57,8 @@ struct TermInput {
 };
 
 /// A product of the cell: `sum_k inputs[k] · weights[k]^T`, an
-/// `lstm.gate identity` with weights defined above the layer.
+/// `lstm.gate identity` with weights defined above the layer, or an input
+/// projection made part of the step (no gate).
 struct Product {
   GateOp gate;
   /// Per term: its input and its weight [M, K] (K: the input's width).
@@ -61,6 +66,9 @@ struct Product {
   /// The phase of the step it is computed in: 0 for products of states,
   /// else one more than the phase of the values it reads.
   unsigned phase = 0;
+  /// Whether the weights are stored transposed, [K, M] (a projection of
+  /// the backward, `dG · W`, whose W is the forward's [4N, K]).
+  bool transposed = false;
 };
 
 /// Where element (b, n) of a pointwise operand is read.
@@ -120,6 +128,9 @@ struct PersistentPlan {
   int64_t width = 0;
   /// How many phases a step has (1 + the largest phase).
   unsigned numPhases = 1;
+  /// The input sequences whose projections the step computes
+  /// (projectInputInStep), with the width K of the sequence it reads.
+  DenseMap<unsigned, int64_t> inStepInputs;
 };
 
 /// The plan of `layer`, or failure when its cell is not of the form
@@ -127,6 +138,19 @@ struct PersistentPlan {
 /// is printed under -debug-only=lstm-to-persistent.
 FailureOr<PersistentPlan> planPersistentLayer(LayerOp layer,
                                               std::string *whyNot = nullptr);
+
+/// Makes the step compute input sequence `input` of `plan`'s layer, which
+/// is `seq · weight^T` for a sequence `seq` [T, B, K] of another layer
+/// (weight [M, K], or `seq · weight` with `transposed`, weight [K, M]), as a
+/// product of the step (TermInput::Kind::Input) with the cell's reads of
+/// the input now reads of its columns: the layer then reads `seq` instead
+/// of its projection.
+void projectInputInStep(PersistentPlan &plan, unsigned input, Value weight,
+                        bool transposed);
+
+/// The phase of the step in which output `output` of the plan's layer is
+/// complete.
+unsigned outputPhase(const PersistentPlan &plan, unsigned output);
 
 } // namespace mlir::lstm::persistent
 

@@ -26,43 +26,55 @@ using namespace mlir::lstm::persistent;
 /// Copies rows [first, first + rows) of every value that the products of
 /// `phase` read into the block's shared memory, as rows of the value's
 /// width K: a state or a computed value (both in two buffers [2, B, N],
-/// `cur` this step's) is one N-wide segment, a concatenation one per piece.
-/// All threads take part. With asyncCopies, each thread starts 16-byte
-/// copies (copyAsync) of every segment, and the result is true: the
+/// `cur` this step's) is one N-wide segment, a concatenation one per piece,
+/// an input sequence projected in the step ([T, B, K], at `step`) one K
+/// wide. All threads take part. With asyncCopies, each thread starts
+/// 16-byte copies (copyAsync) of every segment, and the result is true: the
 /// caller's block barrier must wait for them. Otherwise, per segment,
-/// thread `tid` copies elements tid, tid + blockSize, ... of its N·rows
-/// elements, kStageUnroll of them at a time: the loads first (their indices
-/// clamped to the last element, so that they need no branch and are in
-/// flight together), then the stores of those in range.
+/// thread `tid` copies elements tid, tid + blockSize, ... of its width ·
+/// rows elements, kStageUnroll of them at a time: the loads first (their
+/// indices clamped to the last element, so that they need no branch and are
+/// in flight together), then the stores of those in range.
 bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
-                                          Value threadId, Value cur,
+                                          Value threadId, Value step, Value cur,
                                           Value first, Value rows) {
   int64_t n = plan.width;
-  Value total = arith::MulIOp::create(b, loc, rows, index(b, n));
-  Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
   bool started = false;
   for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
     int64_t depth = inputWidth(input);
-    // (the buffer, the column in the staged row)
-    SmallVector<std::pair<Value, int64_t>> segments;
+    struct Segment {
+      /// The buffer, its leading index, the column in the staged row, the
+      /// width.
+      Value source, lead;
+      int64_t offset, width;
+    };
+    SmallVector<Segment> segments;
     switch (input.kind) {
     case TermInput::Kind::State:
-      segments.push_back({stateBuffers[input.index], 0});
+      segments.push_back({stateBuffers[input.index], cur, 0, n});
       break;
     case TermInput::Kind::Computed:
-      segments.push_back({scratchFor(input.computed), 0});
+      segments.push_back({scratchFor(input.computed), cur, 0, n});
       break;
     case TermInput::Kind::Concat:
       for (auto [j, piece] : llvm::enumerate(plan.concats[input.index].pieces))
-        segments.push_back({scratchFor(piece), int64_t(j) * n});
+        segments.push_back({scratchFor(piece), cur, int64_t(j) * n, n});
+      break;
+    case TermInput::Kind::Input:
+      segments.push_back({inputs[input.index], step, 0, depth});
       break;
     }
-    for (auto [source, offset] : segments) {
+    for (const Segment &segment : segments) {
+      int64_t width = segment.width, offset = segment.offset;
+      Value source = segment.source, lead = segment.lead;
       if (asyncCopies) {
-        copyAsync(b, source, offset, depth, staged, threadId, cur, first, rows);
+        copyAsync(b, source, lead, width, offset, depth, staged, threadId,
+                  first, rows);
         started = true;
         continue;
       }
+      Value total = arith::MulIOp::create(b, loc, rows, index(b, width));
+      Value last = arith::SubIOp::create(b, loc, total, index(b, 1));
       scf::ForOp::create(
           b, loc, threadId, total, index(b, blockSize * kStageUnroll),
           ValueRange(), [&](OpBuilder &nb, Location l, Value base, ValueRange) {
@@ -71,11 +83,11 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
               at.push_back(
                   arith::AddIOp::create(nb, l, base, index(nb, u * blockSize)));
               Value i = arith::MinUIOp::create(nb, l, at.back(), last);
-              Value local = arith::DivUIOp::create(nb, l, i, index(nb, n));
+              Value local = arith::DivUIOp::create(nb, l, i, index(nb, width));
               Value row = arith::AddIOp::create(nb, l, first, local);
-              Value col = arith::RemUIOp::create(nb, l, i, index(nb, n));
+              Value col = arith::RemUIOp::create(nb, l, i, index(nb, width));
               values.push_back(memref::LoadOp::create(
-                  nb, l, source, ValueRange{cur, row, col}));
+                  nb, l, source, ValueRange{lead, row, col}));
             }
             for (auto [i, v] : llvm::zip(at, values)) {
               Value inRange = arith::CmpIOp::create(
@@ -83,8 +95,9 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
               scf::IfOp::create(nb, l, inRange, [&](OpBuilder &ib, Location) {
                 // Element (local, col) of the segment: staged at
                 // local · K + offset + col.
-                Value local = arith::DivUIOp::create(ib, l, i, index(ib, n));
-                Value col = arith::RemUIOp::create(ib, l, i, index(ib, n));
+                Value local =
+                    arith::DivUIOp::create(ib, l, i, index(ib, width));
+                Value col = arith::RemUIOp::create(ib, l, i, index(ib, width));
                 Value at = arith::AddIOp::create(
                     ib, l,
                     arith::MulIOp::create(ib, l, local, index(ib, depth)),
@@ -100,18 +113,20 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
   return started;
 }
 
-/// Starts the copies of rows [first, first + rows) of `source` ([2, B, N],
-/// at `cur`) into `staged`, element (r, c) at r · depth + offset + c, in
-/// 16-byte pieces (N, depth and offset are multiples of 4 floats): thread
-/// `tid` copies pieces tid, tid + blockSize, ... . The copies bypass L1
-/// (other blocks wrote the values) and need no registers: all of a
-/// thread's are in flight together.
-void PersistentKernelBuilder::copyAsync(OpBuilder &b, Value source,
-                                        int64_t offset, int64_t depth,
-                                        Value staged, Value threadId, Value cur,
-                                        Value first, Value rows) {
+/// Starts the copies of rows [first, first + rows) of `source` ([2, B, N]
+/// at `lead` = cur, or an input sequence [T, B, K] at `lead` = the step;
+/// `width` its last extent) into `staged`, element (r, c) at r · depth +
+/// offset + c, in 16-byte pieces (width, depth and offset are multiples of
+/// 4 floats): thread `tid` copies pieces tid, tid + blockSize, ... . The
+/// copies bypass L1 (other blocks wrote the values) and need no registers:
+/// all of a thread's are in flight together.
+void PersistentKernelBuilder::copyAsync(OpBuilder &b, Value source, Value lead,
+                                        int64_t width, int64_t offset,
+                                        int64_t depth, Value staged,
+                                        Value threadId, Value first,
+                                        Value rows) {
   constexpr int64_t kFloatsPerCopy = 4;
-  int64_t perRow = plan.width / kFloatsPerCopy;
+  int64_t perRow = width / kFloatsPerCopy;
   Value pieces = arith::MulIOp::create(b, loc, rows, index(b, perRow));
   scf::ForOp::create(
       b, loc, threadId, pieces, index(b, blockSize), ValueRange(),
@@ -126,7 +141,7 @@ void PersistentKernelBuilder::copyAsync(OpBuilder &b, Value source,
             arith::AddIOp::create(nb, l, col, index(nb, offset)));
         nvgpu::DeviceAsyncCopyOp::create(
             nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), staged,
-            ValueRange{at}, source, ValueRange{cur, row, col},
+            ValueRange{at}, source, ValueRange{lead, row, col},
             nb.getIndexAttr(kFloatsPerCopy), /*srcElements=*/Value(),
             /*bypassL1=*/nb.getUnitAttr());
         scf::YieldOp::create(nb, l);
@@ -159,7 +174,8 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
     auto &perTerm = registerWeights.emplace_back();
     for (Value weight : weights[p]) {
       // K of this term.
-      int64_t n = cast<MemRefType>(weight.getType()).getDimSize(1);
+      int64_t n = cast<MemRefType>(weight.getType())
+                      .getDimSize(product.transposed ? 0 : 1);
       auto &perColumn = perTerm.emplace_back();
       for (int64_t column : neededColumns[p]) {
         Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
@@ -169,7 +185,10 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
           bool partial = (j + 1) * kLanes > n;
           Value kc =
               partial ? arith::MinUIOp::create(b, loc, k, index(b, n - 1)) : k;
-          Value w = memref::LoadOp::create(b, loc, weight, ValueRange{row, kc});
+          SmallVector<Value, 2> at{row, kc};
+          if (product.transposed)
+            std::swap(at[0], at[1]);
+          Value w = memref::LoadOp::create(b, loc, weight, at);
           if (partial)
             w = arith::SelectOp::create(
                 b, loc,
@@ -241,8 +260,10 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
                           SmallVector<Value> sums) {
       SmallVector<Value> h = stagedAt(nb, l, k);
       for (auto [c, weightRow] : llvm::enumerate(weightRows)) {
-        Value w =
-            memref::LoadOp::create(nb, l, weight, ValueRange{weightRow, k});
+        SmallVector<Value, 2> at{weightRow, k};
+        if (product.transposed)
+          std::swap(at[0], at[1]);
+        Value w = memref::LoadOp::create(nb, l, weight, at);
         for (auto [r, hr] : llvm::enumerate(h)) {
           Value &partial = sums[r * numColumns + c];
           partial = math::FmaOp::create(nb, l, hr, w, partial);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s
-// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent=always=true | FileCheck %s --check-prefix=ALWAYS
-// RUN: lstm-opt %S/Inputs/persistent-stack-index.mlir --lstm-to-persistent | FileCheck %s --check-prefix=INDEX
+// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent=stacks=false | FileCheck %s
+// RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent="always=true stacks=false" | FileCheck %s --check-prefix=ALWAYS
+// RUN: lstm-opt %S/Inputs/persistent-stack-index.mlir --lstm-to-persistent=stacks=false | FileCheck %s --check-prefix=INDEX
+
+// (Each layer its own kernel here, stacks=false: the stack's layers as one
+// kernel inside the branch are stack-kernel.mlir's.)
 
 // A stack that lstm-wavefront{persistent=true} versioned by batch size (the
 // input is what lstm-optimize{persistent=true} makes of two tanh layers of

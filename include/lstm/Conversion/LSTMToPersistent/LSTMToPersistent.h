@@ -70,6 +70,9 @@ struct PersistentOptions {
   bool asyncCopies = true;
   /// Most bytes of shared memory a block stages the products' inputs in.
   int64_t sharedMemory = 32 * 1024;
+  /// A chain of layers (each reading the projection of the one before's
+  /// output) as one kernel, their steps a wavefront.
+  bool stacks = true;
 };
 
 /// What lstm-to-persistent, with its cost model, does with a layer.

@@ -1,0 +1,429 @@
+//===- PersistentStack.cpp - A stack's layers in one persistent kernel ----===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// One kernel per layer runs a stack's layers one after the other: at
+// char-rnn's sizes two layers of 50 steps are 100 steps separated by grid
+// barriers, each a few microseconds of which the barrier is a third. Here a
+// chain of layers becomes one cooperative kernel whose blocks are split
+// among the layers, each group running its layer's steps as that layer's
+// kernel would (PersistentKernel.cpp), layer l's step t in iteration t + l
+// of one loop: a wavefront, T + L - 1 iterations separated by grid barriers
+// instead of L · T. Layer l + 1's input projection, hoisted into one GEMM
+// over layer l's whole output where the layers run one after the other,
+// becomes part of its step (projectInputInStep): it reads layer l's output
+// of step t, written in the iteration before.
+//
+// The blocks are split so that the slowest group's step is as short as it
+// can be: a block's step costs its units times a unit's multiply-adds per
+// row (layer l + 1 also multiplies its input), and the grid has at most
+// max-blocks blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PersistentStack.h"
+
+#include "PersistentChains.h"
+#include "PersistentKernelBuilder.h"
+
+#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#include <memory>
+
+#define DEBUG_TYPE "lstm-to-persistent"
+
+using namespace mlir;
+using namespace mlir::lstm;
+using namespace mlir::lstm::persistent;
+
+/// Units per block for each layer of multiply-adds `work` per row and unit
+/// and width `widths`: the smallest bound on a block's step (units · work) that
+/// `maxBlocks` blocks reach, then as many blocks as they allow (the layer
+/// of the longest block step first).
+static SmallVector<int64_t> splitBlocks(ArrayRef<int64_t> work,
+                                        ArrayRef<int64_t> widths,
+                                        int64_t maxBlocks) {
+  size_t n = work.size();
+  auto blocks = [&](ArrayRef<int64_t> units) {
+    int64_t total = 0;
+    for (size_t l = 0; l < n; ++l)
+      total += divCeil(widths[l], units[l]);
+    return total;
+  };
+  SmallVector<int64_t> bounds;
+  for (size_t l = 0; l < n; ++l)
+    for (int64_t u = 1; u <= widths[l]; ++u)
+      bounds.push_back(u * std::max<int64_t>(work[l], 1));
+  llvm::sort(bounds);
+  SmallVector<int64_t> units(n, 0);
+  for (int64_t bound : bounds) {
+    bool reachable = true;
+    for (size_t l = 0; l < n; ++l) {
+      units[l] = std::min(widths[l], bound / std::max<int64_t>(work[l], 1));
+      reachable &= units[l] >= 1;
+    }
+    if (reachable && blocks(units) <= maxBlocks)
+      break;
+  }
+  if (llvm::any_of(units, [](int64_t u) { return u < 1; }) ||
+      blocks(units) > maxBlocks)
+    return {};
+  // Fewer units a block where the blocks allow, the longest step first.
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<size_t> order = llvm::to_vector(llvm::seq<size_t>(0, n));
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return units[a] * work[a] > units[b] * work[b];
+    });
+    for (size_t l : order) {
+      if (units[l] == 1)
+        continue;
+      --units[l];
+      if (blocks(units) <= maxBlocks) {
+        changed = true;
+        break;
+      }
+      ++units[l];
+    }
+  }
+  return units;
+}
+
+namespace {
+/// Builds one chain's kernel.
+class StackKernel {
+public:
+  StackKernel(RewriterBase &rewriter, Chain chain,
+              const PersistentOptions &options)
+      : rewriter(rewriter), chain(std::move(chain)), options(options) {}
+
+  /// Plans the layers and splits the blocks; fails (saying why under
+  /// -debug-only) where a layer has no kernel or the cost model rejects
+  /// the stack.
+  LogicalResult plan();
+  /// The largest batch the cost model runs the kernel at.
+  int64_t maxBatch() const { return mostBatch; }
+  /// The kernel's run-time conditions at batch size `batch`.
+  Value runs(Value batch) {
+    return persistentKernelRuns(
+        rewriter, chain.layers.back(),
+        llvm::map_to_vector(builders, [](auto &b) { return b.get(); }),
+        totalBlocks, batch, mostBatch);
+  }
+  /// Replaces the chain's layers by the kernel, built before the last one.
+  void build(StringRef kernelName, ArrayRef<Operation *> dead);
+
+private:
+  RewriterBase &rewriter;
+  Chain chain;
+  PersistentOptions options;
+  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
+  int64_t totalBlocks = 0, mostBatch = 0;
+};
+} // namespace
+
+static LogicalResult rejectStack(LayerOp first, const Twine &why) {
+  LLVM_DEBUG(llvm::dbgs() << "lstm-to-persistent: " << first.getLoc()
+                          << ": stack not in one kernel: " << why << "\n");
+  return failure();
+}
+
+LogicalResult StackKernel::plan() {
+  LayerOp first = chain.layers.front();
+  std::vector<PersistentPlan> plans;
+  for (auto [k, layer] : llvm::enumerate(chain.layers)) {
+    std::string why;
+    FailureOr<PersistentPlan> plan = planPersistentLayer(layer, &why);
+    if (failed(plan))
+      return rejectStack(first, "a layer has no kernel: " + why);
+    if (k != 0) {
+      const Link &link = chain.links[k - 1];
+      projectInputInStep(*plan, link.input, link.weight, link.transposed);
+    }
+    plans.push_back(std::move(*plan));
+  }
+  // The builders of one block size (512 threads, 256 where a layer's warps
+  // take their rows one at a time, as for a layer's kernel), with their
+  // share of the blocks.
+  auto makeBuilders = [&](int64_t blockSize) -> LogicalResult {
+    builders.clear();
+    SmallVector<int64_t> work, widths;
+    for (PersistentPlan &plan : plans) {
+      PersistentOptions probe = options;
+      probe.blockSize = blockSize;
+      // A unit's share of the layer's multiply-adds per row.
+      work.push_back(divCeil(
+          PersistentKernelBuilder(rewriter, plan, probe).multiplyAddsPerRow(),
+          plan.width));
+      widths.push_back(plan.width);
+    }
+    SmallVector<int64_t> units = splitBlocks(work, widths, options.maxBlocks);
+    if (units.empty())
+      return rejectStack(first, "more layers than blocks");
+    totalBlocks = 0;
+    for (auto [plan, u] : llvm::zip(plans, units)) {
+      PersistentOptions layerOptions = options;
+      layerOptions.blockSize = blockSize;
+      layerOptions.maxBlocks = divCeil(plan.width, u);
+      builders.push_back(std::make_unique<PersistentKernelBuilder>(
+          rewriter, plan, layerOptions));
+      totalBlocks += builders.back()->gridBlocks();
+    }
+    return success();
+  };
+  int64_t blockSize = options.blockSize ? options.blockSize : kDefaultBlockSize;
+  if (failed(makeBuilders(blockSize)))
+    return failure();
+  if (options.blockSize == 0 &&
+      llvm::any_of(builders, [](auto &b) { return b->takesRowsOneAtATime(); }))
+    if (failed(makeBuilders(kFewerThreads)))
+      return failure();
+  // Layer l + 1 reads layer l's output of step t in the iteration after
+  // the one that wrote it: a grid barrier must follow the write.
+  for (auto [k, link] : llvm::enumerate(chain.links))
+    if (!builders[k]->outputVisibleAfterStep(link.output))
+      return rejectStack(first, "a layer's output is complete only at the "
+                                "block barrier that ends its step");
+  // The batch bound of the layers' own kernels: measured on the H100 at
+  // char-rnn's sizes, the stack's kernel is faster than the layers' at
+  // every batch to 192 and than the per-step lowering to 192 as well
+  // (docs/benchmarks.md), though its layers after the first multiply twice
+  // as much a step.
+  mostBatch = std::numeric_limits<int32_t>::max();
+  for (LayerOp layer : chain.layers)
+    mostBatch = std::min(mostBatch, choosePersistent(layer, options).maxBatch);
+  if (options.costModel &&
+      (mostBatch < 1 ||
+       !llvm::all_of(builders, [](auto &b) { return b->usesRegisters(); })))
+    return rejectStack(first, "the cost model: a layer's warps cannot keep "
+                              "their weights in registers");
+  return success();
+}
+
+void StackKernel::build(StringRef kernelName, ArrayRef<Operation *> dead) {
+  LayerOp last = chain.layers.back();
+  Location loc = last.getLoc();
+  rewriter.setInsertionPoint(last);
+  PersistentKernelBuilder &head = *builders.front();
+  head.prepareBuffers();
+  for (auto [k, link] : llvm::enumerate(chain.links)) {
+    PersistentKernelBuilder &builder = *builders[k + 1];
+    builder.setStackExtents(head.sequenceLength(), head.batchSize());
+    builder.setStackInput(link.input, builders[k]->outputBuffer(link.output));
+    builder.prepareBuffers();
+  }
+  // Each link's expansion gives the later layer the earlier one's [T, B]
+  // (the kernel indexes both with the first layer's).
+  for (const Link &link : chain.links) {
+    auto expand = cast<tensor::ExpandShapeOp>(link.projection.front());
+    Value extents[] = {head.sequenceLength(), head.batchSize()};
+    for (auto [d, extent] : llvm::enumerate(
+             ArrayRef(expand.getMixedOutputShape()).take_front(2))) {
+      Value v = getValueOrCreateConstantIndexOp(rewriter, loc, extent);
+      if (v == extents[d])
+        continue;
+      Value same = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, v, extents[d]);
+      cf::AssertOp::create(
+          rewriter, loc, same,
+          "lstm.layer: the input sequence reshaped from the layer before's "
+          "output has a different " +
+              std::string(d == 0 ? "length" : "batch size") + " (at " +
+              describeLocation(link.from->getLoc()) + ")");
+    }
+  }
+  auto layers = int64_t(chain.layers.size());
+  int64_t barriers = 1;
+  for (auto &builder : builders)
+    barriers = std::max<int64_t>(barriers, builder->gridBarriersPerStep());
+  Value iterations = arith::AddIOp::create(
+      rewriter, loc, head.sequenceLength(),
+      arith::ConstantIndexOp::create(rewriter, loc, layers - 1));
+  Value counter = head.allocateCounter(iterations, totalBlocks, barriers);
+  // The shared memory of the layer that stages the most.
+  Value sharedBytes;
+  for (auto &builder : builders) {
+    if (builder->sharedBytes() == 0)
+      continue;
+    Value bytes = builder->sharedBytesAt(rewriter, head.batchSize());
+    sharedBytes =
+        sharedBytes ? arith::MaxUIOp::create(rewriter, loc, sharedBytes, bytes)
+                          .getResult()
+                    : bytes;
+  }
+  if (sharedBytes)
+    sharedBytes = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI32Type(), sharedBytes);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = index(rewriter, 1);
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, index(rewriter, totalBlocks), one, one,
+      index(rewriter, builders.front()->threadsPerBlock()), one, one,
+      sharedBytes, /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/{}, /*privateAttributions=*/{},
+      /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
+      /*clusterSizeZ=*/nullptr,
+      FlatSymbolRefAttr::get(rewriter.getContext(), kernelName),
+      FlatSymbolRefAttr::get(rewriter.getContext(), kernelName));
+  {
+    OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+    b.setListener(rewriter.getListener());
+    Value blockId = launch.getBlockIds().x;
+    Value threadId = launch.getThreadIds().x;
+    int64_t offset = 0;
+    for (auto [k, builder] : llvm::enumerate(builders)) {
+      // The layer's blocks: [offset, offset + its grid).
+      Value local = arith::SubIOp::create(b, loc, blockId, index(b, offset));
+      Value mine =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local,
+                                index(b, builder->gridBlocks()));
+      PersistentKernelBuilder::StepSchedule schedule;
+      schedule.iterations = iterations;
+      schedule.lag = int64_t(k);
+      schedule.barriers = barriers;
+      schedule.stack = true;
+      scf::IfOp::create(b, loc, mine, [&](OpBuilder &ib, Location) {
+        builder->setCounter(counter);
+        builder->buildBlocks(ib, local, threadId, schedule);
+        scf::YieldOp::create(ib, loc);
+      });
+      offset += builder->gridBlocks();
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
+  rewriter.setInsertionPointAfter(launch);
+  for (auto &builder : llvm::reverse(builders))
+    builder->replaceLayer();
+  // (What the kernel reads of them stays: a link's weight assembled
+  // between the layers.)
+  for (Operation *op : llvm::reverse(dead))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+}
+
+/// `chain`'s ops (layers and `dead`, in block order) into the then branch
+/// of an scf.if on `condition` before the last layer, a copy of them into
+/// its else branch, the layers marked for the per-step lowering (the
+/// stack's kernel was faster than the layers' own at every batch measured);
+/// the if's results replace the layers'. Returns the copies of the layers.
+static SmallVector<LayerOp> branchOnKernel(RewriterBase &rewriter,
+                                           const Chain &chain,
+                                           ArrayRef<Operation *> dead,
+                                           Value condition) {
+  LayerOp last = chain.layers.back();
+  Location loc = last.getLoc();
+  SmallVector<Operation *> ops(dead.begin(), dead.end());
+  for (LayerOp layer : chain.layers)
+    ops.push_back(layer);
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Value> results;
+  SmallVector<Type> types;
+  for (LayerOp layer : chain.layers)
+    for (Value r : layer->getResults()) {
+      results.push_back(r);
+      types.push_back(r.getType());
+    }
+  rewriter.setInsertionPoint(last);
+  auto branch = scf::IfOp::create(rewriter, loc, types, condition,
+                                  /*withElseRegion=*/true);
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  auto thenYield = scf::YieldOp::create(rewriter, loc, results);
+  for (Operation *op : ops)
+    rewriter.moveOpBefore(op, thenYield);
+  for (auto [r, replacement] : llvm::zip(results, branch.getResults()))
+    rewriter.replaceUsesWithIf(r, replacement, [&](OpOperand &use) {
+      return !branch->isAncestor(use.getOwner());
+    });
+  rewriter.setInsertionPointToStart(branch.elseBlock());
+  IRMapping mapping;
+  SmallVector<LayerOp> copies;
+  for (Operation *op : ops) {
+    Operation *copy = rewriter.clone(*op, mapping);
+    if (auto layer = dyn_cast<LayerOp>(copy)) {
+      rewriter.modifyOpInPlace(layer, [&] {
+        layer->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
+      });
+      copies.push_back(layer);
+    }
+  }
+  scf::YieldOp::create(
+      rewriter, loc,
+      llvm::map_to_vector(results, [&](Value r) { return mapping.lookup(r); }));
+  return copies;
+}
+
+SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
+    RewriterBase &rewriter, ArrayRef<LayerOp> layers,
+    function_ref<std::string()> nextKernelName,
+    const PersistentOptions &options) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  llvm::SetVector<Operation *> left;
+  for (LayerOp layer : layers)
+    left.insert(layer);
+  for (Chain &chain : findChains(layers)) {
+    StackKernel kernel(rewriter, chain, options);
+    if (failed(kernel.plan()))
+      continue;
+    FailureOr<SmallVector<Operation *>> prepared =
+        prepareChain(rewriter, chain);
+    if (failed(prepared)) {
+      (void)rejectStack(chain.layers.front(),
+                        "a layer reads a value computed from an earlier "
+                        "layer's results other than its input projection");
+      continue;
+    }
+    SmallVector<Operation *> dead = std::move(*prepared);
+    for (LayerOp layer : chain.layers)
+      left.remove(layer);
+    if (options.costModel) {
+      LayerOp head = chain.layers.front();
+      rewriter.setInsertionPoint(chain.layers.back());
+      Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
+                                          head.getInputs().front(), 1);
+      (void)branchOnKernel(rewriter, chain, dead, kernel.runs(batch));
+    }
+    kernel.build(nextKernelName(), dead);
+  }
+  return llvm::map_to_vector(left,
+                             [](Operation *op) { return cast<LayerOp>(op); });
+}
+
+LogicalResult mlir::lstm::persistent::convertWholeStack(
+    RewriterBase &rewriter, ArrayRef<LayerOp> layers, Operation *before,
+    Value batch, Value &condition, function_ref<std::string()> nextKernelName,
+    const PersistentOptions &options) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  SmallVector<Chain> chains = findChains(layers);
+  if (chains.size() != 1 || chains.front().layers.size() != layers.size())
+    return failure();
+  Chain &chain = chains.front();
+  StackKernel kernel(rewriter, chain, options);
+  if (failed(kernel.plan()))
+    return failure();
+  FailureOr<SmallVector<Operation *>> dead = prepareChain(rewriter, chain);
+  if (failed(dead))
+    return rejectStack(chain.layers.front(),
+                       "a layer reads a value computed from an earlier "
+                       "layer's results other than its input projection");
+  rewriter.setInsertionPoint(before);
+  condition =
+      options.costModel
+          ? kernel.runs(batch)
+          : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
+                .getResult();
+  kernel.build(nextKernelName(), *dead);
+  return success();
+}
