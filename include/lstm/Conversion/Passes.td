@@ -247,8 +247,10 @@ def ConvertLSTMToPersistentPass
     holds), and lane `j` evaluates the cloned pointwise region for the
     group's row `j` and writes its outputs and new states. A warp's weights
     stay in its
-    registers for the whole sequence where they fit (at most 64 per lane),
-    and are read from global memory (L1, L2) every step where they do not.
+    registers for the whole sequence where they fit (at most 64 per lane
+    in blocks of 512 threads, 128 in blocks of 256, whose lanes may use 255
+    registers), and are read from global memory (L1, L2) every step where
+    they do not.
     The states live in two global buffers used alternately; a grid-wide
     barrier (`lstm.grid_barrier`) separates the steps. A product of a value
     the step computes (Cho's `R_n (r ⊙ h)`, MGU's) needs that value for
@@ -306,7 +308,9 @@ def ConvertLSTMToPersistentPass
     T + L - 1 (a wavefront inside the kernel), layer l + 1's projection
     part of its step (the hoisted GEMM dropped); a backward's `dG · W`
     link likewise, the weight gradients between the layers moved after
-    them. Under the cost model it runs behind its own `scf.if` (every
+    them. The blocks are split among the layers by their work, a unit a
+    warp; blocks of 256 threads where a layer's warps would otherwise not
+    keep their weights in registers (H = 512). Under the cost model it runs behind its own `scf.if` (every
     layer's weights in registers, the batch bound of the layers' own
     kernels, the grid fits the SMs), the layers as they were in its else
     branch, for the per-step lowering; in the branch that

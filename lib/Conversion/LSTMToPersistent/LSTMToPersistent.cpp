@@ -144,7 +144,10 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     for (const TermInput &input : phase)
       maxInputWidth = std::max(maxInputWidth, inputWidth(input));
   }
-  useRegisters = unitsPerWarp == 1 && registersNeeded <= kRegisterWeights;
+  int64_t registerBudget = blockSize <= kFewerThreads
+                               ? kRegisterWeightsFewerThreads
+                               : kRegisterWeights;
+  useRegisters = unitsPerWarp == 1 && registersNeeded <= registerBudget;
   // How many rows a warp takes at once: their partial sums, reduced across
   // the lanes together, fill at most kMaxAccumulators registers.
   oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;

@@ -35,6 +35,9 @@ inline constexpr int64_t kUnrollFactor = 4;
 /// Most weights (floats per lane) a warp keeps in registers. With the
 /// block's 512 threads an SM has 128 registers per thread.
 inline constexpr int64_t kRegisterWeights = 64;
+/// The same with blocks of kFewerThreads or fewer, whose lanes may use 255
+/// registers.
+inline constexpr int64_t kRegisterWeightsFewerThreads = 128;
 /// Threads per block where lstm-to-persistent chooses (block-size 0), and
 /// where a warp's weights fill more than half of kRegisterWeights.
 inline constexpr int64_t kDefaultBlockSize = 512;

@@ -47,12 +47,14 @@ using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
 /// Units per block for each layer of multiply-adds `work` per row and unit
-/// and width `widths`: the smallest bound on a block's step (units · work) that
-/// `maxBlocks` blocks reach, then as many blocks as they allow (the layer
-/// of the longest block step first).
+/// and width `widths`, at most `maxUnits` (a warp each, so that the warps
+/// keep their weights in registers): the smallest bound on a block's step
+/// (units · work) that `maxBlocks` blocks reach, then as many blocks as
+/// they allow (the layer of the longest block step first). Empty where
+/// `maxBlocks` blocks cannot hold the layers.
 static SmallVector<int64_t> splitBlocks(ArrayRef<int64_t> work,
                                         ArrayRef<int64_t> widths,
-                                        int64_t maxBlocks) {
+                                        int64_t maxUnits, int64_t maxBlocks) {
   size_t n = work.size();
   auto blocks = [&](ArrayRef<int64_t> units) {
     int64_t total = 0;
@@ -62,14 +64,15 @@ static SmallVector<int64_t> splitBlocks(ArrayRef<int64_t> work,
   };
   SmallVector<int64_t> bounds;
   for (size_t l = 0; l < n; ++l)
-    for (int64_t u = 1; u <= widths[l]; ++u)
+    for (int64_t u = 1; u <= std::min(widths[l], maxUnits); ++u)
       bounds.push_back(u * std::max<int64_t>(work[l], 1));
   llvm::sort(bounds);
   SmallVector<int64_t> units(n, 0);
   for (int64_t bound : bounds) {
     bool reachable = true;
     for (size_t l = 0; l < n; ++l) {
-      units[l] = std::min(widths[l], bound / std::max<int64_t>(work[l], 1));
+      units[l] = std::min(
+          {widths[l], maxUnits, bound / std::max<int64_t>(work[l], 1)});
       reachable &= units[l] >= 1;
     }
     if (reachable && blocks(units) <= maxBlocks)
@@ -167,7 +170,8 @@ LogicalResult StackKernel::plan() {
           plan.width));
       widths.push_back(plan.width);
     }
-    SmallVector<int64_t> units = splitBlocks(work, widths, options.maxBlocks);
+    SmallVector<int64_t> units =
+        splitBlocks(work, widths, blockSize / kLanes, options.maxBlocks);
     if (units.empty())
       return rejectStack(first, "more layers than blocks");
     totalBlocks = 0;
@@ -184,8 +188,9 @@ LogicalResult StackKernel::plan() {
   int64_t blockSize = options.blockSize ? options.blockSize : kDefaultBlockSize;
   if (failed(makeBuilders(blockSize)))
     return failure();
-  if (options.blockSize == 0 &&
-      llvm::any_of(builders, [](auto &b) { return b->takesRowsOneAtATime(); }))
+  if (options.blockSize == 0 && llvm::any_of(builders, [](auto &b) {
+        return b->takesRowsOneAtATime() || !b->usesRegisters();
+      }))
     if (failed(makeBuilders(kFewerThreads)))
       return failure();
   // Layer l + 1 reads layer l's output of step t in the iteration after

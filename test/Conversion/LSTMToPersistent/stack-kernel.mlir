@@ -4,6 +4,8 @@
 // RUN: lstm-opt %S/Inputs/stack-chains.mlir --lstm-to-persistent="always=true stacks=false" | FileCheck %s --check-prefix=APART
 // RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s --check-prefix=BRANCH
 // RUN: lstm-opt %S/Inputs/stack-backward.mlir --lstm-to-persistent=always=true | FileCheck %s --check-prefix=BACKWARD
+// RUN: lstm-opt %S/Inputs/stack-wide.mlir --lstm-to-persistent | FileCheck %s --check-prefix=WIDE
+// RUN: lstm-opt %S/Inputs/stack-wide.mlir --lstm-to-persistent=block-size=512 | FileCheck %s --check-prefix=WIDE512
 // RUN: lstm-opt %S/../../../examples/janet_stack3.mlir --lstm-combine-gate-gemms --lstm-optimize=persistent=true --lstm-to-persistent=always=true | FileCheck %s --check-prefix=JANET
 
 // A chain of three layers is one kernel: its 16 blocks split among the
@@ -161,3 +163,17 @@
 // JANET: gpu.launch
 // JANET-NOT: gpu.launch
 // JANET: } else {
+
+// H = 512 (the latency configuration): a unit of layer 1 keeps 4 x 2 x 512
+// weights, 128 floats a lane, which blocks of 256 threads hold (a lane may
+// use 255 registers): 64 + 64 blocks of 8 units, a warp each. With 512
+// threads (64 registers of weights a lane) no stack: a kernel a layer.
+// WIDE-LABEL: func.func @forward
+// WIDE: gpu.launch blocks({{.*}} in (%{{[a-z0-9]+}} = %c128{{[_0-9]*}}, {{.*}} threads({{.*}} in (%{{[a-z0-9]+}} = %c256{{[_0-9]*}},
+// WIDE: arith.cmpi ult, %{{.*}}, %c64
+// WIDE: arith.subi %{{.*}}, %c64
+// WIDE: arith.cmpi ult, %{{.*}}, %c64
+// WIDE-NOT: gpu.launch
+// WIDE512-LABEL: func.func @forward
+// WIDE512: gpu.launch
+// WIDE512: gpu.launch
