@@ -116,6 +116,11 @@ public:
   LogicalResult plan();
   /// The largest batch the cost model runs the kernel at.
   int64_t maxBatch() const { return mostBatch; }
+  /// The kernel's grid: blocks, threads per block.
+  int64_t gridBlocks() const { return totalBlocks; }
+  int64_t threadsPerBlock() const {
+    return builders.front()->threadsPerBlock();
+  }
   /// The kernel's run-time conditions at batch size `batch`.
   Value runs(Value batch) {
     return persistentKernelRuns(
@@ -431,4 +436,22 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
                 .getResult();
   kernel.build(nextKernelName(), *dead);
   return success();
+}
+
+SmallVector<StackChoice>
+mlir::lstm::chooseStacks(ArrayRef<LayerOp> layers,
+                         const PersistentOptions &options) {
+  SmallVector<StackChoice> choices;
+  if (layers.empty())
+    return choices;
+  // The builders only read the plans here; they build nothing.
+  IRRewriter rewriter(layers.front()->getContext());
+  for (Chain &chain : findChains(layers)) {
+    StackKernel kernel(rewriter, chain, options);
+    if (failed(kernel.plan()))
+      continue;
+    choices.push_back({chain.layers, kernel.gridBlocks(),
+                       kernel.threadsPerBlock(), kernel.maxBatch()});
+  }
+  return choices;
 }

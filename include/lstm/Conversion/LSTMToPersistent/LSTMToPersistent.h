@@ -88,6 +88,22 @@ struct PersistentChoice {
 PersistentChoice choosePersistent(LayerOp layer,
                                   const PersistentOptions &options = {});
 
+/// A chain of layers that lstm-to-persistent runs as one kernel (with
+/// `stacks`): its layers, in order, and the kernel's grid.
+struct StackChoice {
+  SmallVector<LayerOp> layers;
+  int64_t blocks = 0, threads = 0;
+  /// The largest batch size it runs at.
+  int64_t maxBatch = 0;
+};
+
+/// The chains of `layers` that lstm-to-persistent plans one kernel for with
+/// these options (analysis only: the IR is not changed; the pass may still
+/// keep a chain apart where a layer reads an earlier one's results other
+/// than through its input projection).
+SmallVector<StackChoice> chooseStacks(ArrayRef<LayerOp> layers,
+                                      const PersistentOptions &options = {});
+
 /// Rewrites `layer` into one persistent `gpu.launch` running all its steps
 /// (see the lstm-to-persistent pass). `kernelName` names the kernel (it
 /// should start with kPersistentKernelPrefix). With `options.costModel`,

@@ -145,9 +145,12 @@ static unsigned countGemmsAfter(LayerOp layer) {
   return gemms;
 }
 
-/// One line for `layer`, the `index`-th layer of function `function`.
+/// One line for `layer`, the `index`-th layer of function `function`;
+/// `stack` where lstm-to-persistent runs it in one kernel with other layers
+/// (their indices in the function, the first `firstIndex`).
 static void printLayer(raw_ostream &os, StringRef function, unsigned index,
-                       LayerOp layer, bool persistent) {
+                       LayerOp layer, bool persistent, const StackChoice *stack,
+                       unsigned firstIndex) {
   StepKernels step = countStepKernels(layer.getBody().front());
   auto seqType = cast<RankedTensorType>(layer.getInputs().front().getType());
   os << "@" << function << " layer " << index << " ("
@@ -165,6 +168,11 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
       os << " persistent=B<=" << choice.maxBatch;
     else
       os << " persistent=no (" << choice.reason << ")";
+    if (stack)
+      os << " stack=" << firstIndex << "-"
+         << firstIndex + stack->layers.size() - 1 << " (one kernel of "
+         << stack->blocks << " blocks of " << stack->threads
+         << " threads, B<=" << stack->maxBatch << ")";
   }
   os << "\n";
 }
@@ -246,10 +254,26 @@ struct LSTMScheduleReportPass
     // Layers and wavefront loops (which replace a stack of layers), in
     // program order.
     getOperation().walk([&](FunctionOpInterface function) {
+      // The stacks lstm-to-persistent runs in one kernel, by layer.
+      SmallVector<StackChoice> stacks;
+      if (persistent) {
+        SmallVector<LayerOp> layers;
+        function.walk([&](LayerOp layer) { layers.push_back(layer); });
+        stacks = chooseStacks(layers);
+      }
+      DenseMap<Operation *, const StackChoice *> stackOf;
+      for (const StackChoice &stack : stacks)
+        for (LayerOp layer : stack.layers)
+          stackOf[layer] = &stack;
       unsigned index = 0;
+      DenseMap<const StackChoice *, unsigned> firstIndex;
       function.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto layer = dyn_cast<LayerOp>(op)) {
-          printLayer(*os, function.getName(), index++, layer, persistent);
+          const StackChoice *stack = stackOf.lookup(layer);
+          if (stack)
+            firstIndex.try_emplace(stack, index);
+          printLayer(*os, function.getName(), index++, layer, persistent, stack,
+                     stack ? firstIndex.lookup(stack) : 0);
           return WalkResult::skip();
         }
         if (auto loop = dyn_cast<scf::ForOp>(op))

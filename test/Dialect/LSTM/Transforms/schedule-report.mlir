@@ -23,6 +23,7 @@
 // RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-UNFUSED
 // RUN: lstm-opt %S/Inputs/cho-gru.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-CHO
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-WAVE
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-STACK
 
 // 8 products (4 gates x {x_t, h}); 4 gate epilogues + 3 mulf + addf + tanh.
 // LSTM: @forward layer 0 (forward): gemms/step=8 pointwise/step=9 hoisted-gemms=0 steps=T
@@ -38,6 +39,11 @@
 // the step): 192 multiply-adds per row.
 // PERSIST-CHO: @forward layer 0 (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=43690
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
+// The three layers as one kernel (lstm-to-persistent{stacks=true}): each
+// layer's line names the stack, its grid and its batch bound.
+// PERSIST-STACK: @forward layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-2 (one kernel of {{[0-9]+}} blocks of {{[0-9]+}} threads, B<={{[0-9]+}})
+// PERSIST-STACK-NEXT: @forward layer 1 (forward): {{.*}} stack=0-2
+// PERSIST-STACK-NEXT: @forward layer 2 (forward): {{.*}} stack=0-2
 // The training functions: the backward layer of the LSTM has one GEMM and
 // one fused kernel per step, and four GEMMs after its loop (dX, dW, dR and
 // the bias gradients as 1ᵀ·dG); h_{t-1} in dR = dGᵀ·H_prev is rebuilt from

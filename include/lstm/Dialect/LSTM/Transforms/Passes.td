@@ -387,6 +387,10 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
       (`B<=M`) and then its wavefront, `no (a wavefront of layers, run
       where B>M, the layers above where B<=M)`.
 
+    - `stack` (with `persistent`): where `lstm-to-persistent` runs the
+      layer in one kernel with the others of its chain, `stack=I-J (one
+      kernel of N blocks of K threads, B<=M)`, I to J the chain's layers.
+
     Layers are numbered from 0 in each function; the direction is
     `forward` or `reverse`. The report goes to stderr unless `output-file`
     names a file (`-` is stdout).
