@@ -4,10 +4,10 @@
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The builder of lstm-to-persistent: the host side (buffers, checks, the
-// launch) in LSTMToPersistent.cpp, the kernel's steps and phases in
-// PersistentKernel.cpp, its products (staging, registers, dot products) in
-// PersistentProducts.cpp.
+// The builder of lstm-to-persistent: the kernel's layout and host side
+// (buffers, checks, the launch) in PersistentKernelBuilder.cpp, the
+// kernel's steps and phases in PersistentKernel.cpp, its products (staging,
+// registers, dot products) in PersistentProducts.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +59,11 @@ inline constexpr int64_t kWholeBatch = int64_t{1} << 40;
 
 /// ceil(a / b) for positive a and b.
 inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A memref of `shape` with a fully dynamic strided layout: what any tensor
+/// bufferizes to can be cast to it, so `to_buffer` never copies.
+MemRefType stridedMemRef(ArrayRef<int64_t> shape, Type elementType);
+
 class PersistentKernelBuilder {
 public:
   PersistentKernelBuilder(RewriterBase &rewriter, PersistentPlan plan,

@@ -1,0 +1,398 @@
+//===- PersistentKernelBuilder.cpp - A persistent kernel's host side ------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// How a layer's kernel is laid out (the builder's constructor: units per
+// block and per warp, rows a warp takes at once, what each phase stages,
+// whether the weights stay in registers) and its host side: the layer
+// becomes, before it (tensor level, ahead of bufferization),
+// `bufferization.to_buffer` views of what the kernel reads, `memref.alloc`s
+// of what it writes (the outputs, the finals, two buffers per state used
+// alternately, the barrier's counter), the `gpu.launch`, and
+// `bufferization.to_tensor` of the results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PersistentKernelBuilder.h"
+
+#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/bit.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::lstm;
+using namespace mlir::lstm::persistent;
+
+/// A memref of `shape` with a fully dynamic strided layout: what any tensor
+/// bufferizes to can be cast to it, so `to_buffer` never copies.
+MemRefType mlir::lstm::persistent::stridedMemRef(ArrayRef<int64_t> shape,
+                                                 Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  SmallVector<int64_t> strides(shape.size(), ShapedType::kDynamic);
+  return MemRefType::get(
+      shape, elementType,
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides));
+}
+
+PersistentKernelBuilder::PersistentKernelBuilder(
+    RewriterBase &rewriter, PersistentPlan plan,
+    const PersistentOptions &options)
+    : rewriter(rewriter), plan(std::move(plan)), layer(this->plan.layer),
+      loc(layer.getLoc()), blockSize(options.blockSize) {
+  int64_t n = this->plan.width;
+  unitsPerBlock = divCeil(n, options.maxBlocks);
+  numBlocks = divCeil(n, unitsPerBlock);
+  int64_t warps = blockSize / kLanes;
+  unitSlots = std::min(unitsPerBlock, warps);
+  rowGroups = warps / unitSlots;
+  unitsPerWarp = divCeil(unitsPerBlock, unitSlots);
+
+  using Kind = OperandSource::Kind;
+  using YieldKind = PersistentPlan::YieldSource::Kind;
+  const PersistentPlan &cell = this->plan;
+  int64_t registersNeeded = 0;
+  for (auto [p, product] : llvm::enumerate(cell.products)) {
+    SmallVector<int64_t> &needed = neededColumns.emplace_back();
+    for (const PointwiseStep &step : cell.pointwise)
+      for (const OperandSource &source : step.operands)
+        if (source.kind == Kind::Product && source.index == p &&
+            !llvm::is_contained(needed, source.column))
+          needed.push_back(source.column);
+    // A product that is a new state: its column n.
+    for (const PersistentPlan::YieldSource &state : cell.stateResults)
+      if (state.kind == YieldKind::Product && state.index == p &&
+          !llvm::is_contained(needed, int64_t{0}))
+        needed.push_back(0);
+    for (auto &[input, weight] : product.terms) {
+      int64_t depth = inputWidth(input);
+      registersNeeded +=
+          int64_t(needed.size()) * divCeil(depth, int64_t(kLanes));
+      rowWork += int64_t(needed.size()) * depth * n;
+    }
+  }
+  // The products each phase computes (those its ops read, and those that
+  // are new states, in their own phase) and what it stages: their inputs.
+  // What crosses phases goes through global memory: the computed inputs of
+  // products, and the results that an op of a later phase reads.
+  stagedInputs.resize(cell.numPhases);
+  phaseProducts.resize(cell.numPhases);
+  auto addScratch = [&](const Computed &value) {
+    if (!llvm::is_contained(scratchValues, value))
+      scratchValues.push_back(value);
+  };
+  auto compute = [&](unsigned phase, unsigned p) {
+    if (llvm::is_contained(phaseProducts[phase], p))
+      return;
+    phaseProducts[phase].push_back(p);
+    for (auto &[input, weight] : cell.products[p].terms) {
+      if (input.kind == TermInput::Kind::Computed)
+        addScratch(input.computed);
+      if (input.kind == TermInput::Kind::Concat)
+        for (const Computed &piece : cell.concats[input.index].pieces)
+          addScratch(piece);
+      if (!llvm::is_contained(stagedInputs[phase], input))
+        stagedInputs[phase].push_back(input);
+    }
+  };
+  for (const PointwiseStep &step : cell.pointwise)
+    for (const OperandSource &source : step.operands) {
+      if (source.kind == Kind::Computed &&
+          cell.pointwise[source.computed.op].phase < step.phase)
+        addScratch(source.computed);
+      if (source.kind == Kind::Product)
+        compute(step.phase, source.index);
+    }
+  for (const PersistentPlan::YieldSource &state : cell.stateResults)
+    if (state.kind == YieldKind::Product)
+      compute(cell.products[state.index].phase, state.index);
+  for (const SmallVector<TermInput> &phase : stagedInputs) {
+    maxStaged = std::max(maxStaged, phase.size());
+    for (const TermInput &input : phase)
+      maxInputWidth = std::max(maxInputWidth, inputWidth(input));
+  }
+  int64_t registerBudget = blockSize <= kFewerThreads
+                               ? kRegisterWeightsFewerThreads
+                               : kRegisterWeights;
+  useRegisters = unitsPerWarp == 1 && registersNeeded <= registerBudget;
+  // How many rows a warp takes at once: their partial sums, reduced across
+  // the lanes together, fill at most kMaxAccumulators registers.
+  oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  for (ArrayRef<unsigned> products : phaseProducts) {
+    int64_t columns = 0;
+    for (unsigned p : products)
+      columns += int64_t(neededColumns[p].size());
+    int64_t fit = kMaxAccumulators / std::max<int64_t>(columns, 1);
+    groupRows.push_back(
+        oneRow ? 1
+               : std::min<int64_t>(
+                     kMaxGroupRows,
+                     llvm::bit_floor(uint64_t(std::max<int64_t>(fit, 1)))));
+  }
+  // Each staged value gets an equal share of the budget, as rows of the
+  // widest: as many rows at a time (at least one), but no more than the
+  // largest batch the cost model runs the kernel for.
+  chunkRows = 1;
+  if (maxStaged != 0) {
+    chunkRows =
+        std::max<int64_t>(1, options.sharedMemory / int64_t(sizeof(float)) /
+                                 (int64_t(maxStaged) * maxInputWidth));
+    if (int64_t most = costModelMaxBatch(); most > 0)
+      chunkRows = std::min(chunkRows, most);
+    // A warp whose weights take more than half its registers computes one
+    // row at a time; with a second row of a chunk to loop to, the backward
+    // kernel of H = 512 spilled (ptxas -v): one row per warp per chunk.
+    if (oneRow)
+      chunkRows = std::min(chunkRows, rowGroups);
+  }
+  // A phase that stages nothing takes the whole batch at once: chunks
+  // would only add block barriers.
+  for (ArrayRef<TermInput> staged : stagedInputs)
+    phaseChunkRows.push_back(staged.empty() ? kWholeBatch : chunkRows);
+  // 16-byte copies need every staged row segment (N wide, at a multiple of
+  // N in a row of K) to start at a multiple of 4 floats.
+  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0 &&
+                llvm::all_of(cell.inStepInputs, [](const auto &input) {
+                  return input.second % 4 == 0;
+                });
+  // The grid barrier that ends a step makes its new states visible to the
+  // blocks that stage them in the next step. Where no product reads a
+  // state (a backward step's products read the step's dG only), a block
+  // reads no other block's state, and a block barrier suffices: the
+  // phases' own grid barriers keep a block from running a step ahead of
+  // another's reads of the scratch buffers, which alternate by step.
+  stepGridBarrier = false;
+  for (const Product &product : cell.products)
+    for (auto &[input, weight] : product.terms)
+      stepGridBarrier |= input.kind == TermInput::Kind::State;
+  if (cell.numPhases < 2)
+    stepGridBarrier = true;
+}
+
+int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
+  switch (input.kind) {
+  case TermInput::Kind::Concat:
+    return plan.concats[input.index].width;
+  case TermInput::Kind::Input:
+    return plan.inStepInputs.lookup(input.index);
+  case TermInput::Kind::State:
+  case TermInput::Kind::Computed:
+    break;
+  }
+  return plan.width;
+}
+
+Value PersistentKernelBuilder::readOnlyBuffer(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      rewriter, loc, stridedMemRef(type.getShape(), type.getElementType()),
+      tensor, /*read_only=*/true);
+}
+
+/// A buffer of `type`'s shape whose dynamic extents are, in order, those of
+/// `leadingExtents` aligned with the leading dimensions.
+Value PersistentKernelBuilder::allocLike(RankedTensorType type,
+                                         ArrayRef<Value> leadingExtents) {
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(leadingExtents[d]);
+  return memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      dynamic);
+}
+
+/// Asserts that `extent` (of `value`'s dimension `dim`) is `expected`.
+static void assertExtent(OpBuilder &b, Location loc, Value value, int64_t dim,
+                         Value expected, const Twine &what) {
+  Value extent = tensor::DimOp::create(b, loc, value, dim);
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent, expected);
+  cf::AssertOp::create(b, loc, same,
+                       (what + " (at " + describeLocation(loc) + ")").str());
+}
+
+/// The extents the kernel indexes with must agree (as the per-step lowering
+/// checks them). In a stack's kernel, against the stack's: the sequences
+/// it projects in the step are another layer's outputs, of those extents.
+void PersistentKernelBuilder::assertExtents() {
+  if (!seqLen) {
+    assertLayerExtents(rewriter, layer);
+    Value seq0 = layer.getInputs().front();
+    for (const PointwiseStep &step : plan.pointwise)
+      for (const OperandSource &source : step.operands)
+        if (source.kind == OperandSource::Kind::Above &&
+            cast<RankedTensorType>(source.above.getType()).getRank() == 2)
+          assertSameExtent(rewriter, loc, source.above, 0, seq0, 1,
+                           "lstm.layer: a value of the cell has a different "
+                           "batch size than the input");
+    seqLen = tensor::DimOp::create(rewriter, loc, seq0, 0);
+    batch = tensor::DimOp::create(rewriter, loc, seq0, 1);
+    return;
+  }
+  for (auto [i, seq] : llvm::enumerate(layer.getInputs())) {
+    if (stackInputs.count(i))
+      continue;
+    assertExtent(rewriter, loc, seq, 0, seqLen,
+                 "lstm.layer: input #" + Twine(i) +
+                     " has a different sequence length than the layer's "
+                     "input from the layer before");
+    assertExtent(rewriter, loc, seq, 1, batch,
+                 "lstm.layer: input #" + Twine(i) +
+                     " has a different batch size than the layer's input "
+                     "from the layer before");
+  }
+  for (auto [i, init] : llvm::enumerate(layer.getInits()))
+    assertExtent(rewriter, loc, init, 0, batch,
+                 "lstm.layer: initial state #" + Twine(i) +
+                     " has a different batch size than the input");
+  for (const PointwiseStep &step : plan.pointwise)
+    for (const OperandSource &source : step.operands)
+      if (source.kind == OperandSource::Kind::Above &&
+          cast<RankedTensorType>(source.above.getType()).getRank() == 2)
+        assertExtent(rewriter, loc, source.above, 0, batch,
+                     "lstm.layer: a value of the cell has a different batch "
+                     "size than the input");
+}
+
+void PersistentKernelBuilder::prepareBuffers() {
+  assertExtents();
+  for (auto [i, seq] : llvm::enumerate(layer.getInputs()))
+    inputs.push_back(stackInputs.count(i) ? stackInputs.lookup(i)
+                                          : readOnlyBuffer(seq));
+  for (Value init : layer.getInits())
+    inits.push_back(readOnlyBuffer(init));
+  for (const PointwiseStep &step : plan.pointwise)
+    for (const OperandSource &source : step.operands)
+      if (source.kind == OperandSource::Kind::Above &&
+          !aboveBuffers.count(source.above))
+        aboveBuffers[source.above] = readOnlyBuffer(source.above);
+
+  DenseMap<Value, Value> weightBuffers;
+  for (const Product &product : plan.products) {
+    SmallVector<Value> &terms = weights.emplace_back();
+    for (auto &[input, weight] : product.terms) {
+      Value &buffer = weightBuffers[weight];
+      if (!buffer)
+        buffer = readOnlyBuffer(weight);
+      terms.push_back(buffer);
+    }
+  }
+
+  Type f32 = rewriter.getF32Type();
+  for (size_t s = 0; s < layer.getInits().size(); ++s)
+    stateBuffers.push_back(memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
+        ValueRange{batch}));
+  for (Value out : layer.getOutputs())
+    outputs.push_back(
+        allocLike(cast<RankedTensorType>(out.getType()), {seqLen, batch}));
+  for (Value final : layer.getFinals())
+    finals.push_back(
+        allocLike(cast<RankedTensorType>(final.getType()), {batch}));
+  // Two per value, used by alternate steps (as the states): a block that
+  // starts the next step while another still stages this one's values
+  // writes the other buffer.
+  for (size_t i = 0; i < scratchValues.size(); ++i)
+    scratch.push_back(memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
+        ValueRange{batch}));
+}
+
+Value PersistentKernelBuilder::allocateCounter(Value iterations,
+                                               int64_t gridBlocks,
+                                               int64_t barriersPerIteration) {
+  // The barrier's counter counts arrivals: barrier k waits for k·G, which
+  // must fit its 32 bits (the barriers are 1 + T · the step's). Zeroed by
+  // a memset: a one-element linalg.fill would become a store on the host.
+  int64_t maxSteps =
+      ((int64_t{1} << 31) / gridBlocks - 2) / barriersPerIteration;
+  Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                     iterations, index(rewriter, maxSteps));
+  cf::AssertOp::create(
+      rewriter, loc, fits,
+      "lstm.layer: the sequence is too long for a persistent kernel of " +
+          std::to_string(gridBlocks) + " blocks (at most " +
+          std::to_string(maxSteps) + " steps) (at " + describeLocation(loc) +
+          ")");
+  Value buffer = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
+  Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+  gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange(),
+                        buffer, zero);
+  return buffer;
+}
+
+void PersistentKernelBuilder::build(StringRef kernelName) {
+  rewriter.setInsertionPoint(layer);
+  prepareBuffers();
+  counter = allocateCounter(seqLen, numBlocks, gridBarriersPerStep());
+  Value one = index(rewriter, 1);
+  // One shared buffer per staged value, chunkRows rows of the widest,
+  // carved out of the kernel's dynamic shared memory (workgroup
+  // attributions of the launch would be block arguments, which the
+  // ownership-based buffer deallocation of the host code does not accept).
+  // The last one only as long as the batch needs: what a block does not
+  // take is L1 cache, and a small batch needs no opting in.
+  Value sharedBytes;
+  if (maxStaged != 0)
+    sharedBytes = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI32Type(), sharedBytesAt(rewriter, batch));
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, index(rewriter, numBlocks), one, one,
+      index(rewriter, blockSize), one, one, sharedBytes,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/{}, /*privateAttributions=*/{},
+      /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
+      /*clusterSizeZ=*/nullptr,
+      FlatSymbolRefAttr::get(rewriter.getContext(), kernelName),
+      FlatSymbolRefAttr::get(rewriter.getContext(), kernelName));
+  buildKernel(launch);
+  rewriter.setInsertionPointAfter(launch);
+  replaceLayer();
+}
+
+void PersistentKernelBuilder::replaceLayer() {
+  SmallVector<Value> results;
+  auto toTensor = [&](Value buffer, Type type) {
+    return bufferization::ToTensorOp::create(rewriter, loc, type, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  };
+  for (auto [buffer, out] : llvm::zip(outputs, layer.getOutputs()))
+    results.push_back(toTensor(buffer, out.getType()));
+  for (auto [buffer, final] : llvm::zip(finals, layer.getFinals()))
+    results.push_back(toTensor(buffer, final.getType()));
+  rewriter.replaceOp(layer, results);
+}
+
+int64_t PersistentKernelBuilder::sharedBytes() const {
+  return int64_t(maxStaged) * chunkRows * maxInputWidth *
+         int64_t(sizeof(float));
+}
+
+Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value rows) {
+  // Every view but the last whole; the last min(rows, chunkRows) rows long.
+  Value staged = arith::MinUIOp::create(b, loc, rows, index(b, chunkRows));
+  Value allRows = arith::AddIOp::create(
+      b, loc, staged, index(b, (int64_t(maxStaged) - 1) * chunkRows));
+  return arith::MulIOp::create(
+      b, loc, allRows, index(b, maxInputWidth * int64_t(sizeof(float))));
+}
+
+int64_t PersistentKernelBuilder::costModelMaxBatch() const {
+  // Weights read from memory at every step: slower than the per-step
+  // GEMMs at every size measured.
+  if (!useRegisters)
+    return 0;
+  return rowWork == 0 ? std::numeric_limits<int32_t>::max()
+                      : kMaxStepWork / rowWork;
+}
