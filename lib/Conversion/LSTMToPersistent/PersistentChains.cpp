@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -137,14 +138,10 @@ mlir::lstm::persistent::findChains(ArrayRef<LayerOp> layers) {
 
 /// Values `op` reads: its operands and those its regions read from above.
 static SmallVector<Value> valuesRead(Operation *op) {
-  SmallVector<Value> values(op->getOperands());
-  op->walk([&](Operation *inner) {
-    if (inner != op)
-      for (Value v : inner->getOperands())
-        if (!op->isAncestor(v.getParentBlock()->getParentOp()))
-          values.push_back(v);
-  });
-  return values;
+  llvm::SetVector<Value> values(op->operand_begin(), op->operand_end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, values);
+  return values.takeVector();
 }
 
 FailureOr<SmallVector<Operation *>>

@@ -70,6 +70,17 @@
 // CHECK: lstm.gate identity
 // CHECK: gpu.launch
 
+// No chain either where layer 0's output is complete only at the block
+// barrier that ends its step (its product reads a value of the step, its
+// output comes from the second phase): layer 1 would read it in the next
+// iteration with no grid barrier in between.
+// CHECK-LABEL: func.func @output_in_last_phase
+// CHECK: gpu.launch
+// CHECK: lstm.block_barrier{{$}}
+// CHECK: lstm.gate identity
+// CHECK: gpu.launch
+// CHECK: return
+
 // With the cost model the stack's kernel runs behind its run-time
 // conditions (the batch bound of its layers' own kernels, the grid fits the
 // SMs), else the layers as they were, left to the per-step lowering.
@@ -102,6 +113,8 @@
 // In the branch that lstm-wavefront{persistent=true} keeps for the
 // kernels, the stack's kernel alone, its run-time conditions joining the
 // branch's; the wavefront in the else branch.
+// The kernel asserts that each link's reshape gives the later layer the
+// earlier one's [T, B] (the expansion's extents are values of the IR).
 // BRANCH-LABEL: func.func @dynamic_batch
 // BRANCH: %[[BOUND:.*]] = arith.cmpi ule, %{{.*}}, %c524288
 // BRANCH: call @lstmRuntimeGpuMultiprocessors()
@@ -109,6 +122,8 @@
 // BRANCH: %[[BOTH:.*]] = arith.andi %[[BOUND]], %[[RUNS]]
 // BRANCH: scf.if %[[BOTH]]
 // BRANCH-NOT: = lstm.layer
+// BRANCH: cf.assert %{{.*}}, "lstm.layer: the input sequence reshaped from the layer before's output has a different length
+// BRANCH: cf.assert %{{.*}}, "lstm.layer: the input sequence reshaped from the layer before's output has a different batch size
 // BRANCH: gpu.launch {{.*}} function(@lstm_persistent_dynamic_batch_0)
 // BRANCH-NOT: gpu.launch
 // BRANCH-NOT: = lstm.layer
