@@ -160,9 +160,10 @@ LogicalResult StackKernel::plan() {
     }
     plans.push_back(std::move(*plan));
   }
-  // The builders of one block size (512 threads, 256 where a layer's warps
-  // take their rows one at a time, as for a layer's kernel), with their
-  // share of the blocks.
+  // The builders of one block size (512 threads; 256 where a layer's warps
+  // take their rows one at a time, as for a layer's kernel, or would not
+  // keep their weights in registers otherwise), with their share of the
+  // blocks.
   auto makeBuilders = [&](int64_t blockSize) -> LogicalResult {
     builders.clear();
     SmallVector<int64_t> work, widths;
@@ -327,11 +328,9 @@ void StackKernel::build(StringRef kernelName, ArrayRef<Operation *> dead) {
 /// of an scf.if on `condition` before the last layer, a copy of them into
 /// its else branch, the layers marked for the per-step lowering (the
 /// stack's kernel was faster than the layers' own at every batch measured);
-/// the if's results replace the layers'. Returns the copies of the layers.
-static SmallVector<LayerOp> branchOnKernel(RewriterBase &rewriter,
-                                           const Chain &chain,
-                                           ArrayRef<Operation *> dead,
-                                           Value condition) {
+/// the if's results replace the layers'.
+static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
+                           ArrayRef<Operation *> dead, Value condition) {
   LayerOp last = chain.layers.back();
   Location loc = last.getLoc();
   SmallVector<Operation *> ops(dead.begin(), dead.end());
@@ -359,20 +358,16 @@ static SmallVector<LayerOp> branchOnKernel(RewriterBase &rewriter,
     });
   rewriter.setInsertionPointToStart(branch.elseBlock());
   IRMapping mapping;
-  SmallVector<LayerOp> copies;
   for (Operation *op : ops) {
     Operation *copy = rewriter.clone(*op, mapping);
-    if (auto layer = dyn_cast<LayerOp>(copy)) {
-      rewriter.modifyOpInPlace(layer, [&] {
-        layer->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
+    if (isa<LayerOp>(copy))
+      rewriter.modifyOpInPlace(copy, [&] {
+        copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
       });
-      copies.push_back(layer);
-    }
   }
   scf::YieldOp::create(
       rewriter, loc,
       llvm::map_to_vector(results, [&](Value r) { return mapping.lookup(r); }));
-  return copies;
 }
 
 SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
@@ -403,7 +398,7 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
       rewriter.setInsertionPoint(chain.layers.back());
       Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
                                           head.getInputs().front(), 1);
-      (void)branchOnKernel(rewriter, chain, dead, kernel.runs(batch));
+      branchOnKernel(rewriter, chain, dead, kernel.runs(batch));
     }
     kernel.build(nextKernelName(), dead);
   }
