@@ -5,14 +5,18 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "lstm/Compiler/Compiler.h"
+#include "lstm/Pipelines/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <thread>
 
 using namespace mlir;
 
@@ -51,19 +55,28 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
                                        : "the pre-passes failed");
   preTiming.stop();
   addCInterfaces(module);
+  // For cuda the kernels are serialised on a thread of their own while the
+  // host object is compiled (KernelObject.cpp): the two longest steps.
+  bool splitKernels = options.target == "cuda";
   PassManager pm(context, ModuleOp::getOperationName());
-  buildLoweringPipeline(pm, options);
+  buildLoweringPipeline(pm, options, /*serializeKernels=*/!splitKernels);
   TimingScope loweringTiming = root.nest("lowering");
   pm.enableTiming(loweringTiming);
   if (failed(pm.run(module)))
     return makeError("lowering failed");
   loweringTiming.stop();
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
+  SmallVector<std::string> kernelNames;
+  if (splitKernels)
+    kernelNames = moveKernelModules(module, *kernels);
 
   TimingScope translateTiming = root.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
+  if (auto err = referToKernelObject(*llvmModule, kernelNames))
+    return err;
   translateTiming.stop();
   if (!options.llvmIRPath.empty()) {
     std::error_code ec;
@@ -74,18 +87,60 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     llvmModule->print(os, nullptr);
   }
 
-  std::string object = (output + ".o").str();
+  // Nothing else uses the MLIR context while the thread runs: the host
+  // object is LLVM's work alone.
+  LogicalResult serialised = success();
+  std::thread serialising;
+  if (!kernelNames.empty()) {
+    TimingScope kernelTiming = root.nest("kernels (GPU binary, beside the "
+                                         "host object)");
+    serialising =
+        std::thread([&, kernelTiming = std::move(kernelTiming)]() mutable {
+          PassManager kernelPM(context, ModuleOp::getOperationName());
+          buildKernelBinaryPipeline(kernelPM, options.cudaPath);
+          kernelPM.enableTiming(kernelTiming);
+          serialised = kernelPM.run(*kernels);
+        });
+  }
   std::string hostCPU = options.hostCPU;
   if (hostCPU.empty())
     hostCPU = options.target == "cpu" ? "native" : "generic";
+  SmallVector<std::string> objects = {(output + ".o").str()};
   TimingScope objectTiming = root.nest("host object (LLVM)");
-  if (auto err = emitObjectFile(*llvmModule, object, hostCPU))
-    return err;
+  llvm::Error hostObject = emitObjectFile(*llvmModule, objects[0], hostCPU);
   objectTiming.stop();
+  if (serialising.joinable())
+    serialising.join();
+  auto removeObjects = [&] {
+    if (!options.keepObject)
+      for (const std::string &object : objects)
+        llvm::sys::fs::remove(object);
+  };
+  if (hostObject) {
+    removeObjects();
+    return hostObject;
+  }
+  if (failed(serialised)) {
+    removeObjects();
+    return makeError("serialising the kernels (gpu-module-to-binary) failed");
+  }
+  if (!kernelNames.empty()) {
+    TimingScope kernelObjectTiming = root.nest("kernel object");
+    llvm::LLVMContext kernelContext;
+    auto kernelModule = kernelObjectModule(*kernels, kernelContext);
+    objects.push_back((output + ".kernels.o").str());
+    llvm::Error written = kernelModule
+                              ? emitObjectFile(**kernelModule, objects.back())
+                              : kernelModule.takeError();
+    if (written) {
+      removeObjects();
+      return written;
+    }
+  }
+
   TimingScope linkTiming = root.nest("link");
-  llvm::Error linked = linkSharedLibrary(object, output, options);
+  llvm::Error linked = linkSharedLibrary(objects, output, options);
   linkTiming.stop();
-  if (!options.keepObject)
-    llvm::sys::fs::remove(object);
+  removeObjects();
   return linked;
 }

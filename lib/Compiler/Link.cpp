@@ -12,7 +12,8 @@
 
 using namespace mlir;
 
-llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
+llvm::Error lstm::linkSharedLibrary(ArrayRef<std::string> objects,
+                                    StringRef output,
                                     const CompileOptions &options) {
   // The system compiler driver knows the C runtime and the linker's flags:
   // a C++ one, else a C one with libstdc++ named (the runtimes use it), as
@@ -32,8 +33,8 @@ llvm::Error lstm::linkSharedLibrary(StringRef object, StringRef output,
         llvm::inconvertibleErrorCode(),
         "no compiler driver (c++, g++, clang++, cc, gcc or clang) on PATH "
         "to link with");
-  std::vector<std::string> args = {*cxx, "-shared", "-o", output.str(),
-                                   object.str()};
+  std::vector<std::string> args = {*cxx, "-shared", "-o", output.str()};
+  args.insert(args.end(), objects.begin(), objects.end());
   // The target's runtime goes in whole: the library calls it by name.
   std::string runtimeDir = options.runtimeLibDir.empty()
                                ? std::string(LSTM_BUILD_LIB_DIR)

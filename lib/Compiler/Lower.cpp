@@ -79,7 +79,8 @@ LogicalResult lstm::buildPrePassPipeline(OpPassManager &pm,
 }
 
 void lstm::buildLoweringPipeline(OpPassManager &pm,
-                                 const CompileOptions &options) {
+                                 const CompileOptions &options,
+                                 bool serializeKernels) {
   if (options.target == "cuda") {
     LSTMToNVVMOptions nvvm;
     nvvm.chip = options.chip;
@@ -89,6 +90,7 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     nvvm.cublasMinSize = options.cublasMinSize;
     nvvm.computeType = options.computeType;
     nvvm.persistent = options.persistent;
+    nvvm.serializeKernels = serializeKernels;
     buildLSTMToNVVMPipeline(pm, nvvm);
   } else {
     LSTMToCPUOptions cpu;

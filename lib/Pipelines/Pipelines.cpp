@@ -270,14 +270,19 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(lstm::createCheckAllocationsPass());
-  // Kernels to PTX and, through ptxas, to a fatbin embedded in the host code.
+  pm.addPass(createCanonicalizerPass());
+  if (options.serializeKernels)
+    buildKernelBinaryPipeline(pm, options.cudaPath);
+}
+
+void lstm::buildKernelBinaryPipeline(OpPassManager &pm, StringRef cudaPath) {
+  // Kernels to PTX and, through ptxas, to a fatbin.
   GpuModuleToBinaryPassOptions binary;
   // ptxas compiles the kernels of the (one) module on every core.
   binary.cmdOptions = "--split-compile=0";
-  binary.toolkitPath = options.cudaPath.empty() ? lstm::defaultCudaToolkitPath()
-                                                : options.cudaPath;
+  binary.toolkitPath =
+      cudaPath.empty() ? lstm::defaultCudaToolkitPath() : cudaPath.str();
   pm.addPass(createGpuModuleToBinaryPass(binary));
-  pm.addPass(createCanonicalizerPass());
 }
 
 namespace {

@@ -107,12 +107,16 @@ static cl::opt<std::string> hostCPU(
 static cl::opt<bool>
     timing("timing",
            cl::desc("Report where the compile time goes on stderr: each pass "
-                    "(the GPU binary, ptxas included, is one), the "
-                    "translation to LLVM IR, the host object and the link"),
+                    "of the lowering, the translation to LLVM IR, the "
+                    "kernels' GPU binary (ptxas included; for cuda, beside "
+                    "the host object, so the wall times overlap), the host "
+                    "object and the link"),
            cl::cat(toolCategory));
-static cl::opt<bool> keepObject("keep-object",
-                                cl::desc("Keep the intermediate object file"),
-                                cl::cat(toolCategory));
+static cl::opt<bool>
+    keepObject("keep-object",
+               cl::desc("Keep the intermediate object files (OUTPUT.o; "
+                        "for cuda also OUTPUT.kernels.o)"),
+               cl::cat(toolCategory));
 static cl::opt<std::string>
     emitLLVM("emit-llvm",
              cl::desc("Also write the host code's LLVM IR (before "

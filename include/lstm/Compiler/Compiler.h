@@ -19,6 +19,7 @@
 #include "lstm/Conversion/Utils/GpuTargetOptions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -85,15 +86,17 @@ struct CompileOptions {
   /// vectorised cells need its SIMD width), generic for cuda, whose host code
   /// only launches kernels and may run on another machine.
   std::string hostCPU;
-  /// Keep the intermediate object file (OUTPUT.o) next to the library.
+  /// Keep the intermediate object files next to the library: OUTPUT.o (the
+  /// host code) and, for cuda, OUTPUT.kernels.o (the kernels' fatbin).
   bool keepObject = false;
   /// Where to write the host code's LLVM IR before optimisation (after
   /// hoistLaunchAllocas); empty for nowhere.
   std::string llvmIRPath;
   /// Report on stderr where the time goes, as mlir-opt's --mlir-timing does:
-  /// each pass of the pre-passes and of the lowering (the GPU binary,
-  /// ptxas included, is one pass), then the translation to LLVM IR, the
-  /// host object (LLVM's optimisation and code generation) and the link.
+  /// each pass of the pre-passes and of the lowering, then the translation
+  /// to LLVM IR, the kernels' GPU binary (ptxas included; it runs beside the
+  /// host object, so their wall times overlap), the host object (LLVM's
+  /// optimisation and code generation), the kernels' object and the link.
   bool timing = false;
 };
 
@@ -117,8 +120,10 @@ LogicalResult buildPrePassPipeline(OpPassManager &pm,
                                    raw_ostream &errorStream);
 
 /// Adds to `pm` the lowering of `options.target` (lstm-to-cpu or
-/// lstm-to-nvvm). (Lower.cpp)
-void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
+/// lstm-to-nvvm; without `serializeKernels`, its kernels stay gpu.modules
+/// in NVVM: LSTMToNVVMOptions::serializeKernels). (Lower.cpp)
+void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options,
+                           bool serializeKernels = true);
 
 /// Moves the stack arrays of kernel arguments that the translation of
 /// gpu.launch_func puts inside loops to the entry block of their function, so
@@ -144,18 +149,41 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
 llvm::Error emitObjectFile(llvm::Module &module, StringRef path,
                            StringRef cpu = "generic");
 
-/// Links `object` into the shared library `output` with the system compiler
+/// Links `objects` into the shared library `output` with the system compiler
 /// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C
 /// runner utilities for cpu. (Link.cpp)
-llvm::Error linkSharedLibrary(StringRef object, StringRef output,
+llvm::Error linkSharedLibrary(ArrayRef<std::string> objects, StringRef output,
                               const CompileOptions &options);
+
+/// Moves the gpu.modules of `host` (in NVVM, not serialised yet) to the end
+/// of `kernels`, each replaced in `host` by a gpu.binary of its name whose
+/// fatbin is empty; returns their names. The kernels are then serialised
+/// apart from the host code and reach the library in an object of their
+/// own (kernelObjectModule), to which the host's LLVM IR is made to refer
+/// (referToKernelObject). (KernelObject.cpp)
+SmallVector<std::string> moveKernelModules(ModuleOp host, ModuleOp kernels);
+
+/// In `host`, translated from a module that moveKernelModules split, makes
+/// each kernel module's fatbin an external symbol and its size, passed to
+/// mgpuModuleLoad, another one. Fails if the translation did not make the
+/// constant and the load expected. (KernelObject.cpp)
+llvm::Error referToKernelObject(llvm::Module &host,
+                                ArrayRef<std::string> names);
+
+/// The LLVM module that defines the symbols referToKernelObject refers to,
+/// from the gpu.binary ops of `kernels` (serialised by
+/// buildKernelBinaryPipeline). (KernelObject.cpp)
+llvm::Expected<std::unique_ptr<llvm::Module>>
+kernelObjectModule(ModuleOp kernels, llvm::LLVMContext &context);
 
 /// All of the above on `module` (changed in place: it ends in the LLVM
 /// dialect): the pre-passes, the C interfaces of the public functions then
 /// (the pre-passes may add functions), the lowering, the object and the
-/// library. Diagnostics of the passes go to the module's context, the pass
-/// pipeline parser's messages to `pipelineErrors`; the returned error says
-/// which step failed. (Compile.cpp)
+/// library; for cuda the kernels leave the module (moveKernelModules) and
+/// are serialised on a second thread while the host object is compiled
+/// (LLVM's work: nothing else uses the context meanwhile). Diagnostics of the
+/// passes go to the module's context, the pass pipeline parser's messages to
+/// `pipelineErrors`; the returned error says which step failed. (Compile.cpp)
 llvm::Error compileToSharedLibrary(ModuleOp module, StringRef output,
                                    const CompileOptions &options,
                                    raw_ostream &pipelineErrors);

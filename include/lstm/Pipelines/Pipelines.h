@@ -8,6 +8,7 @@
 #define LSTM_PIPELINES_PIPELINES_H
 
 #include "lstm/Conversion/Utils/GpuTargetOptions.h"
+#include "mlir/Support/LLVM.h"
 
 #include <cstdint>
 #include <string>
@@ -88,6 +89,10 @@ struct LSTMToNVVMOptions {
   /// products are fp32 FMAs, under the fp32 and the tf32 compute types
   /// alike; the bf16 one does not take them.
   bool persistent = false;
+  /// Whether the pipeline ends in buildKernelBinaryPipeline. Without it the
+  /// kernels stay gpu.modules in NVVM for a caller that serialises them
+  /// itself (compileToSharedLibrary: beside the host code's compilation).
+  bool serializeKernels = true;
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls
@@ -101,6 +106,11 @@ std::string defaultCudaToolkitPath();
 
 void buildLSTMToNVVMPipeline(OpPassManager &pm,
                              const LSTMToNVVMOptions &options);
+
+/// gpu-module-to-binary with the toolkit at `cudaPath` (empty:
+/// defaultCudaToolkitPath()): each gpu.module in NVVM becomes a gpu.binary
+/// holding its fatbin. The end of buildLSTMToNVVMPipeline.
+void buildKernelBinaryPipeline(OpPassManager &pm, StringRef cudaPath);
 
 /// Registers the named pipelines (`lstm-optimize`, `lstm-to-cpu`,
 /// `lstm-to-nvvm`) with the pass registry.
