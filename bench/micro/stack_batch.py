@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Where a stack's one kernel pays, by batch size (the H100 of issue 14).
+"""Where the persistent kernels pay, by batch size (the H100 of issue 14).
 
-The char-rnn LSTM (2 layers, H = 128, I = 65, T = 50) compiled four ways,
-each replayed as a CUDA graph at several batch sizes beside cuDNN's graph:
+An LSTM (by default char-rnn's: 2 layers, H = 128, I = 65, T = 50)
+compiled several ways, each replayed as a CUDA graph at several batch
+sizes beside cuDNN's graph; for char-rnn's:
 
   stack      lstm-to-persistent{always=true}: the two layers in one kernel
   layers     lstm-to-persistent{always=true stacks=false}: a kernel a layer
@@ -15,6 +16,7 @@ Here (the compiler's machine), into DIR:
   lstm-compile DIR/charrnn_lstm.mlir --target=cuda --pre-passes=PASSES -o DIR/NAME.so   (each NAME above)
 There:
   python3 bench/micro/stack_batch.py DIR [--batches 16,32,50,64,96,128,192] [--json F]
+      [--layers L --hidden H --input I --steps T] [--variants stack,layers,...]
 """
 import argparse
 import json
@@ -28,8 +30,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from compiled_net import CompiledNet  # noqa: E402
 from run_gpu import capture_compiled, graph_ms, median_ms  # noqa: E402
 
-L, H, T, I = 2, 128, 50, 65
-VARIANTS = ['stack', 'layers', 'perstep', 'wavefront']
 
 
 def compiled_graph_ms(net, args, ranks):
@@ -48,7 +48,15 @@ def main():
     p.add_argument('dir')
     p.add_argument('--batches', default='16,32,50,64,96,128,192')
     p.add_argument('--json', default=None)
+    p.add_argument('--layers', type=int, default=2)
+    p.add_argument('--hidden', type=int, default=128)
+    p.add_argument('--input', type=int, default=65)
+    p.add_argument('--steps', type=int, default=50)
+    p.add_argument('--variants', default='stack,layers,perstep,wavefront',
+                   help='the libraries DIR/VARIANT.so to time')
     a = p.parse_args()
+    L, H, I, T = a.layers, a.hidden, a.input, a.steps
+    variants = a.variants.split(',')
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(0)
@@ -57,9 +65,9 @@ def main():
     for layer in range(L):
         params += [getattr(mod, f'{n}_l{layer}').detach() for n in
                    ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')]
-    nets = {v: CompiledNet(os.path.join(a.dir, f'{v}.so')) for v in VARIANTS}
+    nets = {v: CompiledNet(os.path.join(a.dir, f'{v}.so')) for v in variants}
     rows = []
-    print(f"{'B':>5} {'cuDNN':>8} " + ' '.join(f'{v:>10}' for v in VARIANTS) + '   max rel err')
+    print(f"{'B':>5} {'cuDNN':>8} " + ' '.join(f'{v:>10}' for v in variants) + '   max rel err')
     for B in [int(b) for b in a.batches.split(',')]:
         x = torch.rand(T, B, I, device='cuda') * 2 - 1
         h0 = torch.rand(L, B, H, device='cuda') * 2 - 1
@@ -73,7 +81,7 @@ def main():
             err = max(err, float((out - ref).norm() / ref.norm()))
         row['max_rel_err'] = err
         rows.append(row)
-        print(f"{B:>5} {row['cudnn']:8.3f} " + ' '.join(f'{row[v]:10.3f}' for v in VARIANTS)
+        print(f"{B:>5} {row['cudnn']:8.3f} " + ' '.join(f'{row[v]:10.3f}' for v in variants)
               + f'   {err:.1e}', flush=True)
     if a.json:
         with open(a.json, 'w') as f:

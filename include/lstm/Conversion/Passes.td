@@ -275,12 +275,13 @@ def ConvertLSTMToPersistentPass
     count on). `block-size` 0 (the default) chooses per layer: 512 threads,
     or 256 where a warp's weights fill more than half of the 64 registers
     a lane keeps them in (H = 512: with up to 255 registers a thread the
-    kernels no longer spill, 17-19% faster at batch 1).
+    kernels no longer spill, 17-19% faster at batch 1) or do not fit in
+    them at all but fit in the 128 of a 256-thread block (H = 1024).
 
     The cost model (unless `always`): a layer whose weights do not fit in
     registers keeps the per-step lowering; the others get both lowerings,
     chosen at run time: the kernel while a step's multiply-adds
-    (B · N · columns · K) stay under 2^23 and the GPU has at least as many
+    (B · N · columns · K) stay under 2^24 and the GPU has at least as many
     SMs as the kernel has blocks (`lstmRuntimeGpuMultiprocessors()`, a call
     of the CUDA runtime declared in the module), the per-step layer (marked
     `lstm.persistent_fallback`, which this pass leaves alone) otherwise.

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
 
+#include "PersistentFallback.h"
 #include "PersistentKernelBuilder.h"
 #include "PersistentStack.h"
 
@@ -54,20 +55,29 @@ using namespace mlir::lstm::persistent;
 
 /// `options` with the block size chosen where it is 0: 512 threads, or
 /// kFewerThreads where a warp's weights fill more than half of what a
-/// 512-thread block leaves a lane (it then takes its rows one at a time):
-/// with fewer threads a lane may use more registers, and at H = 512 the
-/// kernels stopped spilling (ptxas: 76-152 bytes before) and ran 17-19%
-/// faster at batch 1, where the larger blocks stay ahead at H = 128
-/// (docs/benchmarks.md).
+/// 512-thread block leaves a lane (it then takes its rows one at a time)
+/// or do not fit there at all: with fewer threads a lane may use more
+/// registers. At H = 512 the kernels stopped spilling (ptxas: 76-152 bytes
+/// before) and ran 17-19% faster at batch 1, where the larger blocks stay
+/// ahead at H = 128; at H = 1024 (128 weights a lane) the warps keep their
+/// weights at all, and the layer runs 2.8x faster than the per-step
+/// lowering at batch 1 (docs/benchmarks.md).
 static PersistentOptions resolveBlockSize(RewriterBase &rewriter,
                                           const PersistentPlan &plan,
                                           PersistentOptions options) {
   if (options.blockSize != 0)
     return options;
   options.blockSize = kDefaultBlockSize;
-  // The builder only reads the plan here; it builds nothing.
-  if (PersistentKernelBuilder(rewriter, plan, options).takesRowsOneAtATime())
+  // The builders only read the plan here; they build nothing.
+  PersistentKernelBuilder wide(rewriter, plan, options);
+  if (wide.takesRowsOneAtATime())
     options.blockSize = kFewerThreads;
+  else if (!wide.usesRegisters()) {
+    PersistentOptions fewer = options;
+    fewer.blockSize = kFewerThreads;
+    if (PersistentKernelBuilder(rewriter, plan, fewer).usesRegisters())
+      options.blockSize = kFewerThreads;
+  }
   return options;
 }
 
@@ -86,8 +96,9 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   if (choice.maxBatch < 1)
     choice.reason = "the cost model: the weights do not fit in registers ("
                     "more than " +
-                    std::to_string(kRegisterWeights) +
-                    " per lane), the per-step GEMMs are faster";
+                    std::to_string(kRegisterWeightsFewerThreads) +
+                    " per lane, in 256-thread blocks), the per-step GEMMs "
+                    "are faster";
   return choice;
 }
 
@@ -160,43 +171,6 @@ static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
                               batch, maxBatch);
 }
 
-/// `values` with each ranked tensor copied into a buffer of its own, with
-/// the identity layout of a `memref.alloc` (other values as they are: a
-/// branch may also yield an index computed among the layers). The kernel's
-/// results are such buffers; a branch that yields per-step results (views of
-/// the [T + 1] state stacks, strided) would give the scf.if a strided result
-/// type, which a function returns or a later op reads only through a copy,
-/// taken whichever branch ran: copying in the fallback branch instead keeps the
-/// kernel's branch free of it (charrnn's training forward: eight copies of [T,
-/// B, H]). Where `copy` is given, only the values it marks are copied (the
-/// others are buffers of their own already).
-static SmallVector<Value> copiesInNewBuffers(RewriterBase &rewriter,
-                                             Location loc, ValueRange values,
-                                             ArrayRef<bool> copy = {}) {
-  SmallVector<Value> copies;
-  for (auto [i, value] : llvm::enumerate(values)) {
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type || (!copy.empty() && !copy[i])) {
-      copies.push_back(value);
-      continue;
-    }
-    Value view = bufferization::ToBufferOp::create(
-        rewriter, loc, stridedMemRef(type.getShape(), type.getElementType()),
-        value, /*read_only=*/true);
-    SmallVector<Value> extents;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        extents.push_back(tensor::DimOp::create(rewriter, loc, value, d));
-    Value buffer = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        extents);
-    memref::CopyOp::create(rewriter, loc, view, buffer);
-    copies.push_back(bufferization::ToTensorOp::create(
-        rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
-  }
-  return copies;
-}
-
 LogicalResult
 mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
                                            LayerOp layer, StringRef kernelName,
@@ -235,17 +209,9 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.modifyOpInPlace(perStep, [&] {
     perStep->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
   });
-  // Of the output sequences only those that the per-step lowering makes
-  // views of a state's stack: the others (a training forward's gates, a
-  // backward's dG) are buffers of their own there too, and a copy of them
-  // would cost a read and a write of every saved activation wherever the
-  // batch is above the kernel's (appleyard's training step: 0.8 ms). The
-  // finals, [B, N] each, always.
-  SmallVector<bool> copy = perStepOutputsInStateStacks(cast<LayerOp>(perStep));
-  copy.resize(perStep->getNumResults(), true);
-  scf::YieldOp::create(
-      rewriter, loc,
-      copiesInNewBuffers(rewriter, loc, perStep->getResults(), copy));
+  scf::YieldOp::create(rewriter, loc,
+                       persistent::perStepFallbackResults(
+                           rewriter, loc, cast<LayerOp>(perStep)));
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
@@ -274,8 +240,8 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
   auto copyWavefrontResults = [&] {
     Operation *elseYield = stack.elseBlock()->getTerminator();
     rewriter.setInsertionPoint(elseYield);
-    SmallVector<Value> copies =
-        copiesInNewBuffers(rewriter, stack.getLoc(), elseYield->getOperands());
+    SmallVector<Value> copies = persistent::copiesInNewBuffers(
+        rewriter, stack.getLoc(), elseYield->getOperands());
     rewriter.modifyOpInPlace(elseYield,
                              [&] { elseYield->setOperands(copies); });
   };

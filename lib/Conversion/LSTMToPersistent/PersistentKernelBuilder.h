@@ -51,9 +51,13 @@ inline constexpr int64_t kMaxAccumulators = 32;
 /// Elements each thread copies at once when staging the states.
 inline constexpr int64_t kStageUnroll = 8;
 /// The cost model's bound on a step's multiply-adds (B · N · Σ columns ·
-/// K): above it the per-step lowering's GEMMs are faster than the warps'
-/// dot products (measured on the H100, docs/benchmarks.md).
-inline constexpr int64_t kMaxStepWork = int64_t{8} << 20;
+/// K): above it the per-step lowering's GEMMs (or the wavefront's) are
+/// faster than the warps' dot products. Measured on the H100
+/// (docs/benchmarks.md, "The cost model's bounds, measured again"):
+/// appleyard's layers (H = 512) beat the wavefront at B = 16 (2^24) and
+/// lose at 32; H = 1024 in registers beats the per-step lowering at B = 4
+/// (2^24) and 8.
+inline constexpr int64_t kMaxStepWork = int64_t{16} << 20;
 /// The chunk of a phase that stages nothing: more rows than any batch.
 inline constexpr int64_t kWholeBatch = int64_t{1} << 40;
 

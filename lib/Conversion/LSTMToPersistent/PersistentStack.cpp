@@ -26,6 +26,7 @@
 #include "PersistentStack.h"
 
 #include "PersistentChains.h"
+#include "PersistentFallback.h"
 #include "PersistentKernelBuilder.h"
 
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
@@ -365,9 +366,14 @@ static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
         copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
       });
   }
-  scf::YieldOp::create(
-      rewriter, loc,
-      llvm::map_to_vector(results, [&](Value r) { return mapping.lookup(r); }));
+  // The per-step layers' views of their state stacks in buffers like the
+  // kernel's, or every result would be copied after the branch.
+  SmallVector<Value> yielded;
+  for (LayerOp layer : chain.layers)
+    llvm::append_range(
+        yielded, perStepFallbackResults(rewriter, loc,
+                                        cast<LayerOp>(mapping.lookup(layer))));
+  scf::YieldOp::create(rewriter, loc, yielded);
 }
 
 SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(

@@ -194,7 +194,7 @@
 // TILED: memref.load %[[RB]][%{{.*}}, %[[K]]]
 // TILED: math.fma
 // The cost model: the weights fit in registers (one per lane); a step's
-// work is B · 4 · 4 multiply-adds, under 2^23 while B <= 524288; and its 4
+// work is B · 4 · 4 multiply-adds, under 2^24 while B <= 1048576; and its 4
 // blocks must all be resident: at most the GPU's SM count, asked of the
 // runtime (declared in the module). The kernel in the then branch, the
 // per-step layer, marked, in the else.
@@ -202,7 +202,7 @@
 // COST-LABEL: func.func @cell
 // COST-SAME: (%[[X:[^:]*]]: tensor<?x?x8xf32>
 // COST: %[[B:.*]] = tensor.dim %[[X]], %c1
-// COST: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c524288
+// COST: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c1048576
 // COST: %[[SMS:.*]] = call @lstmRuntimeGpuMultiprocessors() : () -> i32
 // COST: %[[SMSI:.*]] = arith.index_cast %[[SMS]] : i32 to index
 // COST: %[[FITS:.*]] = arith.cmpi ule, %c4, %[[SMSI]] : index
@@ -228,7 +228,7 @@
 // OPT-IN-DAG: func.func private @lstmRuntimeGpuSharedMemoryPerBlock() -> i32
 // OPT-IN-DAG: func.func private @lstmRuntimeGpuMultiprocessors() -> i32
 // OPT-IN-LABEL: func.func @cell
-// OPT-IN: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c524288
+// OPT-IN: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c1048576
 // OPT-IN: call @lstmRuntimeGpuMultiprocessors()
 // OPT-IN: %[[FITS:.*]] = arith.cmpi ule, %c4, %{{.*}} : index
 // OPT-IN: %[[BOTH:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1

@@ -83,10 +83,14 @@
 
 // With the cost model the stack's kernel runs behind its run-time
 // conditions (the batch bound of its layers' own kernels, the grid fits the
-// SMs), else the layers as they were, left to the per-step lowering.
+// SMs), else the layers as they were, left to the per-step lowering. That
+// branch yields what the per-step lowering makes views of a state's stack
+// (the outputs; the finals) in buffers of their own, as the kernel's are:
+// views would give the scf.if strided results, copied after it whichever
+// branch ran.
 // COST-LABEL: func.func @three_layers
 // COST: %[[B:.*]] = tensor.dim %expanded, %c1
-// COST: arith.cmpi ule, %[[B]], %c131072
+// COST: arith.cmpi ule, %[[B]], %c262144
 // COST: call @lstmRuntimeGpuMultiprocessors()
 // COST: arith.cmpi ule, %c16
 // COST: scf.if
@@ -95,10 +99,18 @@
 // COST-NOT: = lstm.layer
 // COST: } else {
 // COST-NOT: gpu.launch
-// COST: lstm.layer {{.*}}lstm.persistent_fallback
-// COST: lstm.layer {{.*}}lstm.persistent_fallback
-// COST: lstm.layer {{.*}}lstm.persistent_fallback
+// COST: %[[OUT0:.*]], %[[FIN0:.*]] = lstm.layer {{.*}}lstm.persistent_fallback
+// COST: %[[OUT1:.*]], %[[FIN1:.*]] = lstm.layer {{.*}}lstm.persistent_fallback
+// COST: %[[OUT2:.*]], %[[FIN2:.*]] = lstm.layer {{.*}}lstm.persistent_fallback
 // COST-NOT: gpu.launch
+// COST: %[[VIEW0:.*]] = bufferization.to_buffer %[[OUT0]]
+// COST: %[[BUF0:.*]] = memref.alloc({{.*}}) : memref<?x?x4xf32>
+// COST: memref.copy %[[VIEW0]], %[[BUF0]]
+// COST: %[[Y0:.*]] = bufferization.to_tensor %[[BUF0]]
+// COST-COUNT-5: memref.copy
+// COST: scf.yield %[[Y0]],
+// COST-NEXT: }
+// COST-NOT: memref.copy
 // COST: return
 
 // stacks=false: a kernel per layer, the projections hoisted.

@@ -32,12 +32,12 @@
 // LSTM-BOTH: @forward layer 0 (forward): gemms/step=1 pointwise/step=9 hoisted-gemms=1 steps=T gemms-after=0
 // LSTM-BOTH-NOT: persistent=
 // Optimised, the cell has one product of h (4 columns of 8 per unit, 8 units):
-// 256 multiply-adds per row and step, a kernel while B <= 2^23 / 256.
-// PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=32768
+// 256 multiply-adds per row and step, a kernel while B <= 2^24 / 256.
+// PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=65536
 // PERSIST-UNFUSED: persistent=no (a gate with an epilogue (activation, addends, biases or peephole) in the step)
 // Cho's GRU: r, z (2 columns) and R_n (r * h) (1 column, a second phase of
 // the step): 192 multiply-adds per row.
-// PERSIST-CHO: @forward layer 0 (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=43690
+// PERSIST-CHO: @forward layer 0 (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=87381
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The three layers as one kernel (lstm-to-persistent{stacks=true}): each
 // layer's line names the stack, its grid and its batch bound.

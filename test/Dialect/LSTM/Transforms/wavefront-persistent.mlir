@@ -7,23 +7,23 @@
 // layers hoisted and fused, as lstm-optimize{wavefront=false} leaves them)
 // stays a chain of layers up to M and becomes the wavefront above it. Here
 // a step's product has 4 columns of depth 4 for each of the 4 units: 64
-// multiply-adds a row, M = 2^23 / 16 = 524288 rows.
+// multiply-adds a row, M = 2^24 / 16 = 1048576 rows.
 
 // The pipeline: the threshold is what lstm-schedule-report says of the
 // layers that lstm-optimize{persistent=true} leaves.
-// STACK3: @forward layer 0 (forward): {{.*}} persistent=B<=32768
-// STACK3: @forward layer 1 (forward): {{.*}} persistent=B<=32768
-// STACK3: @forward layer 2 (forward): {{.*}} persistent=B<=32768
-// STACK3: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers, run where B>32768, the layers above where B<=32768)
+// STACK3: @forward layer 0 (forward): {{.*}} persistent=B<=65536
+// STACK3: @forward layer 1 (forward): {{.*}} persistent=B<=65536
+// STACK3: @forward layer 2 (forward): {{.*}} persistent=B<=65536
+// STACK3: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers, run where B>65536, the layers above where B<=65536)
 // STACK3: %[[B:.*]] = tensor.dim %arg0, %c1
-// STACK3: arith.cmpi ule, %[[B]], %c32768 : index
+// STACK3: arith.cmpi ule, %[[B]], %c65536 : index
 
 // A dynamic batch: both, chosen at run time. The ops from the first layer
 // to the last go to both branches; what is used after them (the first
 // layer's final, the last layer's results) is yielded.
 // CHECK-LABEL: func.func @dynamic_batch
 // CHECK: %[[B:.*]] = tensor.dim %arg0, %c1 : tensor<?x?x4xf32>
-// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c524288 : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c1048576 : index
 // CHECK: %[[R:.*]]:3 = scf.if %[[SMALL]] -> (tensor<?x4xf32>, tensor<?x?x4xf32>, tensor<?x4xf32>) {
 // CHECK: %[[Y0:.*]], %[[H0:.*]] = lstm.layer forward ins(%arg0 : tensor<?x?x4xf32>)
 // CHECK: %[[Y1:.*]], %[[H1:.*]] = lstm.layer forward ins(%[[Y0]] : tensor<?x?x4xf32>)
@@ -96,27 +96,27 @@ func.func @static_small_batch(%x: tensor<?x3x4xf32>, %h0: tensor<3x4xf32>, %h1: 
 // CHECK-NOT: = lstm.layer
 // CHECK: scf.for
 // CHECK-NOT: = lstm.layer
-func.func @static_large_batch(%x: tensor<?x600000x4xf32>, %h0: tensor<600000x4xf32>, %h1: tensor<600000x4xf32>,
+func.func @static_large_batch(%x: tensor<?x2000000x4xf32>, %h0: tensor<2000000x4xf32>, %h1: tensor<2000000x4xf32>,
                      %W0: tensor<4x4xf32>, %R0: tensor<4x4xf32>,
                      %W1: tensor<4x4xf32>, %R1: tensor<4x4xf32>)
-    -> (tensor<?x600000x4xf32>, tensor<600000x4xf32>, tensor<600000x4xf32>) {
-  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x600000x4xf32>) init(%h0 : tensor<600000x4xf32>)
-      -> (tensor<?x600000x4xf32>), (tensor<600000x4xf32>) {
-  ^bb0(%xt: tensor<600000x4xf32>, %h: tensor<600000x4xf32>):
-    %p = lstm.gate identity (%xt, %h : tensor<600000x4xf32>, tensor<600000x4xf32>)
-        weights(%W0, %R0 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<600000x4xf32>
-    %hn = math.tanh %p : tensor<600000x4xf32>
-    lstm.yield out(%hn : tensor<600000x4xf32>) state(%hn : tensor<600000x4xf32>)
+    -> (tensor<?x2000000x4xf32>, tensor<2000000x4xf32>, tensor<2000000x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x2000000x4xf32>) init(%h0 : tensor<2000000x4xf32>)
+      -> (tensor<?x2000000x4xf32>), (tensor<2000000x4xf32>) {
+  ^bb0(%xt: tensor<2000000x4xf32>, %h: tensor<2000000x4xf32>):
+    %p = lstm.gate identity (%xt, %h : tensor<2000000x4xf32>, tensor<2000000x4xf32>)
+        weights(%W0, %R0 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<2000000x4xf32>
+    %hn = math.tanh %p : tensor<2000000x4xf32>
+    lstm.yield out(%hn : tensor<2000000x4xf32>) state(%hn : tensor<2000000x4xf32>)
   }
-  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x600000x4xf32>) init(%h1 : tensor<600000x4xf32>)
-      -> (tensor<?x600000x4xf32>), (tensor<600000x4xf32>) {
-  ^bb0(%xt: tensor<600000x4xf32>, %h: tensor<600000x4xf32>):
-    %p = lstm.gate identity (%xt, %h : tensor<600000x4xf32>, tensor<600000x4xf32>)
-        weights(%W1, %R1 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<600000x4xf32>
-    %hn = math.tanh %p : tensor<600000x4xf32>
-    lstm.yield out(%hn : tensor<600000x4xf32>) state(%hn : tensor<600000x4xf32>)
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x2000000x4xf32>) init(%h1 : tensor<2000000x4xf32>)
+      -> (tensor<?x2000000x4xf32>), (tensor<2000000x4xf32>) {
+  ^bb0(%xt: tensor<2000000x4xf32>, %h: tensor<2000000x4xf32>):
+    %p = lstm.gate identity (%xt, %h : tensor<2000000x4xf32>, tensor<2000000x4xf32>)
+        weights(%W1, %R1 : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<2000000x4xf32>
+    %hn = math.tanh %p : tensor<2000000x4xf32>
+    lstm.yield out(%hn : tensor<2000000x4xf32>) state(%hn : tensor<2000000x4xf32>)
   }
-  return %y1, %hT0, %hT1 : tensor<?x600000x4xf32>, tensor<600000x4xf32>, tensor<600000x4xf32>
+  return %y1, %hT0, %hT1 : tensor<?x2000000x4xf32>, tensor<2000000x4xf32>, tensor<2000000x4xf32>
 }
 
 // -----

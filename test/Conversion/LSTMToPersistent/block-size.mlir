@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent | FileCheck %s
+// RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent=block-size=512 | FileCheck %s --check-prefix=WIDE
+
+// block-size 0 (the default): at H = 544 a warp's unit needs 4 columns of
+// ceil(544 / 32) = 17 weights a lane, 68, more than the 64 registers a lane
+// of a 512-thread block keeps weights in, within the 128 of a 256-thread
+// block's. So the layer gets 256-thread blocks (109 of 5 units) and the
+// cost model's bound, 2^24 multiply-adds a step over 4 · 544 · 544 a row:
+// B <= 14.
+// REPORT: @forward layer 0 (forward): {{.*}} persistent=B<=14
+// CHECK-LABEL: func.func @forward
+// CHECK: arith.cmpi ule, %{{.*}}, %c14 : index
+// CHECK: arith.cmpi ule, %c109, %{{.*}} : index
+// CHECK: scf.if
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c109{{.*}}) threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK: } else {
+// CHECK: lstm.layer {{.*}}lstm.persistent_fallback
+
+// 512 threads asked for: the weights cannot stay in registers, and the cost
+// model keeps the per-step lowering (no kernel, no branch).
+// WIDE-LABEL: func.func @forward
+// WIDE-NOT: gpu.launch
+// WIDE-NOT: scf.if
+// WIDE: lstm.layer
+// WIDE-NOT: gpu.launch
