@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Wide layers through the persistent kernels on the GPU: a layer whose
 warps keep their weights in registers only in 256-thread blocks (H = 544:
-68 weights a lane; H = 1000: 128, a width that is no multiple of 32), for
+68 weights a lane; H = 1000: 128, a width that is no multiple of 32) or
+not at all (H = 2048: 256 a lane, read from memory at every step), for
 the LSTM, the peephole LSTM and Cho's GRU, compiled with gradients and
 `--persistent`. Checks the forward's outputs and every gradient of
 `forward_grad` against float64 eager autograd (bench/train_gpu.py's cells)
 on fresh random inputs, at batches under the cost model's bound (the
 kernels) and above it (the per-step lowering).
 
-  # where MLIR is, for each CELL in lstm peephole cho_gru and H in 544 1000:
+  # where MLIR is, for each CELL in lstm peephole cho_gru and H in 544 1000 2048:
   python3 bench/make_network.py --cell CELL --layers 1 --hidden H --input 24 -o DIR/CELL_hH.mlir
   python3 test/GPU/signature.py --tools build/bin --gradients --pre-passes=lstm-optimize \
       DIR/CELL_hH.mlir -o DIR/CELL_hH.sig.json
@@ -61,7 +62,7 @@ def main():
     print(f'seed {seed}')
     worst = 0.0
     ok = True
-    for H in (544, 1000):
+    for H in (544, 1000, 2048):
         for cell in ('lstm', 'peephole', 'cho_gru'):
             net = GradNet(os.path.join(directory, f'{cell}_h{H}.so'), device='cuda')
             for T, B in ((3, 1), (7, 3), (5, 4), (4, 6), (2, 17)):

@@ -278,10 +278,12 @@ def ConvertLSTMToPersistentPass
     kernels no longer spill, 17-19% faster at batch 1) or do not fit in
     them at all but fit in the 128 of a 256-thread block (H = 1024).
 
-    The cost model (unless `always`): a layer whose weights do not fit in
-    registers keeps the per-step lowering; the others get both lowerings,
-    chosen at run time: the kernel while a step's multiply-adds
-    (B · N · columns · K) stay under 2^24 and the GPU has at least as many
+    The cost model (unless `always`): a layer whose warps would each take
+    several units (more units a block than warps) keeps the per-step
+    lowering; the others get both lowerings, chosen at run time: the kernel
+    while a step's multiply-adds (B · N · columns · K) stay under 2^24
+    (2^26 where a warp's weights fit in no block's registers and are read
+    from memory at every step, H = 2048) and the GPU has at least as many
     SMs as the kernel has blocks (`lstmRuntimeGpuMultiprocessors()`, a call
     of the CUDA runtime declared in the module), the per-step layer (marked
     `lstm.persistent_fallback`, which this pass leaves alone) otherwise.

@@ -89,16 +89,19 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
     return choice;
   // The builder only reads the plan here; it builds nothing.
   IRRewriter rewriter(layer.getContext());
-  choice.maxBatch =
-      PersistentKernelBuilder(rewriter, *plan,
-                              resolveBlockSize(rewriter, *plan, options))
-          .costModelMaxBatch();
-  if (choice.maxBatch < 1)
-    choice.reason = "the cost model: the weights do not fit in registers ("
-                    "more than " +
-                    std::to_string(kRegisterWeightsFewerThreads) +
-                    " per lane, in 256-thread blocks), the per-step GEMMs "
-                    "are faster";
+  PersistentKernelBuilder builder(rewriter, *plan,
+                                  resolveBlockSize(rewriter, *plan, options));
+  choice.maxBatch = builder.costModelMaxBatch();
+  if (choice.maxBatch >= 1)
+    return choice;
+  if (builder.unitsPerWarpCount() != 1)
+    choice.reason = "the cost model: a warp would take " +
+                    std::to_string(builder.unitsPerWarpCount()) +
+                    " units, reading their weights from memory, the "
+                    "per-step GEMMs are faster";
+  else
+    choice.reason = "the cost model: a step of one row is more work than "
+                    "the kernel beats the per-step GEMMs at";
   return choice;
 }
 

@@ -389,10 +389,14 @@ Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value rows) {
 }
 
 int64_t PersistentKernelBuilder::costModelMaxBatch() const {
-  // Weights read from memory at every step: slower than the per-step
-  // GEMMs at every size measured.
-  if (!useRegisters)
+  // A warp with several units reads each unit's weights from memory in
+  // turn: slower than the per-step GEMMs at every size measured.
+  if (unitsPerWarp != 1)
     return 0;
-  return rowWork == 0 ? std::numeric_limits<int32_t>::max()
-                      : kMaxStepWork / rowWork;
+  if (rowWork == 0)
+    return std::numeric_limits<int32_t>::max();
+  // One unit a warp whose weights do not fit in its registers (H = 2048)
+  // reads them from L1 and L2 at every step: faster than the per-step
+  // GEMMs to a smaller step.
+  return (useRegisters ? kMaxStepWork : kMaxStepWorkFromMemory) / rowWork;
 }

@@ -58,6 +58,11 @@ inline constexpr int64_t kStageUnroll = 8;
 /// lose at 32; H = 1024 in registers beats the per-step lowering at B = 4
 /// (2^24) and 8.
 inline constexpr int64_t kMaxStepWork = int64_t{16} << 20;
+/// The same where a warp's weights do not fit in its registers in either
+/// block size and it reads them from memory at every step: H = 2048 beats
+/// the per-step lowering to B = 4 (2^26) and ties at 8, H = 1024 (512
+/// threads) to B = 16 (2^26) and ties at 32 (docs/benchmarks.md).
+inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
 /// The chunk of a phase that stages nothing: more rows than any batch.
 inline constexpr int64_t kWholeBatch = int64_t{1} << 40;
 
@@ -88,6 +93,8 @@ public:
   Value sharedBytesAt(OpBuilder &b, Value rows);
   /// Whether the warps keep their weights in registers.
   bool usesRegisters() const { return useRegisters; }
+  /// How many units each warp computes.
+  int64_t unitsPerWarpCount() const { return unitsPerWarp; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
   /// Phases of a step.

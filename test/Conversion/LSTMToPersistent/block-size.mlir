@@ -2,6 +2,7 @@
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent | FileCheck %s
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent=block-size=512 | FileCheck %s --check-prefix=WIDE
+// RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=block-size=512 max-blocks=16" | FileCheck %s --check-prefix=MANY
 
 // block-size 0 (the default): at H = 544 a warp's unit needs 4 columns of
 // ceil(544 / 32) = 17 weights a lane, 68, more than the 64 registers a lane
@@ -18,10 +19,20 @@
 // CHECK: } else {
 // CHECK: lstm.layer {{.*}}lstm.persistent_fallback
 
-// 512 threads asked for: the weights cannot stay in registers, and the cost
-// model keeps the per-step lowering (no kernel, no branch).
+// 512 threads asked for: the warps read their weights from memory at every
+// step, a kernel to a smaller step, 2^26 multiply-adds: B <= 56.
 // WIDE-LABEL: func.func @forward
-// WIDE-NOT: gpu.launch
-// WIDE-NOT: scf.if
-// WIDE: lstm.layer
-// WIDE-NOT: gpu.launch
+// WIDE: arith.cmpi ule, %{{.*}}, %c56 : index
+// WIDE: scf.if
+// WIDE: gpu.launch blocks({{.*}}) in ({{.*}} = %c109{{.*}}) threads({{.*}}) in (%{{.*}} = %c512,
+// WIDE: } else {
+// WIDE: lstm.layer {{.*}}lstm.persistent_fallback
+
+// Where a warp would take several units (16 blocks of 34 units, 16 warps
+// each) it reads each unit's weights in turn: the cost model keeps the
+// per-step lowering (no kernel, no branch).
+// MANY-LABEL: func.func @forward
+// MANY-NOT: gpu.launch
+// MANY-NOT: scf.if
+// MANY: lstm.layer
+// MANY-NOT: gpu.launch
