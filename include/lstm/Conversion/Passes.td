@@ -283,7 +283,10 @@ def ConvertLSTMToPersistentPass
     lowering; the others get both lowerings, chosen at run time: the kernel
     while a step's multiply-adds (B · N · columns · K) stay under 2^24
     (2^26 where a warp's weights fit in no block's registers and are read
-    from memory at every step, H = 2048) and the GPU has at least as many
+    from memory at every step, H = 2048; where they fit only in a
+    256-thread block's, H = 1024, that kernel to 2^24 and the one of
+    512-thread blocks reading them from memory to 2^26, two branches) and
+    the GPU has at least as many
     SMs as the kernel has blocks (`lstmRuntimeGpuMultiprocessors()`, a call
     of the CUDA runtime declared in the module), the per-step layer (marked
     `lstm.persistent_fallback`, which this pass leaves alone) otherwise.

@@ -41,6 +41,7 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 
 #define DEBUG_TYPE "lstm-to-persistent"
 
@@ -81,6 +82,29 @@ static PersistentOptions resolveBlockSize(RewriterBase &rewriter,
   return options;
 }
 
+/// Where `registers` (the kernel resolveBlockSize chose, `options` as given)
+/// keeps its weights in registers only in 256-thread blocks: the options of
+/// the kernel of 512-thread blocks whose warps read them from memory at
+/// every step, if the cost model runs it to a larger batch (H = 1024: the
+/// register kernel to B = 4, this one to 16; docs/benchmarks.md, "Weights
+/// read from memory"). The layer then gets both, and the per-step lowering
+/// above the second's batch.
+static std::optional<PersistentOptions>
+memoryWeightsKernel(RewriterBase &rewriter, const PersistentPlan &plan,
+                    const PersistentOptions &options,
+                    const PersistentKernelBuilder &registers) {
+  if (options.blockSize != 0 || !registers.usesRegisters() ||
+      registers.threadsPerBlock() != kFewerThreads)
+    return std::nullopt;
+  PersistentOptions wide = options;
+  wide.blockSize = kDefaultBlockSize;
+  PersistentKernelBuilder memory(rewriter, plan, wide);
+  if (memory.usesRegisters() ||
+      memory.costModelMaxBatch() <= registers.costModelMaxBatch())
+    return std::nullopt;
+  return wide;
+}
+
 PersistentChoice
 mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   PersistentChoice choice;
@@ -92,6 +116,10 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   PersistentKernelBuilder builder(rewriter, *plan,
                                   resolveBlockSize(rewriter, *plan, options));
   choice.maxBatch = builder.costModelMaxBatch();
+  if (std::optional<PersistentOptions> wide =
+          memoryWeightsKernel(rewriter, *plan, options, builder))
+    choice.maxBatch =
+        PersistentKernelBuilder(rewriter, *plan, *wide).costModelMaxBatch();
   if (choice.maxBatch >= 1)
     return choice;
   if (builder.unitsPerWarpCount() != 1)
@@ -208,6 +236,28 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
                                   chosen, /*withElseRegion=*/true);
   rewriter.replaceAllUsesWith(layer->getResults(), choice.getResults());
   rewriter.setInsertionPointToStart(choice.elseBlock());
+  // Above the register kernel's batch, the kernel that reads its weights
+  // from memory where it runs to a larger one, in a branch of its own.
+  std::optional<PersistentOptions> wide =
+      memoryWeightsKernel(rewriter, *plan, options, builder);
+  scf::IfOp second;
+  if (wide) {
+    auto copy = cast<LayerOp>(rewriter.clone(*layer));
+    FailureOr<PersistentPlan> copyPlan = planPersistentLayer(copy);
+    assert(succeeded(copyPlan) && "a copy of a layer that had a plan");
+    PersistentKernelBuilder memory(rewriter, *copyPlan, *wide);
+    rewriter.setInsertionPoint(copy);
+    Value runs =
+        kernelRuns(rewriter, copy, memory, batch, memory.costModelMaxBatch());
+    second = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), runs,
+                               /*withElseRegion=*/true);
+    scf::YieldOp::create(rewriter, loc, second.getResults());
+    rewriter.setInsertionPointToStart(second.thenBlock());
+    auto yield = scf::YieldOp::create(rewriter, loc, copy->getResults());
+    rewriter.moveOpBefore(copy, yield);
+    memory.build((kernelName + "_memory").str());
+    rewriter.setInsertionPointToStart(second.elseBlock());
+  }
   Operation *perStep = rewriter.clone(*layer);
   rewriter.modifyOpInPlace(perStep, [&] {
     perStep->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());

@@ -7,17 +7,29 @@
 // block-size 0 (the default): at H = 544 a warp's unit needs 4 columns of
 // ceil(544 / 32) = 17 weights a lane, 68, more than the 64 registers a lane
 // of a 512-thread block keeps weights in, within the 128 of a 256-thread
-// block's. So the layer gets 256-thread blocks (109 of 5 units) and the
-// cost model's bound, 2^24 multiply-adds a step over 4 · 544 · 544 a row:
-// B <= 14.
-// REPORT: @forward layer 0 (forward): {{.*}} persistent=B<=14
+// block's. So the layer gets 256-thread blocks (109 of 5 units) to the
+// cost model's bound, 2^24 multiply-adds a step over 4 · 544 · 544 a row
+// (B <= 14), then the kernel of 512-thread blocks whose warps read their
+// weights from memory to its bound, 2^26 (B <= 56), then the per-step
+// lowering.
+// REPORT: @forward layer 0 (forward): {{.*}} persistent=B<=56
 // CHECK-LABEL: func.func @forward
-// CHECK: arith.cmpi ule, %{{.*}}, %c14 : index
+// CHECK: %[[B:.*]] = tensor.dim %expanded, %c1
+// CHECK: arith.cmpi ule, %[[B]], %c14 : index
 // CHECK: arith.cmpi ule, %c109, %{{.*}} : index
-// CHECK: scf.if
+// CHECK: %[[R:.*]]:3 = scf.if
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c109{{.*}}) threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK-SAME: function(@lstm_persistent_forward_0)
+// CHECK: } else {
+// CHECK: arith.cmpi ule, %[[B]], %c56 : index
+// CHECK: %[[M:.*]]:3 = scf.if
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c109{{.*}}) threads({{.*}}) in (%{{.*}} = %c512,
+// CHECK-SAME: function(@lstm_persistent_forward_0_memory)
 // CHECK: } else {
 // CHECK: lstm.layer {{.*}}lstm.persistent_fallback
+// CHECK: scf.yield
+// CHECK: scf.yield %[[M]]#0, %[[M]]#1, %[[M]]#2
+// CHECK: return %[[R]]#0
 
 // 512 threads asked for: the warps read their weights from memory at every
 // step, a kernel to a smaller step, 2^26 multiply-adds: B <= 56.
