@@ -340,8 +340,8 @@ void PersistentKernelBuilder::build(StringRef kernelName) {
   // carved out of the kernel's dynamic shared memory (workgroup
   // attributions of the launch would be block arguments, which the
   // ownership-based buffer deallocation of the host code does not accept).
-  // The last one only as long as the batch needs: what a block does not
-  // take is L1 cache, and a small batch needs no opting in.
+  // Each only as long as the batch needs: what a block does not take is L1
+  // cache, and a small batch needs no opting in.
   Value sharedBytes;
   if (maxStaged != 0)
     sharedBytes = arith::IndexCastOp::create(
@@ -380,12 +380,11 @@ int64_t PersistentKernelBuilder::sharedBytes() const {
 }
 
 Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value rows) {
-  // Every view but the last whole; the last min(rows, chunkRows) rows long.
+  // Every view min(rows, chunkRows) rows long (buildBlocks).
   Value staged = arith::MinUIOp::create(b, loc, rows, index(b, chunkRows));
-  Value allRows = arith::AddIOp::create(
-      b, loc, staged, index(b, (int64_t(maxStaged) - 1) * chunkRows));
   return arith::MulIOp::create(
-      b, loc, allRows, index(b, maxInputWidth * int64_t(sizeof(float))));
+      b, loc, staged,
+      index(b, int64_t(maxStaged) * maxInputWidth * int64_t(sizeof(float))));
 }
 
 int64_t PersistentKernelBuilder::costModelMaxBatch() const {

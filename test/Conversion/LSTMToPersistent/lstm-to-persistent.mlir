@@ -41,12 +41,15 @@
 // stage h in: at most 32 KiB (2048 rows of 4 floats), only the batch's
 // rows where there are fewer (what a block does not take is L1 cache).
 // CHECK: %[[ROWS:.*]] = arith.minui %[[BATCH]], %c2048
-// CHECK: %[[ALL:.*]] = arith.addi %[[ROWS]], %c0
-// CHECK: %[[BYTES:.*]] = arith.muli %[[ALL]], %c16
+// CHECK: %[[BYTES:.*]] = arith.muli %[[ROWS]], %c16
 // CHECK: %[[SMEM:.*]] = arith.index_cast %[[BYTES]] : index to i32
 // CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]] module(@lstm_persistent_cell_0) function(@lstm_persistent_cell_0)
+// Each staged value's view starts where the one before ends at this batch.
 // CHECK: %[[SHARED:.*]] = gpu.dynamic_shared_memory
-// CHECK: %[[STAGED:.*]] = memref.view %[[SHARED]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[VROWS:.*]] = arith.minui %[[BATCH]], %c2048
+// CHECK: %[[VBYTES:.*]] = arith.muli %[[VROWS]], %c16
+// CHECK: %[[AT:.*]] = arith.muli %[[VBYTES]], %c0
+// CHECK: %[[STAGED:.*]] = memref.view %[[SHARED]][%[[AT]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
 // The warp's weights, loaded once: column 4 + n of the product is row
@@ -236,8 +239,7 @@
 // OPT-IN: %[[SMEMI:.*]] = arith.index_cast %[[SMEM]] : i32 to index
 // OPT-IN: %[[LIMIT:.*]] = arith.maxui %[[SMEMI]], %c49152 : index
 // OPT-IN: %[[ROWS:.*]] = arith.minui %{{.*}}, %c4096 : index
-// OPT-IN: %[[ALL:.*]] = arith.addi %[[ROWS]], %c0
-// OPT-IN: %[[NEED:.*]] = arith.muli %[[ALL]], %c16{{.*}} : index
+// OPT-IN: %[[NEED:.*]] = arith.muli %[[ROWS]], %c16{{.*}} : index
 // OPT-IN-NEXT: %[[SMEMFITS:.*]] = arith.cmpi ule, %[[NEED]], %[[LIMIT]] : index
 // OPT-IN: %[[USE:.*]] = arith.andi %[[BOTH]], %[[SMEMFITS]] : i1
 // OPT-IN: scf.if %[[USE]]
