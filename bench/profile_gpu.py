@@ -36,6 +36,22 @@ def lstm_args(cfg):
     return args
 
 
+def cuda_kernel_times(run, calls, width=60):
+    """{kernel name (its first `width` characters): [launches, µs]} of the
+    CUDA kernels (and copies) of `calls` calls of run(), under torch.profiler."""
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            run()
+        torch.cuda.synchronize()
+    stats = collections.defaultdict(lambda: [0, 0.0])
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            s = stats[e.name[:width]]
+            s[0] += 1
+            s[1] += e.device_time_total
+    return stats
+
+
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     for path in sys.argv[1:]:
@@ -47,16 +63,7 @@ def main():
         run = lambda: net(args, [3, 3, 3], check=False)  # noqa: E731
         wall = median_ms(run)
         calls = 5
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(calls):
-                run()
-            torch.cuda.synchronize()
-        stats = collections.defaultdict(lambda: [0, 0.0])
-        for e in prof.events():
-            if e.device_type == torch.autograd.DeviceType.CUDA:
-                s = stats[e.name[:60]]
-                s[0] += 1
-                s[1] += e.device_time_total
+        stats = cuda_kernel_times(run, calls)
         gpu = sum(s[1] for s in stats.values()) / calls / 1e3
         print(f'== {os.path.basename(path)}: wall {wall:.3f} ms/call, '
               f'GPU busy {gpu:.3f} ms/call')

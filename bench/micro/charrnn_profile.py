@@ -15,18 +15,18 @@ kernels' times: kernels that overlap count each) and its kernels, the
 longest first. docs/charrnn.md, "Where an iteration's time goes".
 """
 import argparse
-import collections
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'python', 'examples'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 import torch  # noqa: E402
-from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 import charrnn  # noqa: E402
 import charrnn_bench as cb  # noqa: E402
 import lstmc as lc  # noqa: E402
+from profile_gpu import cuda_kernel_times  # noqa: E402
 
 
 def main():
@@ -60,16 +60,7 @@ def main():
         for _ in range(20):
             runner(x, y)
         torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(a.replays):
-                runner(x, y)
-            torch.cuda.synchronize()
-        kernels = collections.defaultdict(lambda: [0, 0.0])
-        for e in prof.events():
-            if e.device_type == torch.autograd.DeviceType.CUDA:
-                k = kernels[e.name[:80]]
-                k[0] += 1
-                k[1] += e.device_time_total
+        kernels = cuda_kernel_times(lambda: runner(x, y), a.replays, width=80)
         n = a.replays
         busy = sum(k[1] for k in kernels.values()) / n / 1e3
         count = sum(k[0] for k in kernels.values()) / n
