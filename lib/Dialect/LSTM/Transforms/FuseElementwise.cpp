@@ -243,12 +243,25 @@ PointwiseOp GroupFuser::run() {
   return fused;
 }
 
+/// Whether `op` is a gate with matrix products and work after them (an
+/// activation, addends, biases or a peephole): it lowers to a GEMM and an
+/// elementwise kernel however it is written.
+static bool isGateWithEpilogue(Operation *op) {
+  auto gate = dyn_cast<GateOp>(op);
+  return gate && !gate.getInputs().empty() &&
+         (gate.getActivation() != Activation::identity ||
+          !gate.getAddends().empty() || !gate.getBiases().empty() ||
+          gate.getPeephole());
+}
+
 FailureOr<PointwiseOp>
 mlir::lstm::fusePointwiseGroup(RewriterBase &rewriter,
                                ArrayRef<Operation *> group) {
   // A lone op already lowers to one linalg.generic: fusing it would only
-  // rename it.
-  if (group.size() < 2)
+  // rename it. Except a gate with products and an epilogue (an Elman RNN's
+  // cell): split into its GEMM and a region of the epilogue it lowers to
+  // the same kernels, and takes the form lstm-to-persistent runs.
+  if (group.size() < 2 && !(group.size() == 1 && isGateWithEpilogue(group[0])))
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
   return GroupFuser(rewriter, group).run();

@@ -524,13 +524,20 @@ func.func @bidirectional(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %h1: tenso
 
 // -----
 
-// A plain RNN has a single pointwise op (the epilogue of its one gate): it is
-// left alone.
+// A plain RNN's one pointwise op is the epilogue of its one gate: split
+// into the gate's products (an identity gate, the GEMM) and a region of the
+// epilogue, which lower to the GEMM and the elementwise kernel the gate
+// lowers to, in the form lstm-to-persistent runs.
 // CHECK-LABEL: func.func @rnn
-// CHECK-NOT: lstm.pointwise ins
-// CHECK: lstm.gate tanh(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<?x8xf32>) weights(
-// CHECK-NOT: lstm.pointwise ins
-// CHECK: lstm.yield
+// CHECK: %[[P:.*]] = lstm.gate identity(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<?x8xf32>) weights(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[HN:.*]] = lstm.pointwise ins(%[[P]], %{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: math.tanh
+// CHECK: lstm.yield out(%[[HN]] : tensor<?x8xf32>) state(%[[HN]] : tensor<?x8xf32>)
+// A gate without an epilogue stays as it is.
+// CHECK-LABEL: func.func @linear_rnn
+// CHECK-NOT: lstm.pointwise
+// CHECK: lstm.gate identity
+// CHECK-NOT: lstm.pointwise
 func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
                %R: tensor<8x8xf32>, %bW: tensor<8xf32>, %bR: tensor<8xf32>)
     -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
@@ -540,6 +547,20 @@ func.func @rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
     %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
         weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>)
         bias(%bW, %bR : tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
+  }
+  return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+func.func @linear_rnn(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %W: tensor<8x4xf32>,
+                      %R: tensor<8x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>):
+    %hn = lstm.gate identity (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
     lstm.yield out(%hn : tensor<?x8xf32>) state(%hn : tensor<?x8xf32>)
   }
   return %y, %hT : tensor<?x?x8xf32>, tensor<?x8xf32>

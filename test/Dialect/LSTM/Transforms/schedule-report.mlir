@@ -24,6 +24,7 @@
 // RUN: lstm-opt %S/Inputs/cho-gru.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-CHO
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-WAVE
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-STACK
+// RUN: lstm-opt %examples/rnn_tanh.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-RNN
 
 // 8 products (4 gates x {x_t, h}); 4 gate epilogues + 3 mulf + addf + tanh.
 // LSTM: @forward layer 0 (forward): gemms/step=8 pointwise/step=9 hoisted-gemms=0 steps=T
@@ -38,6 +39,10 @@
 // Cho's GRU: r, z (2 columns) and R_n (r * h) (1 column, a second phase of
 // the step): 192 multiply-adds per row.
 // PERSIST-CHO: @forward layer 0 (forward): gemms/step=2 pointwise/step=2 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=87381
+// The Elman RNN: its lone gate split into its GEMM and the epilogue's
+// region (lstm-fuse-elementwise), one column of 128 a unit, 128 units:
+// B <= 2^24 / 16384.
+// PERSIST-RNN: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=1024
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The three layers as one kernel (lstm-to-persistent{stacks=true}): each
 // layer's line names the stack, its grid and its batch bound.

@@ -84,7 +84,11 @@ def LSTMFuseElementwisePass : Pass<"lstm-fuse-elementwise"> {
     computed in that group (Cho's GRU computes `1 - z` and `z ⊙ h` after the
     GEMM, and passes on nothing but `r ⊙ h`). A gate with
     products keeps them as an `lstm.gate identity` GEMM (only the products)
-    where the gate was; its epilogue joins the group. Inside the region the
+    where the gate was; its epilogue joins the group. A group of one op is
+    left as it is (it lowers to one `linalg.generic` already), except a gate
+    with products and an epilogue (an Elman RNN's cell): it is split so, which
+    lowers to the same GEMM and elementwise kernel and is the form
+    `lstm-to-persistent` runs. Inside the region the
     work runs in block order, so in-cell dependences are respected; the
     cell's other ops are then put in dependence order around the new ops.
 

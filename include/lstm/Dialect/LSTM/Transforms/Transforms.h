@@ -52,7 +52,8 @@ LogicalResult hoistInputProjections(RewriterBase &rewriter, LayerOp layer);
 /// cell may need reordering afterwards (fuseElementwise does it). Returns the
 /// new op, or a null op when no result of the group is used outside it (the
 /// group is then erased as dead). Fails, changing nothing, for a group of
-/// fewer than two ops: one op already lowers to one linalg.generic.
+/// fewer than two ops (one op already lowers to one linalg.generic) other
+/// than a lone gate with matrix products and an epilogue, which is split.
 FailureOr<PointwiseOp> fusePointwiseGroup(RewriterBase &rewriter,
                                           ArrayRef<Operation *> group);
 
