@@ -67,8 +67,13 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   loweringTiming.stop();
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
   SmallVector<std::string> kernelNames;
-  if (splitKernels)
-    kernelNames = moveKernelModules(module, *kernels);
+  if (splitKernels) {
+    FailureOr<SmallVector<std::string>> moved =
+        moveKernelModules(module, *kernels);
+    if (failed(moved))
+      return makeError("lowering failed");
+    kernelNames = std::move(*moved);
+  }
 
   TimingScope translateTiming = root.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;

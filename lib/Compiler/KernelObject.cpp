@@ -47,16 +47,19 @@ static std::string sizeSymbol(StringRef name) {
   return ("__lstm_fatbin_size_" + name).str();
 }
 
-SmallVector<std::string> lstm::moveKernelModules(ModuleOp host,
-                                                 ModuleOp kernels) {
+FailureOr<SmallVector<std::string>> lstm::moveKernelModules(ModuleOp host,
+                                                            ModuleOp kernels) {
   SmallVector<std::string> names;
   OpBuilder builder(host.getContext());
+  for (auto module : host.getOps<gpu::GPUModuleOp>())
+    if (!module.getTargetsAttr() || module.getTargetsAttr().empty())
+      return module.emitError("kernel module has no target to serialise for "
+                              "(gpu-module-to-binary needs one)");
   for (auto module :
        llvm::make_early_inc_range(host.getOps<gpu::GPUModuleOp>())) {
     // The object's target and format choose how the translation loads it:
     // a fatbin through mgpuModuleLoad, as gpu-module-to-binary's would.
-    Attribute target =
-        module.getTargetsAttr() ? module.getTargetsAttr()[0] : Attribute();
+    Attribute target = module.getTargetsAttr()[0];
     builder.setInsertionPoint(module);
     auto object = gpu::ObjectAttr::get(
         host.getContext(), target, gpu::CompilationTarget::Fatbin,

@@ -160,8 +160,10 @@ llvm::Error linkSharedLibrary(ArrayRef<std::string> objects, StringRef output,
 /// fatbin is empty; returns their names. The kernels are then serialised
 /// apart from the host code and reach the library in an object of their
 /// own (kernelObjectModule), to which the host's LLVM IR is made to refer
-/// (referToKernelObject). (KernelObject.cpp)
-SmallVector<std::string> moveKernelModules(ModuleOp host, ModuleOp kernels);
+/// (referToKernelObject). Fails, moving nothing, where a module has no
+/// target to serialise for (an error on it). (KernelObject.cpp)
+FailureOr<SmallVector<std::string>> moveKernelModules(ModuleOp host,
+                                                      ModuleOp kernels);
 
 /// In `host`, translated from a module that moveKernelModules split, makes
 /// each kernel module's fatbin an external symbol and its size, passed to
