@@ -3,6 +3,8 @@
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent | FileCheck %s
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false --lstm-to-persistent=block-size=512 | FileCheck %s --check-prefix=WIDE
 // RUN: lstm-opt %S/Inputs/layer-h544.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=block-size=512 max-blocks=16" | FileCheck %s --check-prefix=MANY
+// RUN: lstm-opt %S/Inputs/layer-h4096.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=H4096
+// RUN: lstm-opt %S/Inputs/layer-h4096.mlir --lstm-optimize=wavefront=false --lstm-to-persistent | FileCheck %s --check-prefix=MANY
 
 // block-size 0 (the default): at H = 544 a warp's unit needs 4 columns of
 // ceil(544 / 32) = 17 weights a lane, 68, more than the 64 registers a lane
@@ -48,3 +50,7 @@
 // MANY-NOT: scf.if
 // MANY: lstm.layer
 // MANY-NOT: gpu.launch
+
+// H = 4096 by default: 128 blocks of 32 units, two a warp even in 512-thread
+// blocks; the report says why the layer keeps the per-step lowering.
+// H4096: @forward layer 0 (forward): {{.*}} persistent=no (the cost model: a warp would take 2 units, reading their weights from memory, the per-step GEMMs are faster)
