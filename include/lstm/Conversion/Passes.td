@@ -323,6 +323,18 @@ def ConvertLSTMToPersistentPass
     `lstm-wavefront{persistent=true}` keeps for the kernels, its conditions
     join the branch's instead.
 
+    Row tiles (`row-tiles`, on by default): where a layer's blocks would
+    each take fewer units than they have warps (the spare warps splitting
+    the rows), the same number of blocks or fewer take more units each,
+    one a warp, and split the batch's rows as well: block (u, r) computes
+    units [u·U, (u+1)·U) of rows [r·⌈B/R⌉, (r+1)·⌈B/R⌉), R tiles of rows.
+    U is half the block's warps (two warps a unit, splitting the tile's
+    rows) where that leaves at least two tiles of rows, else all of them.
+    Each warp does the same work as before, but a block stages only its
+    own rows of the values its products read: at char-rnn's backward (8
+    units a block of 16 warps, 4 tiles of rows) 13 rows of dG instead of
+    all 50.
+
     Layers it does not handle (lengths, batched wavefront cells, a gate
     with an epilogue in the step, values of another width than the states
     such as LSTMP's projection, a state or output not made by a pointwise
@@ -347,6 +359,9 @@ def ConvertLSTMToPersistentPass
     Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"32768",
            "Bytes of shared memory a block may stage the products' inputs "
            "in (above 48 KiB the cost model also asks the GPU at run time)">,
+    Option<"rowTiles", "row-tiles", "bool", /*default=*/"true",
+           "Blocks split the batch's rows as well as the units where a "
+           "block has warps to spare: each stages only its own rows">,
     Option<"stacks", "stacks", "bool", /*default=*/"true",
            "Run a chain of layers, each reading the projection of the one "
            "before's output, as one kernel whose blocks are split among "

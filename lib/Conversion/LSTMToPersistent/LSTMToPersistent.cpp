@@ -384,6 +384,7 @@ struct ConvertLSTMToPersistentPass
     options.asyncCopies = asyncCopies;
     options.sharedMemory = sharedMemory;
     options.stacks = stacks;
+    options.rowTiles = rowTiles;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;

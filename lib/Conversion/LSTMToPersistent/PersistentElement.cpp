@@ -29,19 +29,21 @@ using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
 /// Runs `body(b, row, unit)` for each element of the block's tile that this
-/// thread owns: the tile is every row of `unitsPerBlock` units, its
-/// elements dealt out to the threads in turn (consecutive threads,
-/// consecutive units).
+/// thread owns: the tile is rows [rowBegin, rowEnd) of `unitsPerBlock`
+/// units, its elements dealt out to the threads in turn (consecutive
+/// threads, consecutive units).
 void PersistentKernelBuilder::forOwnElements(
-    OpBuilder &b, Value blockId, Value threadId,
+    OpBuilder &b, Value threadId,
     function_ref<void(OpBuilder &, Value, Value)> body) {
   Value units = index(b, unitsPerBlock);
-  Value first = arith::MulIOp::create(b, loc, blockId, units);
-  Value count = arith::MulIOp::create(b, loc, batch, units);
+  Value first = arith::MulIOp::create(b, loc, unitTile, units);
+  Value count = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, rowEnd, rowBegin), units);
   scf::ForOp::create(
       b, loc, threadId, count, index(b, blockSize), ValueRange(),
       [&](OpBuilder &nb, Location l, Value item, ValueRange) {
-        Value row = arith::DivUIOp::create(nb, l, item, units);
+        Value row = arith::AddIOp::create(
+            nb, l, rowBegin, arith::DivUIOp::create(nb, l, item, units));
         Value unit = arith::AddIOp::create(
             nb, l, first, arith::RemUIOp::create(nb, l, item, units));
         Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,

@@ -42,11 +42,11 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
                                          Value computes, Value lane) {
   int64_t chunk = phaseChunkRows[phase];
   scf::ForOp::create(
-      lb, loc, index(lb, 0), batch, index(lb, chunk), ValueRange(),
+      lb, loc, rowBegin, rowEnd, index(lb, chunk), ValueRange(),
       [&](OpBuilder &cb, Location cl, Value first, ValueRange) {
-        Value rows =
-            arith::MinUIOp::create(cb, cl, index(cb, chunk),
-                                   arith::SubIOp::create(cb, cl, batch, first));
+        Value rows = arith::MinUIOp::create(
+            cb, cl, index(cb, chunk),
+            arith::SubIOp::create(cb, cl, rowEnd, first));
         // A warp with one unit loads the operands of its first rows before
         // the staging: their latency overlaps the staging's.
         std::optional<SmallVector<Value>> early;
@@ -70,7 +70,7 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
         // staging comes after a grid barrier, itself a block barrier).
         Value more = arith::CmpIOp::create(
             cb, cl, arith::CmpIPredicate::ult,
-            arith::AddIOp::create(cb, cl, first, index(cb, chunk)), batch);
+            arith::AddIOp::create(cb, cl, first, index(cb, chunk)), rowEnd);
         scf::IfOp::create(cb, cl, more, [&](OpBuilder &ib, Location) {
           BlockBarrierOp::create(ib, cl);
           scf::YieldOp::create(ib, cl);
@@ -92,6 +92,22 @@ void PersistentKernelBuilder::buildKernel(gpu::LaunchOp launch) {
 void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
                                           Value threadId,
                                           const StepSchedule &schedule) {
+  // The block's tile: units [unitTile · unitsPerBlock, ...) of the rows
+  // [rowBegin, rowEnd), ⌈B / rowTiles⌉ a tile (fewer in the last, none in
+  // the tiles past a small batch).
+  unitTile = blockId;
+  rowBegin = index(b, 0);
+  rowEnd = batch;
+  Value tileRows = batch;
+  if (rowTiles > 1) {
+    unitTile = arith::DivUIOp::create(b, loc, blockId, index(b, rowTiles));
+    Value rowTile = arith::RemUIOp::create(b, loc, blockId, index(b, rowTiles));
+    tileRows = arith::CeilDivUIOp::create(b, loc, batch, index(b, rowTiles));
+    rowBegin = arith::MinUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowTile, tileRows), batch);
+    rowEnd = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rowBegin, tileRows), batch);
+  }
   if (maxStaged != 0) {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
@@ -99,13 +115,14 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
-    // Each view holds a chunk: min(B, chunkRows) rows of the widest, one
-    // after the other (sharedBytesAt), so that a batch smaller than the
-    // chunk leaves the rest of the SM's shared memory to L1. The view types
-    // keep the whole chunk's extent; a chunk never has more rows than B.
+    // Each view holds a chunk: min(tile's rows, chunkRows) rows of the
+    // widest, one after the other (sharedBytesAt), so that a tile smaller
+    // than the chunk leaves the rest of the SM's shared memory to L1. The
+    // view types keep the whole chunk's extent; a chunk never has more
+    // rows than the tile.
     int64_t floats = chunkRows * maxInputWidth;
     Value viewBytes = arith::MulIOp::create(
-        b, loc, arith::MinUIOp::create(b, loc, batch, index(b, chunkRows)),
+        b, loc, arith::MinUIOp::create(b, loc, tileRows, index(b, chunkRows)),
         index(b, maxInputWidth * int64_t(sizeof(float))));
     sharedViews.clear();
     for (size_t i = 0; i < maxStaged; ++i)
@@ -117,7 +134,6 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
           arith::MulIOp::create(b, loc, viewBytes, index(b, int64_t(i))),
           ValueRange()));
   }
-  blockIdValue = blockId;
   Value warpSize = index(b, kLanes);
   Value warp = arith::DivUIOp::create(b, loc, threadId, warpSize);
   Value lane = arith::RemUIOp::create(b, loc, threadId, warpSize);
@@ -130,23 +146,20 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
 
   if (useRegisters) {
     Value unit = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, blockId, index(b, unitsPerBlock)),
-        slot);
+        b, loc,
+        arith::MulIOp::create(b, loc, unitTile, index(b, unitsPerBlock)), slot);
     registerWeights.clear();
     loadRegisterWeights(
         b, arith::MinUIOp::create(b, loc, unit, index(b, plan.width - 1)),
         lane);
   }
 
-  forOwnElements(
-      b, blockId, threadId, [&](OpBuilder &ib, Value row, Value unit) {
-        for (auto [init, buffer] : llvm::zip(inits, stateBuffers)) {
-          Value v =
-              memref::LoadOp::create(ib, loc, init, ValueRange{row, unit});
-          memref::StoreOp::create(ib, loc, v, buffer,
-                                  ValueRange{zero, row, unit});
-        }
-      });
+  forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {
+    for (auto [init, buffer] : llvm::zip(inits, stateBuffers)) {
+      Value v = memref::LoadOp::create(ib, loc, init, ValueRange{row, unit});
+      memref::StoreOp::create(ib, loc, v, buffer, ValueRange{zero, row, unit});
+    }
+  });
   GridBarrierOp::create(b, loc, counter, one);
 
   scf::ForOp::create(
@@ -209,12 +222,11 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
       });
 
   Value last = arith::RemUIOp::create(b, loc, seqLen, two);
-  forOwnElements(
-      b, blockId, threadId, [&](OpBuilder &ib, Value row, Value unit) {
-        for (auto [buffer, final] : llvm::zip(stateBuffers, finals)) {
-          Value v = memref::LoadOp::create(ib, loc, buffer,
-                                           ValueRange{last, row, unit});
-          memref::StoreOp::create(ib, loc, v, final, ValueRange{row, unit});
-        }
-      });
+  forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {
+    for (auto [buffer, final] : llvm::zip(stateBuffers, finals)) {
+      Value v =
+          memref::LoadOp::create(ib, loc, buffer, ValueRange{last, row, unit});
+      memref::StoreOp::create(ib, loc, v, final, ValueRange{row, unit});
+    }
+  });
 }

@@ -121,6 +121,33 @@ PersistentKernelBuilder::PersistentKernelBuilder(
                                ? kRegisterWeightsFewerThreads
                                : kRegisterWeights;
   useRegisters = unitsPerWarp == 1 && registersNeeded <= registerBudget;
+  // Where the blocks have warps to spare for the rows (fewer units than
+  // warps), the same number of blocks or fewer as tiles of units × rows: a
+  // unit a warp, more units a block, the blocks of a tile of units
+  // splitting the batch. A warp does the same work; a block stages its
+  // rows only, where every block staged the whole batch (the staging's
+  // traffic divided by the tiles of rows). Half the warps' units a block
+  // (two warps a unit, splitting the tile's rows) where that leaves two
+  // tiles of rows, else as many units as warps: on the H100 at char-rnn's
+  // sizes the training forward took 0.298 ms with 8 units a block of 16
+  // warps, 0.379 with 16 and 0.324 without tiles (the backward 0.401,
+  // 0.397 and 0.463; docs/benchmarks.md). Not where the weights are read
+  // from memory: each tile of rows would read them again.
+  if (options.rowTiles && useRegisters && unitSlots < warps) {
+    for (int64_t units : {warps / 2, warps}) {
+      units = std::min(n, units);
+      int64_t unitTiles = divCeil(n, units);
+      int64_t tiles = numBlocks / unitTiles;
+      if (units <= unitsPerBlock || tiles < 2)
+        continue;
+      unitsPerBlock = units;
+      unitSlots = units;
+      rowGroups = warps / units;
+      rowTiles = tiles;
+      numBlocks = unitTiles * tiles;
+      break;
+    }
+  }
   // How many rows a warp takes at once: their partial sums, reduced across
   // the lanes together, fill at most kMaxAccumulators registers.
   oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
@@ -379,8 +406,11 @@ int64_t PersistentKernelBuilder::sharedBytes() const {
          int64_t(sizeof(float));
 }
 
-Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value rows) {
-  // Every view min(rows, chunkRows) rows long (buildBlocks).
+Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value batchSize) {
+  // Every view min(⌈B / rowTiles⌉, chunkRows) rows long (buildBlocks).
+  Value rows = batchSize;
+  if (rowTiles > 1)
+    rows = arith::CeilDivUIOp::create(b, loc, batchSize, index(b, rowTiles));
   Value staged = arith::MinUIOp::create(b, loc, rows, index(b, chunkRows));
   return arith::MulIOp::create(
       b, loc, staged,

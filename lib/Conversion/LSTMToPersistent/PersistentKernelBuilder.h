@@ -88,13 +88,16 @@ public:
   /// keeps them in, so that it takes its rows one at a time.
   bool takesRowsOneAtATime() const { return oneRow; }
   /// The most dynamic shared memory a block takes, in bytes, and what it
-  /// takes for a batch of `rows` (an index, host code).
+  /// takes for a batch of `batchSize` rows (an index, host code).
   int64_t sharedBytes() const;
-  Value sharedBytesAt(OpBuilder &b, Value rows);
+  Value sharedBytesAt(OpBuilder &b, Value batchSize);
   /// Whether the warps keep their weights in registers.
   bool usesRegisters() const { return useRegisters; }
   /// How many units each warp computes.
   int64_t unitsPerWarpCount() const { return unitsPerWarp; }
+  /// How many tiles of rows the blocks split the batch into (1: every
+  /// block takes every row of its units).
+  int64_t rowTileCount() const { return rowTiles; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
   /// Phases of a step.
@@ -161,7 +164,7 @@ private:
   void assertExtents();
   // The kernel.
   void buildKernel(gpu::LaunchOp launch);
-  void forOwnElements(OpBuilder &b, Value blockId, Value threadId,
+  void forOwnElements(OpBuilder &b, Value threadId,
                       function_ref<void(OpBuilder &, Value, Value)> body);
   /// Whether it started asynchronous copies.
   bool stageInputs(OpBuilder &b, unsigned phase, Value threadId, Value step,
@@ -230,6 +233,9 @@ private:
   LayerOp layer;
   Location loc;
   int64_t blockSize, unitsPerBlock, numBlocks;
+  /// The blocks' tiles: block b takes units of tile b / rowTiles and rows
+  /// of tile b % rowTiles, ⌈B / rowTiles⌉ rows a tile.
+  int64_t rowTiles = 1;
   /// The warps of a block: `unitSlots` units at a time, each by
   /// `rowGroups` warps that split the rows; a warp has `unitsPerWarp` units.
   int64_t unitSlots, rowGroups, unitsPerWarp;
@@ -274,7 +280,8 @@ private:
   SmallVector<Value> scratch;
   Value counter;
   // In the kernel.
-  Value blockIdValue;
+  /// The block's tile of units, and its rows [rowBegin, rowEnd).
+  Value unitTile, rowBegin, rowEnd;
   /// The shared-memory views (maxStaged of them), and those of the phase
   /// being built, one per stagedInputs[phase].
   SmallVector<Value> sharedViews;

@@ -144,7 +144,7 @@ void PersistentKernelBuilder::buildRowGroup(
 PersistentKernelBuilder::WarpUnit
 PersistentKernelBuilder::warpUnit(OpBuilder &b, Value local) {
   Value blockFirst =
-      arith::MulIOp::create(b, loc, blockIdValue, index(b, unitsPerBlock));
+      arith::MulIOp::create(b, loc, unitTile, index(b, unitsPerBlock));
   Value unit = arith::AddIOp::create(b, loc, blockFirst, local);
   Value inside = arith::AndIOp::create(
       b, loc,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false" -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false row-tiles=false" -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-to-persistent=always=true -split-input-file | FileCheck %s --check-prefix=ASYNC
+// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false" -split-input-file | FileCheck %s --check-prefix=TILES
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32 always=true" -split-input-file | FileCheck %s --check-prefix=TILED
 // RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s --check-prefix=COST
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=COST-MEMORY
@@ -225,9 +226,10 @@
 // COST: return %[[R]]#0, %[[R]]#1, %[[R]]#2
 
 // 64 KiB to stage in (4096 rows of K = 4): more than a block may use
-// without opting in once the batch has more than 3072 rows, so the
-// run-time choice also asks the GPU whether it gives what this batch needs
-// (the runtime opts the kernel in at its launch).
+// without opting in once its tile has more than 3072 rows (a batch of more
+// than 4 · 3072, the 4 blocks' tiles of rows), so the run-time choice also
+// asks the GPU whether it gives what this batch needs (the runtime opts the
+// kernel in at its launch).
 // OPT-IN-DAG: func.func private @lstmRuntimeGpuSharedMemoryPerBlock() -> i32
 // OPT-IN-DAG: func.func private @lstmRuntimeGpuMultiprocessors() -> i32
 // OPT-IN-LABEL: func.func @cell
@@ -238,13 +240,58 @@
 // OPT-IN: %[[SMEM:.*]] = call @lstmRuntimeGpuSharedMemoryPerBlock() : () -> i32
 // OPT-IN: %[[SMEMI:.*]] = arith.index_cast %[[SMEM]] : i32 to index
 // OPT-IN: %[[LIMIT:.*]] = arith.maxui %[[SMEMI]], %c49152 : index
-// OPT-IN: %[[ROWS:.*]] = arith.minui %{{.*}}, %c4096 : index
+// OPT-IN: %[[TILE:.*]] = arith.ceildivui %{{.*}}, %c4{{.*}} : index
+// OPT-IN: %[[ROWS:.*]] = arith.minui %[[TILE]], %c4096 : index
 // OPT-IN: %[[NEED:.*]] = arith.muli %[[ROWS]], %c16{{.*}} : index
 // OPT-IN-NEXT: %[[SMEMFITS:.*]] = arith.cmpi ule, %[[NEED]], %[[LIMIT]] : index
 // OPT-IN: %[[USE:.*]] = arith.andi %[[BOTH]], %[[SMEMFITS]] : i1
 // OPT-IN: scf.if %[[USE]]
 // OPT-IN: gpu.launch {{.*}} dynamic_shared_memory_size %{{.*}} module
-// OPT-IN: scf.for %{{.*}} = %c0{{[_0-9]*}} to %{{.*}} step %c4096{{(_[0-9]+)?}} {
+// OPT-IN: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4096{{(_[0-9]+)?}} {
+
+// Row tiles (the default; the CHECK lines above have row-tiles=false): a
+// block of 16 warps has warps to spare for N = 4 units, so it takes all 4
+// (4 row groups), and the 4 blocks split the batch's rows instead of the
+// units: block b takes units of tile b / 4 (the only one) and rows
+// [r · ⌈B/4⌉, (r + 1) · ⌈B/4⌉) ∩ [0, B) of tile r = b mod 4. Its shared
+// memory holds its tile's rows, not the batch's.
+// TILES-LABEL: func.func @cell
+// TILES: cf.assert {{.*}} "lstm.layer: initial state #1 has a different batch size than the input
+// TILES: tensor.dim
+// TILES: %[[BATCH:.*]] = tensor.dim
+// TILES: %[[HTILE:.*]] = arith.ceildivui %[[BATCH]], %c4
+// TILES: %[[HROWS:.*]] = arith.minui %[[HTILE]], %c2048
+// TILES: %[[HBYTES:.*]] = arith.muli %[[HROWS]], %c16
+// TILES: %[[SMEM:.*]] = arith.index_cast %[[HBYTES]] : index to i32
+// TILES: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c512{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// TILES: %[[UTILE:.*]] = arith.divui %[[BID]], %c4
+// TILES: %[[RTILE:.*]] = arith.remui %[[BID]], %c4
+// TILES: %[[TROWS:.*]] = arith.ceildivui %[[BATCH]], %c4
+// TILES: %[[AT:.*]] = arith.muli %[[RTILE]], %[[TROWS]]
+// TILES: %[[BEGIN:.*]] = arith.minui %[[AT]], %[[BATCH]]
+// TILES: %[[PAST:.*]] = arith.addi %[[BEGIN]], %[[TROWS]]
+// TILES: %[[END:.*]] = arith.minui %[[PAST]], %[[BATCH]]
+// TILES: %[[VROWS:.*]] = arith.minui %[[TROWS]], %c2048
+// TILES: arith.muli %[[VROWS]], %c16
+// The warp's unit: unit tile · 4 + its slot (warp mod 4).
+// TILES: %[[WARP:.*]] = arith.divui %[[TID]], %c32
+// TILES: %[[SLOT:.*]] = arith.remui %[[WARP]], %c4
+// TILES: %[[FIRSTUNIT:.*]] = arith.muli %[[UTILE]], %c4
+// TILES: arith.addi %[[FIRSTUNIT]], %[[SLOT]]
+// The initial states of the tile's elements: rows from BEGIN.
+// TILES: %[[COUNT:.*]] = arith.subi %[[END]], %[[BEGIN]]
+// TILES: %[[ITEMS:.*]] = arith.muli %[[COUNT]], %c4
+// TILES: scf.for %[[ITEM:.*]] = %[[TID]] to %[[ITEMS]] step %c512
+// TILES: %[[LOCAL:.*]] = arith.divui %[[ITEM]], %c4
+// TILES: arith.addi %[[BEGIN]], %[[LOCAL]]
+// The steps' chunks of rows: the tile's.
+// TILES: lstm.grid_barrier
+// TILES: scf.for %{{.*}} = %{{.*}} to %{{.*}}
+// TILES: scf.for %[[FIRST:.*]] = %[[BEGIN]] to %[[END]] step %c2048
+// TILES: %[[LEFT:.*]] = arith.subi %[[END]], %[[FIRST]]
+// TILES: arith.minui %c2048{{.*}}, %[[LEFT]]
+// The final states of the tile's elements.
+// TILES: arith.subi %[[END]], %[[BEGIN]]
 
 // Two units per warp: the weights cannot stay in registers, and the cost
 // model keeps the per-step lowering.

@@ -11,12 +11,14 @@
 // the second.
 // Weights filling more than half of a lane's 64 registers for them: the
 // block has 256 threads instead of 512 (a lane may use more registers),
-// and one row at a time also bounds the chunks: one row per warp, the
-// block's 8 warps' rows (a second row to loop to made such kernels spill).
+// and one row at a time also bounds the chunks: one row per warp of a
+// unit (a second row to loop to made such kernels spill). The block's 8
+// warps take its 4 units (N = 4) in 2 row groups, and the 4 blocks split
+// the rows (row tiles): chunks of 2 rows, from the block's first row.
 // CHECK-LABEL: func.func @many_columns
-// CHECK: gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4{{.*}}, %{{.*}}, %{{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2
 // CHECK: arith.select
 // CHECK-COUNT-16: gpu.shuffle  xor %{{.*}}, %c16_i32
 // CHECK-COUNT-8: gpu.shuffle  xor %{{.*}}, %c8_i32

@@ -73,6 +73,9 @@ struct PersistentOptions {
   /// A chain of layers (each reading the projection of the one before's
   /// output) as one kernel, their steps a wavefront.
   bool stacks = true;
+  /// Blocks that split the batch's rows as well as the units where a block
+  /// has warps to spare for the rows: a block stages only its own rows.
+  bool rowTiles = true;
 };
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
