@@ -318,7 +318,10 @@ def ConvertLSTMToPersistentPass
     warp; blocks of 256 threads where a layer's warps would otherwise not
     keep their weights in registers (H = 512). Under the cost model it runs behind its own `scf.if` (every
     layer's weights in registers, the batch bound of the layers' own
-    kernels, the grid fits the SMs), the layers as they were in its else
+    kernels, or, where a layer's projection in the step makes its warps take
+    their rows one at a time and its own kernel's did not, the bound of
+    its whole work with the link; the grid fits the SMs), the layers as
+    they were in its else
     branch, for the per-step lowering; in the branch that
     `lstm-wavefront{persistent=true}` keeps for the kernels, its conditions
     join the branch's instead.

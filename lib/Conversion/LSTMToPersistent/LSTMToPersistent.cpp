@@ -116,6 +116,7 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
   PersistentKernelBuilder builder(rewriter, *plan,
                                   resolveBlockSize(rewriter, *plan, options));
   choice.maxBatch = builder.costModelMaxBatch();
+  choice.rowsOneAtATime = builder.takesRowsOneAtATime();
   if (std::optional<PersistentOptions> wide =
           memoryWeightsKernel(rewriter, *plan, options, builder))
     choice.maxBatch =

@@ -212,8 +212,20 @@ LogicalResult StackKernel::plan() {
   // (docs/benchmarks.md), though its layers after the first multiply twice
   // as much a step.
   mostBatch = std::numeric_limits<int32_t>::max();
-  for (LayerOp layer : chain.layers)
-    mostBatch = std::min(mostBatch, choosePersistent(layer, options).maxBatch);
+  // Except where a layer's projection in the step (the link's product,
+  // twice the weights) makes its warps take their rows one at a time
+  // where its own kernel's did not: a chunk of one row a warp, the whole
+  // step's work as in a kernel of one row at a time (appleyard's layers,
+  // whose bound was measured on their whole work). Measured on the H100: a
+  // stack of two H = 256 layers beat the per-step lowering to B = 32 (its
+  // second layer's work with the link, 2^24) and lost from 48, where the
+  // layers' own bound is 64 (docs/benchmarks.md, "Row tiles").
+  for (auto [layer, builder] : llvm::zip(chain.layers, builders)) {
+    PersistentChoice own = choosePersistent(layer, options);
+    mostBatch = std::min(mostBatch, own.maxBatch);
+    if (builder->takesRowsOneAtATime() && !own.rowsOneAtATime)
+      mostBatch = std::min(mostBatch, builder->costModelMaxBatch());
+  }
   if (options.costModel &&
       (mostBatch < 1 ||
        !llvm::all_of(builders, [](auto &b) { return b->usesRegisters(); })))

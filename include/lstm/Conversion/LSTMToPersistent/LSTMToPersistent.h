@@ -84,6 +84,9 @@ struct PersistentChoice {
   /// kernel; 0 if it never does, and then `reason` says why.
   int64_t maxBatch = 0;
   std::string reason;
+  /// Whether the layer's own kernel's warps take their rows one at a time
+  /// (their weights fill more than half the registers they keep them in).
+  bool rowsOneAtATime = false;
 };
 
 /// The choice lstm-to-persistent makes for `layer` with these options
