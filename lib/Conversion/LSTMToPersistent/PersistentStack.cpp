@@ -219,7 +219,8 @@ LogicalResult StackKernel::plan() {
   // whose bound was measured on their whole work). Measured on the H100: a
   // stack of two H = 256 layers beat the per-step lowering to B = 32 (its
   // second layer's work with the link, 2^24) and lost from 48, where the
-  // layers' own bound is 64 (docs/benchmarks.md, "Row tiles").
+  // layers' own bound is 64 (docs/benchmarks.md, "The cost model's
+  // bounds with row tiles").
   for (auto [layer, builder] : llvm::zip(chain.layers, builders)) {
     PersistentChoice own = choosePersistent(layer, options);
     mostBatch = std::min(mostBatch, own.maxBatch);
