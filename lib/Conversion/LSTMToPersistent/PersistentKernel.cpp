@@ -102,7 +102,7 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
   if (rowTiles > 1) {
     unitTile = arith::DivUIOp::create(b, loc, blockId, index(b, rowTiles));
     Value rowTile = arith::RemUIOp::create(b, loc, blockId, index(b, rowTiles));
-    tileRows = arith::CeilDivUIOp::create(b, loc, batch, index(b, rowTiles));
+    tileRows = tileRowsAt(b, batch);
     rowBegin = arith::MinUIOp::create(
         b, loc, arith::MulIOp::create(b, loc, rowTile, tileRows), batch);
     rowEnd = arith::MinUIOp::create(

@@ -406,12 +406,16 @@ int64_t PersistentKernelBuilder::sharedBytes() const {
          int64_t(sizeof(float));
 }
 
+Value PersistentKernelBuilder::tileRowsAt(OpBuilder &b, Value batchSize) {
+  if (rowTiles == 1)
+    return batchSize;
+  return arith::CeilDivUIOp::create(b, loc, batchSize, index(b, rowTiles));
+}
+
 Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value batchSize) {
   // Every view min(⌈B / rowTiles⌉, chunkRows) rows long (buildBlocks).
-  Value rows = batchSize;
-  if (rowTiles > 1)
-    rows = arith::CeilDivUIOp::create(b, loc, batchSize, index(b, rowTiles));
-  Value staged = arith::MinUIOp::create(b, loc, rows, index(b, chunkRows));
+  Value staged = arith::MinUIOp::create(b, loc, tileRowsAt(b, batchSize),
+                                        index(b, chunkRows));
   return arith::MulIOp::create(
       b, loc, staged,
       index(b, int64_t(maxStaged) * maxInputWidth * int64_t(sizeof(float))));

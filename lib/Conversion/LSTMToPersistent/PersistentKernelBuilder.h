@@ -91,13 +91,13 @@ public:
   /// takes for a batch of `batchSize` rows (an index, host code).
   int64_t sharedBytes() const;
   Value sharedBytesAt(OpBuilder &b, Value batchSize);
+  /// The most rows of a tile, ⌈B / rowTiles⌉, for a batch of `batchSize`
+  /// (host code or the kernel's).
+  Value tileRowsAt(OpBuilder &b, Value batchSize);
   /// Whether the warps keep their weights in registers.
   bool usesRegisters() const { return useRegisters; }
   /// How many units each warp computes.
   int64_t unitsPerWarpCount() const { return unitsPerWarp; }
-  /// How many tiles of rows the blocks split the batch into (1: every
-  /// block takes every row of its units).
-  int64_t rowTileCount() const { return rowTiles; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
   /// Phases of a step.
