@@ -27,7 +27,7 @@ extern "C" {
 typedef struct {
   /// "cpu" or "cuda" (default).
   MlirStringRef target;
-  /// GPU architecture and PTX features (cuda): default "sm_90", "+ptx80".
+  /// GPU architecture and PTX features (cuda): default "sm_90", "+ptx81".
   MlirStringRef chip;
   MlirStringRef features;
   /// The CUDA toolkit with ptxas and libdevice; default: the one found when

@@ -35,7 +35,7 @@ extern "C" {
 typedef struct {
   const char *target;        // "cpu" or "cuda"
   const char *chip;          // e.g. "sm_90"
-  const char *features;      // e.g. "+ptx80"
+  const char *features;      // e.g. "+ptx81"
   const char *cudaPath;      // the CUDA toolkit (ptxas, libdevice)
   const char *cudaLibDir;    // the directory of libcuda.so to link against
   const char *runtimeLibDir; // the runtimes (liblstm_*_runtime_static.a)

@@ -155,7 +155,7 @@ static void testDefaults(void) {
           (int)options.features.length, options.features.data,
           (int)options.computeType.length, options.computeType.data);
   // CHECK-LABEL: @defaults
-  // CHECK-NEXT: cuda sm_90 +ptx80 fp32
+  // CHECK-NEXT: cuda sm_90 +ptx81 fp32
 }
 
 int main(int argc, char **argv) {

@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
   rc = lstmTextCompile(kRNN, strlen(kRNN), path, &options, &error);
   report("bad target", rc, error);
 
-  // CHECK: {"target": "cuda", "chip": "sm_90", "features": "+ptx80",
+  // CHECK: {"target": "cuda", "chip": "sm_90", "features": "+ptx81",
   // "compute_type": "fp32"}
   char *defaults = lstmTextDefaultOptions();
   printf("%s\n", defaults);

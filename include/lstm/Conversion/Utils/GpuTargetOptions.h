@@ -25,9 +25,11 @@
 namespace mlir::lstm {
 
 /// The GPU architecture and PTX features compiled for by default (sm_90
-/// needs PTX 7.8 or later).
+/// needs PTX 7.8 or later; kernel parameters above 4352 bytes, as a
+/// persistent kernel of a stack of three peephole layers with gradients
+/// takes, need PTX 8.1 and a CUDA 12.1 driver).
 inline constexpr llvm::StringLiteral kDefaultGpuChip = "sm_90";
-inline constexpr llvm::StringLiteral kDefaultPtxFeatures = "+ptx80";
+inline constexpr llvm::StringLiteral kDefaultPtxFeatures = "+ptx81";
 
 /// The arithmetic of the GEMMs on the GPU. The values are the runtime's
 /// codes (LSTMRuntimeComputeType in lstm/Runtime/CudaRuntime.h), which the
