@@ -56,33 +56,44 @@ def eager_lstm(L, T, B, leaves):
 EAGER = dict(tg.EAGER, lstm=eager_lstm)
 
 
+def check_networks(directory, cases, seed, input_size=24):
+    """Each (L, H, cell, sizes) of `cases`: DIR/{cell}_l{L}_h{H}.so (or
+    DIR/{cell}_h{H}.so for L = 1) against float64 eager autograd at each
+    (T, B) of `sizes`. Returns (all passed, largest relative error)."""
+    worst = 0.0
+    ok = True
+    for L, H, cell, sizes in cases:
+        name = f'{cell}_h{H}.so' if L == 1 else f'{cell}_l{L}_h{H}.so'
+        net = GradNet(os.path.join(directory, name), device='cuda')
+        for T, B in sizes:
+            tg.CONFIGS['w'] = (L, H, B, T, input_size)
+            x, h0, c0, cots = tg.make_data('w', 'cuda', seed + H + B)
+            ws = tg.make_weights('w', cell, 'cuda', seed + H + B)
+            args = [x, h0] + ([c0] if cell != 'cho_gru' else []) + ws
+            cs = cots[:net.n_results]
+            grads = net.call('forward_grad', args + cs, check=False)
+            outs = net.call('forward', args, check=False)
+            leaves = [a.double().detach().requires_grad_() for a in args]
+            ref = EAGER[cell](L, T, B, leaves)
+            torch.autograd.backward(ref, [c.double() for c in cs])
+            e_out = max(tg.rel_err(o, r) for o, r in zip(outs, ref))
+            e_grad = max(tg.rel_err(g, l.grad) for g, l in zip(grads, leaves))
+            worst = max(worst, e_out, e_grad)
+            bad = not (e_out < 1e-5 and e_grad < 1e-4)
+            ok &= not bad
+            print(f'{cell:9s} L={L} H={H:5d} T={T} B={B:2d}: outputs {e_out:.1e} '
+                  f'gradients {e_grad:.1e}{"  FAILED" if bad else ""}', flush=True)
+    return ok, worst
+
+
 def main():
     directory = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else int.from_bytes(os.urandom(4), 'little')
     print(f'seed {seed}')
-    worst = 0.0
-    ok = True
-    for H in (544, 1000, 2048):
-        for cell in ('lstm', 'peephole', 'cho_gru'):
-            net = GradNet(os.path.join(directory, f'{cell}_h{H}.so'), device='cuda')
-            for T, B in ((3, 1), (7, 3), (5, 4), (4, 6), (2, 17)):
-                tg.CONFIGS['w'] = (1, H, B, T, 24)
-                x, h0, c0, cots = tg.make_data('w', 'cuda', seed + H + B)
-                ws = tg.make_weights('w', cell, 'cuda', seed + H + B)
-                args = [x, h0] + ([c0] if cell != 'cho_gru' else []) + ws
-                cs = cots[:net.n_results]
-                grads = net.call('forward_grad', args + cs, check=False)
-                outs = net.call('forward', args, check=False)
-                leaves = [a.double().detach().requires_grad_() for a in args]
-                ref = EAGER[cell](1, T, B, leaves)
-                torch.autograd.backward(ref, [c.double() for c in cs])
-                e_out = max(tg.rel_err(o, r) for o, r in zip(outs, ref))
-                e_grad = max(tg.rel_err(g, l.grad) for g, l in zip(grads, leaves))
-                worst = max(worst, e_out, e_grad)
-                bad = not (e_out < 1e-5 and e_grad < 1e-4)
-                ok &= not bad
-                print(f'{cell:9s} H={H:5d} T={T} B={B:2d}: outputs {e_out:.1e} '
-                      f'gradients {e_grad:.1e}{"  FAILED" if bad else ""}', flush=True)
+    sizes = ((3, 1), (7, 3), (5, 4), (4, 6), (2, 17))
+    ok, worst = check_networks(
+        directory, [(1, H, cell, sizes) for H in (544, 1000, 2048)
+                    for cell in ('lstm', 'peephole', 'cho_gru')], seed)
     print(('PASSED' if ok else 'FAILED') + f': wide layers, largest relative error {worst:.1e}')
     return 0 if ok else 1
 

@@ -163,8 +163,9 @@ LogicalResult StackKernel::plan() {
   }
   // The builders of one block size (512 threads; 256 where a layer's warps
   // take their rows one at a time, as for a layer's kernel, or would not
-  // keep their weights in registers otherwise), with their share of the
-  // blocks.
+  // keep their weights in registers otherwise, or where the smaller blocks
+  // still split each unit's rows among enough warps: below), with their
+  // share of the blocks.
   auto makeBuilders = [&](int64_t blockSize) -> LogicalResult {
     builders.clear();
     SmallVector<int64_t> work, widths;
@@ -197,9 +198,36 @@ LogicalResult StackKernel::plan() {
     return failure();
   if (options.blockSize == 0 && llvm::any_of(builders, [](auto &b) {
         return b->takesRowsOneAtATime() || !b->usesRegisters();
-      }))
+      })) {
     if (failed(makeBuilders(kFewerThreads)))
       return failure();
+  } else if (options.blockSize == 0) {
+    // A stack's kernel holds every layer's code, and a layer after the
+    // first also the link's weights and partial sums: ptxas gives its
+    // 512-thread blocks' lanes the 128 registers they may have and spills
+    // (160-370 bytes at char-rnn's sizes, about 200 registers wanted), where
+    // 256-thread blocks spill nothing. On the H100 the smaller blocks were
+    // faster wherever each unit's rows were still split among at least
+    // kStackRowWarps warps (tiles of rows × warps a unit): char-rnn's stack
+    // (4 warps a unit with 256 threads, 8 with 512) ran its training
+    // forward in 0.259 ms against 0.297 and its backward in 0.385 against
+    // 0.402, the inference forward 0.271 against 0.289 ms at B = 50 and
+    // 0.123 against 0.151 at B = 1 (though 0.492 against 0.443 at B = 128).
+    // With fewer warps a unit they lose: a stack of two H = 256 layers (256
+    // threads for its one-row warps, 2 warps a unit) ran 0.442 ms at B = 16
+    // against 0.406 with 512 (docs/benchmarks.md, "256-thread blocks for a
+    // stack").
+    auto wide = std::move(builders);
+    int64_t wideBlocks = totalBlocks;
+    if (failed(makeBuilders(kFewerThreads)) ||
+        !llvm::all_of(builders, [](auto &b) {
+          return b->usesRegisters() && !b->takesRowsOneAtATime() &&
+                 b->warpsPerUnit() >= kStackRowWarps;
+        })) {
+      builders = std::move(wide);
+      totalBlocks = wideBlocks;
+    }
+  }
   // Layer l + 1 reads layer l's output of step t in the iteration after
   // the one that wrote it: a grid barrier must follow the write.
   for (auto [k, link] : llvm::enumerate(chain.links))
