@@ -216,13 +216,16 @@ LogicalResult StackKernel::plan() {
     // With fewer warps a unit they lose: a stack of two H = 256 layers (256
     // threads for its one-row warps, 2 warps a unit) ran 0.442 ms at B = 16
     // against 0.406 with 512 (docs/benchmarks.md, "256-thread blocks for a
-    // stack").
+    // stack"). So do steps of several grid barriers: Cho's GRU at char-rnn,
+    // whose kernels spilled less in 512-thread blocks (the backward not at
+    // all), trained its backward in 0.376 ms with 256 threads against 0.349.
     auto wide = std::move(builders);
     int64_t wideBlocks = totalBlocks;
     if (failed(makeBuilders(kFewerThreads)) ||
         !llvm::all_of(builders, [](auto &b) {
           return b->usesRegisters() && !b->takesRowsOneAtATime() &&
-                 b->warpsPerUnit() >= kStackRowWarps;
+                 b->warpsPerUnit() >= kStackRowWarps &&
+                 b->gridBarriersPerStep() == 1;
         })) {
       builders = std::move(wide);
       totalBlocks = wideBlocks;
