@@ -247,6 +247,11 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   // One module for all kernels: one code generation and ptxas run.
   pm.addPass(lstm::createMergeGPUModulesPass());
+  // The persistent kernels' address arithmetic in 32 bits, in a module of
+  // their own (the other kernels keep 64-bit indices: nothing bounds their
+  // buffers).
+  if (options.narrowKernelIndices)
+    pm.addPass(lstm::createNarrowKernelIndicesPass());
   // The persistent kernels' grid barriers, in scf (lowered just below).
   pm.addPass(lstm::createLowerGridBarriersPass());
   // Launches, allocations and frees become asynchronous on one stream.
@@ -261,7 +266,7 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // The persistent kernels' asynchronous copies (cp.async), first: their
   // shared-memory operands are converted with the gpu address spaces.
-  kernels.addPass(createConvertNVGPUToNVVMPass());
+  kernels.addPass(lstm::createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -380,6 +385,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
                      "persistent kernel, computing in fp32 (compute types "
                      "fp32 and tf32; with bf16 an error)"),
       llvm::cl::init(false)};
+  Option<bool> narrowKernelIndices{
+      *this, "narrow-kernel-indices",
+      llvm::cl::desc("Compute the persistent kernels' indices in 32 bits "
+                     "(lstm-narrow-kernel-indices)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -438,6 +448,7 @@ void lstm::registerLSTMPipelines() {
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
         options.runtimeChecks = o.runtimeChecks;
+        options.narrowKernelIndices = o.narrowKernelIndices;
         buildLSTMToNVVMPipeline(pm, options);
         return success();
       },

@@ -20,6 +20,8 @@
 #include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
 #include "lstm/Conversion/LowerGridBarriers/LowerGridBarriers.h"
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
+#include "lstm/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "lstm/Conversion/NarrowKernelIndices/NarrowKernelIndices.h"
 #include "lstm/Conversion/ParallelLoopsToCpuThreads/ParallelLoopsToCpuThreads.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"

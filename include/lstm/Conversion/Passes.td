@@ -492,6 +492,76 @@ def MergeGPUModulesPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def NarrowKernelIndicesPass
+    : Pass<"lstm-narrow-kernel-indices", "::mlir::ModuleOp"> {
+  let summary = "Move kernels into a gpu.module whose index type is 32 bits "
+                "wide, passing them 32-bit sizes and 64-bit pointers";
+  let description = [{
+    MLIR lowers `index` to the host's 64 bits in kernels too: every address
+    computation of a kernel is 64-bit integer arithmetic (two instructions
+    for an add, several for a multiply on NVIDIA GPUs), each size or stride
+    it keeps takes two registers. The persistent kernels of
+    `lstm-to-persistent` run long, register-hungry loops of index
+    arithmetic: char-rnn's backward kernel wanted 231 registers a thread,
+    169 with 32-bit indices.
+
+    This pass moves the kernels whose names start with `kernel-prefix`
+    into a `gpu.module` of their own whose data layout makes `index` 32 bits
+    wide (`#dlti.dl_entry<index, 32 : i64>`; the NVVM lowering takes its
+    index width from it). Their signature changes, because the host passes
+    64-bit descriptors: an `index` argument becomes an `i32`; a memref
+    argument becomes its aligned pointer as an `i64` followed by an `i32`
+    for each of its offset, sizes and strides that the type leaves dynamic.
+    The kernel rebuilds the memref from them (LLVM dialect ops and an
+    `unrealized_conversion_cast` that the NVVM lowering folds away). Each
+    `gpu.launch_func` of such a kernel passes those values, and asserts
+    (`cf.assert`) that every memref spans fewer than 2^30 elements and every
+    `index` lies within ±2^30, so that no address computed in the kernel,
+    one past the last row included, overflows 32 bits.
+    `lstm-to-persistent` keeps its kernels' sequences below that bound by
+    its own run-time condition (it runs the per-step layer above it), so
+    the assertion never fires behind it.
+
+    A kernel with an argument of another kind (a memref in a memory space,
+    a vector) stays where it is. Runs after `lstm-merge-gpu-modules` and
+    before `lstm-lower-grid-barriers`, which takes the counter's address
+    with the module's index width.
+  }];
+  let options = [
+    Option<"kernelPrefix", "kernel-prefix", "std::string",
+           /*default=*/"\"lstm_persistent\"",
+           "Narrow the kernels whose names start with this">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::DLTIDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def ConvertNVGPUToNVVMPass
+    : Pass<"lstm-convert-nvgpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Upstream's nvgpu-to-NVVM patterns at the module's index "
+                "width";
+  let description = [{
+    Upstream's `convert-nvgpu-to-nvvm` builds its type converter without
+    the module's data layout: it lowers memref descriptors with 64-bit
+    sizes even in a `gpu.module` whose `index` is 32 bits wide (made by
+    `lstm-narrow-kernel-indices`), and `convert-gpu-to-nvvm`, which reads
+    the data layout, then meets descriptors of two widths. This pass runs
+    the same upstream patterns (`populateNVGPUToNVVMConversionPatterns`)
+    with the converter of the module's data layout and its GPU address
+    spaces. It converts the asynchronous copies the persistent kernels
+    use (`nvgpu.device_async_copy`, `_create_group`, `_wait`); an nvgpu
+    type it has no conversion for (mbarriers, warpgroup accumulators,
+    tensor maps) makes the conversion fail.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def ConvertGemmToCublasPass
     : Pass<"lstm-gemm-to-cublas", "::mlir::ModuleOp"> {
   let summary = "Turn buffer-level GEMMs into cuBLAS calls through the runtime";

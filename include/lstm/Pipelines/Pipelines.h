@@ -89,6 +89,9 @@ struct LSTMToNVVMOptions {
   /// products are fp32 FMAs, under the fp32 and the tf32 compute types
   /// alike; the bf16 one does not take them.
   bool persistent = false;
+  /// Whether the persistent kernels compute their indices in 32 bits
+  /// (lstm-narrow-kernel-indices).
+  bool narrowKernelIndices = true;
   /// Whether the pipeline ends in buildKernelBinaryPipeline. Without it the
   /// kernels stay gpu.modules in NVVM for a caller that serialises them
   /// itself (compileToSharedLibrary: beside the host code's compilation).

@@ -28,6 +28,7 @@
 #include "PersistentStack.h"
 
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+#include "lstm/Conversion/NarrowKernelIndices/NarrowKernelIndices.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -155,9 +156,65 @@ static Value queryRuntime(RewriterBase &rewriter, Operation *at,
           .getResult(0));
 }
 
+/// Whether every buffer of the kernels of `builders` spans fewer elements
+/// than lstm-narrow-kernel-indices lets a kernel with 32-bit indices take:
+/// at most (T + 1) · B · W, W the widest row of a sequence (the product of
+/// a tensor's dimensions after its first two, the [T, B] ones), of a
+/// batch-sized tensor (its static dimensions) and of the kernel's own
+/// [2, B, N] buffers. A static tensor (a weight) that large is never on
+/// chip; it makes the condition false.
+static Value indexableSequences(RewriterBase &rewriter, Location loc,
+                                ArrayRef<PersistentKernelBuilder *> builders,
+                                Value batch) {
+  int64_t widest = 1;
+  bool bounded = true;
+  for (PersistentKernelBuilder *builder : builders) {
+    widest = std::max(widest, builder->stateWidth());
+    Operation *layer = builder->kernelLayer();
+    SmallVector<Type> types(layer->getOperandTypes());
+    llvm::append_range(types, layer->getResultTypes());
+    for (Type type : types) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        continue;
+      if (tensor.hasStaticShape()) {
+        bounded &= tensor.getNumElements() < kNarrowIndexLimit;
+        continue;
+      }
+      int64_t row = 1;
+      ArrayRef<int64_t> shape = tensor.getShape();
+      for (int64_t d = tensor.getRank() >= 3 ? 2 : 0; d < tensor.getRank(); ++d)
+        if (!ShapedType::isDynamic(shape[d]))
+          row *= shape[d];
+      widest = std::max(widest, row);
+    }
+  }
+  // The batch is dimension 1 of the first layer's input sequence (or of
+  // the stack's, before the branch that lstm-wavefront made): T is its
+  // dimension 0, at hand wherever the batch is.
+  auto batchDim = batch.getDefiningOp<tensor::DimOp>();
+  std::optional<int64_t> batchIndex =
+      batchDim ? batchDim.getConstantIndex() : std::nullopt;
+  if (!bounded || widest >= kNarrowIndexLimit || batchIndex != 1)
+    return arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+  Value steps =
+      tensor::DimOp::create(rewriter, loc, batchDim.getSource(), int64_t{0});
+  // (T + 1) · B < limit / W, in index arithmetic that cannot overflow: T
+  // and B are extents of a tensor that exists.
+  Value rows = arith::MulIOp::create(
+      rewriter, loc,
+      arith::AddIOp::create(rewriter, loc, steps,
+                            arith::ConstantIndexOp::create(rewriter, loc, 1)),
+      batch);
+  return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
+                               arith::ConstantIndexOp::create(
+                                   rewriter, loc, kNarrowIndexLimit / widest));
+}
+
 /// The cost model takes the batch, every block is resident at once (at most
 /// one per SM counted on: a GPU with fewer SMs than the grid has blocks
-/// takes the per-step layer instead of failing the cooperative launch), and
+/// takes the per-step layer instead of failing the cooperative launch), the
+/// sequences are short enough for the kernels' 32-bit indices, and
 /// a kernel that may stage more than every GPU gives a block without
 /// opting in gets what this batch needs (the runtime opts the kernel in at
 /// its launch).
@@ -174,6 +231,9 @@ Value mlir::lstm::persistent::persistentKernelRuns(
       arith::ConstantIndexOp::create(rewriter, loc, gridBlocks),
       queryRuntime(rewriter, at, kMultiprocessorCountName));
   Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
+  chosen =
+      arith::AndIOp::create(rewriter, loc, chosen,
+                            indexableSequences(rewriter, loc, builders, batch));
   int64_t most = 0;
   for (PersistentKernelBuilder *builder : builders)
     most = std::max(most, builder->sharedBytes());

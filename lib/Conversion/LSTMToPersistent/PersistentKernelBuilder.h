@@ -17,6 +17,7 @@
 #include "PersistentPlan.h"
 
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
+#include "lstm/Conversion/NarrowKernelIndices/NarrowKernelIndices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -67,8 +68,10 @@ inline constexpr int64_t kMaxStepWork = int64_t{16} << 20;
 /// the per-step lowering to B = 4 (2^26) and ties at 8, H = 1024 (512
 /// threads) to B = 16 (2^26) and ties at 32 (docs/benchmarks.md).
 inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
-/// The chunk of a phase that stages nothing: more rows than any batch.
-inline constexpr int64_t kWholeBatch = int64_t{1} << 40;
+/// The chunk of a phase that stages nothing: more rows than any batch the
+/// kernel runs at (its buffers span fewer than kNarrowIndexLimit elements),
+/// and an index its 32-bit arithmetic holds (lstm-narrow-kernel-indices).
+inline constexpr int64_t kWholeBatch = kNarrowIndexLimit - 1;
 
 /// ceil(a / b) for positive a and b.
 inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -88,6 +91,9 @@ public:
   int64_t costModelMaxBatch() const;
   /// The blocks of the kernel's grid, all resident at once.
   int64_t gridBlocks() const { return numBlocks; }
+  /// The layer the kernel runs, and the width of its states.
+  LayerOp kernelLayer() const { return layer; }
+  int64_t stateWidth() const { return plan.width; }
   /// Whether a warp's weights fill more than half of the registers it
   /// keeps them in, so that it takes its rows one at a time.
   bool takesRowsOneAtATime() const { return oneRow; }

@@ -18,6 +18,8 @@
 #include "lstm/Conversion/LowerGridBarriers/LowerGridBarriers.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -35,23 +37,36 @@ using namespace mlir;
 using namespace mlir::lstm;
 
 /// The address of the counter's one element, as an LLVM pointer (memref
-/// has no atomic load, nor orderings on its atomics).
-static Value counterAddress(OpBuilder &b, Location loc, Value counter) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, counter);
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, counter);
-  Value offsetBytes = arith::MulIOp::create(
-      b, loc, metadata.getOffset(),
-      arith::ConstantIndexOp::create(b, loc, sizeof(int32_t)));
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+/// has no atomic load, nor orderings on its atomics). Taken from the
+/// counter's LLVM descriptor, of the index width of the kernel's data
+/// layout, not through `memref.extract_aligned_pointer_as_index`: in a
+/// kernel whose index is 32 bits wide (lstm-narrow-kernel-indices) that
+/// index would truncate the pointer. The NVVM lowering folds the cast with
+/// its own of the same type.
+static FailureOr<Value> counterAddress(OpBuilder &b, Location loc,
+                                       Value counter) {
+  auto type = cast<MemRefType>(counter.getType());
+  MLIRContext *context = b.getContext();
+  LowerToLLVMOptions options(
+      context, DataLayout::closest(b.getInsertionBlock()->getParentOp()));
+  LLVMTypeConverter converter(context, options);
+  Type descriptorType = converter.convertType(type);
+  if (!descriptorType)
+    return failure();
+  Value descriptor =
+      UnrealizedConversionCastOp::create(b, loc, descriptorType, counter)
+          .getResult(0);
+  MemRefDescriptor fields(descriptor);
+  return Value(LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(context),
+                                   b.getI32Type(), fields.alignedPtr(b, loc),
+                                   ValueRange{fields.offset(b, loc)}));
 }
 
 /// NVPTX's synchronisation scope of the whole GPU (PTX's `.gpu`).
 static constexpr llvm::StringLiteral kDeviceScope = "device";
 
-static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
+static LogicalResult lowerGridBarrier(RewriterBase &rewriter,
+                                      GridBarrierOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
@@ -60,7 +75,11 @@ static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
   auto i32 = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
-  Value counter = op.getCounter();
+  FailureOr<Value> word = counterAddress(rewriter, loc, op.getCounter());
+  if (failed(word))
+    return op.emitOpError("has a counter of type ")
+           << op.getCounter().getType()
+           << " that has no LLVM descriptor (a memory space not lowered?)";
 
   gpu::BarrierOp::create(rewriter, loc);
   Value isFirst;
@@ -80,7 +99,6 @@ static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
       rewriter, loc, rewriter.getI32Type(),
       arith::MulIOp::create(rewriter, loc, op.getOrdinal(), blocks));
   scf::IfOp::create(rewriter, loc, isFirst, [&](OpBuilder &b, Location l) {
-    Value word = counterAddress(b, l, counter);
     // The arrival releases, at device scope, the block's writes (ordered
     // before it by the block barrier): a release fence and a relaxed atomic
     // add (NVPTX drops the ordering of an atomicrmw: no red.release); the
@@ -88,14 +106,14 @@ static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
     // Cheaper than sequentially consistent fences around volatile polling
     // (bench/micro/grid_barrier.cu).
     LLVM::FenceOp::create(b, l, LLVM::AtomicOrdering::release, kDeviceScope);
-    LLVM::AtomicRMWOp::create(b, l, LLVM::AtomicBinOp::add, word, i32(b, 1),
+    LLVM::AtomicRMWOp::create(b, l, LLVM::AtomicBinOp::add, *word, i32(b, 1),
                               LLVM::AtomicOrdering::monotonic, kDeviceScope,
                               /*alignment=*/4);
     scf::WhileOp::create(
         b, l, TypeRange(), ValueRange(),
         [&](OpBuilder &wb, Location wl, ValueRange) {
           Value arrived = LLVM::LoadOp::create(
-              wb, wl, wb.getI32Type(), word, /*alignment=*/4,
+              wb, wl, wb.getI32Type(), *word, /*alignment=*/4,
               /*isVolatile=*/false, /*isNonTemporal=*/false,
               /*isInvariant=*/false, /*isInvariantGroup=*/false,
               LLVM::AtomicOrdering::acquire, kDeviceScope);
@@ -110,6 +128,7 @@ static void lowerGridBarrier(RewriterBase &rewriter, GridBarrierOp op) {
   });
   gpu::BarrierOp::create(rewriter, loc);
   rewriter.eraseOp(op);
+  return success();
 }
 
 namespace {
@@ -126,7 +145,8 @@ struct LowerGridBarriersPass
     });
     IRRewriter rewriter(&getContext());
     for (GridBarrierOp op : gridBarriers)
-      lowerGridBarrier(rewriter, op);
+      if (failed(lowerGridBarrier(rewriter, op)))
+        return signalPassFailure();
     for (BlockBarrierOp op : blockBarriers) {
       rewriter.setInsertionPoint(op);
       if (op.getWaitAsyncCopies()) {

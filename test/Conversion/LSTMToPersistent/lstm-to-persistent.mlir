@@ -200,7 +200,9 @@
 // The cost model: the weights fit in registers (one per lane); a step's
 // work is B · 4 · 4 multiply-adds, under 2^24 while B <= 1048576; and its 4
 // blocks must all be resident: at most the GPU's SM count, asked of the
-// runtime (declared in the module). The kernel in the then branch, the
+// runtime (declared in the module); and (T + 1) · B rows of its widest
+// row (the input's 8) below 2^30, for the kernel's 32-bit indices
+// (lstm-narrow-kernel-indices). The kernel in the then branch, the
 // per-step layer, marked, in the else.
 // COST: func.func private @lstmRuntimeGpuMultiprocessors() -> i32
 // COST-LABEL: func.func @cell
@@ -210,7 +212,12 @@
 // COST: %[[SMS:.*]] = call @lstmRuntimeGpuMultiprocessors() : () -> i32
 // COST: %[[SMSI:.*]] = arith.index_cast %[[SMS]] : i32 to index
 // COST: %[[FITS:.*]] = arith.cmpi ule, %c4, %[[SMSI]] : index
-// COST: %[[USE:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// COST: %[[RUNS:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// COST: %[[T:.*]] = tensor.dim %[[X]], %c0
+// COST: %[[T1:.*]] = arith.addi %[[T]], %c1
+// COST: %[[ROWS:.*]] = arith.muli %[[T1]], %[[B]] : index
+// COST: %[[SHORT:.*]] = arith.cmpi ult, %[[ROWS]], %c134217728 : index
+// COST: %[[USE:.*]] = arith.andi %[[RUNS]], %[[SHORT]] : i1
 // COST: %[[R:.*]]:3 = scf.if %[[USE]]
 // COST: gpu.launch
 // COST: scf.yield
@@ -236,7 +243,9 @@
 // OPT-IN: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c1048576
 // OPT-IN: call @lstmRuntimeGpuMultiprocessors()
 // OPT-IN: %[[FITS:.*]] = arith.cmpi ule, %c4, %{{.*}} : index
-// OPT-IN: %[[BOTH:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// OPT-IN: %[[RUNS:.*]] = arith.andi %[[SMALL]], %[[FITS]] : i1
+// OPT-IN: %[[SHORT:.*]] = arith.cmpi ult, %{{.*}}, %c134217728 : index
+// OPT-IN: %[[BOTH:.*]] = arith.andi %[[RUNS]], %[[SHORT]] : i1
 // OPT-IN: %[[SMEM:.*]] = call @lstmRuntimeGpuSharedMemoryPerBlock() : () -> i32
 // OPT-IN: %[[SMEMI:.*]] = arith.index_cast %[[SMEM]] : i32 to index
 // OPT-IN: %[[LIMIT:.*]] = arith.maxui %[[SMEMI]], %c49152 : index
@@ -356,7 +365,7 @@ func.func @cell(%x: tensor<?x?x8xf32>, %h0: tensor<?x4xf32>, %c0: tensor<?x4xf32
 // CHECK: %[[CUR:.*]] = arith.remui %[[T]], %c2
 // Phase 0: nothing to stage (the whole batch at once, no block barrier
 // before the work); x ⊙ h, written to the step's scratch buffer.
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1099511627776
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1073741823
 // CHECK-NOT: lstm.block_barrier
 // CHECK: %[[RH:.*]] = arith.mulf
 // CHECK: memref.store %[[RH]], %[[SCRATCH]][%[[CUR]],

@@ -9,16 +9,19 @@
 // A stack that lstm-wavefront{persistent=true} versioned by batch size (the
 // input is what lstm-optimize{persistent=true} makes of two tanh layers of
 // 4 units): the kernels' run-time conditions (the cost model's batch, the
-// grid fits the SMs) join the branch condition once per layer, and the
+// grid fits the SMs, (T + 1) · B rows of 4 below 2^30 for the kernels'
+// 32-bit indices) join the branch condition once per layer, and the
 // layers become their kernels with no per-step copy of their own; the else
 // branch keeps the wavefront, which also runs where a kernel cannot.
 // CHECK-LABEL: func.func @dynamic_batch
 // CHECK: %[[B:.*]] = tensor.dim %arg0, %c1
 // CHECK: %[[BOUND:.*]] = arith.cmpi ule, %[[B]], %c524288
 // CHECK: %[[SMS0:.*]] = call @lstmRuntimeGpuMultiprocessors()
+// CHECK: arith.cmpi ult, %{{.*}}, %c268435456
 // CHECK: %[[RUNS0:.*]] = arith.andi
 // CHECK: %[[ONE:.*]] = arith.andi %[[BOUND]], %[[RUNS0]] : i1
 // CHECK: %[[SMS1:.*]] = call @lstmRuntimeGpuMultiprocessors()
+// CHECK: arith.cmpi ult, %{{.*}}, %c268435456
 // CHECK: %[[RUNS1:.*]] = arith.andi
 // CHECK: %[[BOTH:.*]] = arith.andi %[[ONE]], %[[RUNS1]] : i1
 // CHECK: scf.if %[[BOTH]]

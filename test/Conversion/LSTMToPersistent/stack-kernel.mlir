@@ -130,6 +130,7 @@
 // BRANCH-LABEL: func.func @dynamic_batch
 // BRANCH: %[[BOUND:.*]] = arith.cmpi ule, %{{.*}}, %c524288
 // BRANCH: call @lstmRuntimeGpuMultiprocessors()
+// BRANCH: arith.cmpi ult, %{{.*}}, %c268435456
 // BRANCH: %[[RUNS:.*]] = arith.andi
 // BRANCH: %[[BOTH:.*]] = arith.andi %[[BOUND]], %[[RUNS]]
 // BRANCH: scf.if %[[BOTH]]

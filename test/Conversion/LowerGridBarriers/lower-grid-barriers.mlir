@@ -4,11 +4,17 @@
 // A grid barrier becomes the block barrier, one thread's arrival on the
 // counter (a release fence and a relaxed atomic add) and its acquire
 // polling until ordinal × G arrivals (G = blocks of the grid, all three
-// dimensions), and a second block barrier.
+// dimensions), and a second block barrier. The counter's address comes from
+// its LLVM descriptor (the aligned pointer and the offset), of the data
+// layout's index width: 64 bits by default.
 
 // CHECK-LABEL: func.func @barrier
 // CHECK-SAME: (%[[COUNTER:.*]]: memref<1xi32>, %[[K:.*]]: index)
 // CHECK: gpu.launch
+// CHECK: %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[COUNTER]] : memref<1xi32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// CHECK-DAG: %[[ALIGNED:.*]] = llvm.extractvalue %[[DESC]][1]
+// CHECK-DAG: %[[OFFSET:.*]] = llvm.extractvalue %[[DESC]][2]
+// CHECK: %[[WORD:.*]] = llvm.getelementptr %[[ALIGNED]][%[[OFFSET]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK: gpu.barrier
 // CHECK-DAG: %[[TX:.*]] = gpu.thread_id x
 // CHECK-DAG: %[[GX:.*]] = gpu.grid_dim x
@@ -19,8 +25,6 @@
 // CHECK: %[[KG:.*]] = arith.muli %[[K]], %[[G]] : index
 // CHECK: %[[TARGET:.*]] = arith.index_cast %[[KG]] : index to i32
 // CHECK: scf.if
-// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[COUNTER]]
-// CHECK: %[[WORD:.*]] = llvm.inttoptr
 // CHECK-NEXT: llvm.fence syncscope("device") release
 // CHECK: llvm.atomicrmw add %[[WORD]], %{{.*}} syncscope("device") monotonic
 // CHECK: scf.while
@@ -80,4 +84,23 @@ func.func @block_after_copies(
     gpu.terminator
   }
   return
+}
+
+// In a module whose index is 32 bits wide (lstm-narrow-kernel-indices), the
+// descriptor's offset is an i32: the pointer is never an index, which would
+// truncate it.
+// CHECK-LABEL: gpu.module @narrow
+// CHECK: gpu.func @kernel(%[[COUNTER:.*]]: memref<1xi32>, %{{.*}}: index)
+// CHECK: %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[COUNTER]] : memref<1xi32> to !llvm.struct<(ptr, ptr, i32, array<1 x i32>, array<1 x i32>)>
+// CHECK: %[[OFFSET:.*]] = llvm.extractvalue %[[DESC]][2]
+// CHECK: llvm.getelementptr %{{.*}}[%[[OFFSET]]] : (!llvm.ptr, i32) -> !llvm.ptr, i32
+// CHECK-NOT: memref.extract_aligned_pointer_as_index
+// CHECK: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @narrow attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>} {
+    gpu.func @kernel(%counter: memref<1xi32>, %k: index) kernel {
+      lstm.grid_barrier %counter[%k] : memref<1xi32>
+      gpu.return
+    }
+  }
 }
