@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Stacks through the persistent kernels on the GPU: two layers of H = 128
-(char-rnn's: for the LSTM and the peephole LSTM a kernel of 256-thread
-blocks whose tiles split the batch's rows, for Cho's GRU 512-thread
-blocks) and three (512-thread blocks), for the LSTM, the peephole LSTM and
+(char-rnn's: a kernel of 512-thread blocks whose tiles split the batch's
+rows) and three, for the LSTM, the peephole LSTM and
 Cho's GRU, compiled with gradients and `--persistent`. Checks the forward's
 outputs and every gradient of `forward_grad` against float64 eager autograd
 (bench/train_gpu.py's cells) on fresh random inputs, at batches of one row,

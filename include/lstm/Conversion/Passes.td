@@ -316,10 +316,8 @@ def ConvertLSTMToPersistentPass
     link likewise, the weight gradients between the layers moved after
     them. The blocks are split among the layers by their work, a unit a
     warp; blocks of 256 threads where a layer's warps would otherwise not
-    keep their weights in registers (H = 512), and where they still split
-    each unit's rows among at least 4 warps and every layer's step has one
-    grid barrier (a stack's kernel, every layer's code in one, spilled
-    registers in 512-thread blocks: char-rnn's LSTM stack). Under the cost model it runs behind its own `scf.if` (every
+    keep their weights in registers (H = 512), of 512 otherwise. Under the
+    cost model it runs behind its own `scf.if` (every
     layer's weights in registers, the batch bound of the layers' own
     kernels, or, where a layer's projection in the step makes its warps take
     their rows one at a time and its own kernel's did not, the bound of

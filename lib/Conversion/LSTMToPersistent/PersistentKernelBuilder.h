@@ -43,10 +43,6 @@ inline constexpr int64_t kRegisterWeightsFewerThreads = 128;
 /// where a warp's weights fill more than half of kRegisterWeights.
 inline constexpr int64_t kDefaultBlockSize = 512;
 inline constexpr int64_t kFewerThreads = 256;
-/// The fewest warps splitting a unit's rows for which a stack's kernel takes
-/// kFewerThreads-thread blocks where it could take kDefaultBlockSize
-/// (PersistentStack.cpp).
-inline constexpr int64_t kStackRowWarps = 4;
 /// Most rows a warp works on at once (fewer where their dot products would
 /// take more than kMaxAccumulators registers; one where its weights take
 /// more than half of kRegisterWeights: two would spill).
@@ -108,9 +104,6 @@ public:
   bool usesRegisters() const { return useRegisters; }
   /// How many units each warp computes.
   int64_t unitsPerWarpCount() const { return unitsPerWarp; }
-  /// How many warps split a unit's rows: the block's warps a unit times
-  /// the tiles of rows.
-  int64_t warpsPerUnit() const { return rowGroups * rowTiles; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
   /// Phases of a step.

@@ -196,40 +196,22 @@ LogicalResult StackKernel::plan() {
   int64_t blockSize = options.blockSize ? options.blockSize : kDefaultBlockSize;
   if (failed(makeBuilders(blockSize)))
     return failure();
+  // A stack's kernel takes the block size its layers' own kernels would:
+  // 256 threads where a layer's warps would not keep their weights in
+  // registers otherwise, 512 else. (It took 256 where each unit's rows
+  // stayed split among 4 warps while 512-thread blocks spilled: with 64-bit
+  // indices it wanted about 200 registers a lane, 512-thread blocks give
+  // 128. With 32-bit indices, lstm-narrow-kernel-indices, char-rnn's
+  // backward needs 128 and its forward spills 60-84 bytes, and 512 threads
+  // win from B = 50 on: training forward 0.235 against 0.253 ms, backward
+  // 0.339 against 0.380, the inference forward 0.248 against 0.265 at B =
+  // 50 and 0.659 against 0.910 at B = 256, though 0.175 against 0.145 at
+  // B = 16; docs/benchmarks.md, "512 threads again for a stack".)
   if (options.blockSize == 0 && llvm::any_of(builders, [](auto &b) {
         return b->takesRowsOneAtATime() || !b->usesRegisters();
       })) {
     if (failed(makeBuilders(kFewerThreads)))
       return failure();
-  } else if (options.blockSize == 0) {
-    // A stack's kernel holds every layer's code, and a layer after the
-    // first also the link's weights and partial sums: ptxas gives its
-    // 512-thread blocks' lanes the 128 registers they may have and spills
-    // (160-370 bytes at char-rnn's sizes, about 200 registers wanted), where
-    // 256-thread blocks spill nothing. On the H100 the smaller blocks were
-    // faster wherever each unit's rows were still split among at least
-    // kStackRowWarps warps (tiles of rows × warps a unit): char-rnn's stack
-    // (4 warps a unit with 256 threads, 8 with 512) ran its training
-    // forward in 0.259 ms against 0.297 and its backward in 0.385 against
-    // 0.402, the inference forward 0.271 against 0.289 ms at B = 50 and
-    // 0.123 against 0.151 at B = 1 (though 0.492 against 0.443 at B = 128).
-    // With fewer warps a unit they lose: a stack of two H = 256 layers (256
-    // threads for its one-row warps, 2 warps a unit) ran 0.442 ms at B = 16
-    // against 0.406 with 512 (docs/benchmarks.md, "256-thread blocks for a
-    // stack"). So do steps of several grid barriers: Cho's GRU at char-rnn,
-    // whose kernels spilled less in 512-thread blocks (the backward not at
-    // all), trained its backward in 0.376 ms with 256 threads against 0.349.
-    auto wide = std::move(builders);
-    int64_t wideBlocks = totalBlocks;
-    if (failed(makeBuilders(kFewerThreads)) ||
-        !llvm::all_of(builders, [](auto &b) {
-          return b->usesRegisters() && !b->takesRowsOneAtATime() &&
-                 b->warpsPerUnit() >= kStackRowWarps &&
-                 b->gridBarriersPerStep() == 1;
-        })) {
-      builders = std::move(wide);
-      totalBlocks = wideBlocks;
-    }
   }
   // Layer l + 1 reads layer l's output of step t in the iteration after
   // the one that wrote it: a grid barrier must follow the write.
