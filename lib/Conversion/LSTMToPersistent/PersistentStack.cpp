@@ -196,20 +196,19 @@ LogicalResult StackKernel::plan() {
   int64_t blockSize = options.blockSize ? options.blockSize : kDefaultBlockSize;
   if (failed(makeBuilders(blockSize)))
     return failure();
-  // A stack's kernel takes the block size its layers' own kernels would:
-  // 256 threads where a layer's warps would not keep their weights in
-  // registers otherwise, 512 else. (It took 256 where each unit's rows
-  // stayed split among 4 warps while 512-thread blocks spilled: with 64-bit
-  // indices it wanted about 200 registers a lane, 512-thread blocks give
-  // 128. With 32-bit indices, lstm-narrow-kernel-indices, char-rnn's
-  // backward needs 128 and its forward spills 60-84 bytes, and 512 threads
-  // win from B = 50 on: training forward 0.235 against 0.253 ms, backward
-  // 0.339 against 0.380, the inference forward 0.248 against 0.265 at B =
-  // 50 and 0.659 against 0.910 at B = 256, though 0.175 against 0.145 at
-  // B = 16; docs/benchmarks.md, "512 threads again for a stack".)
-  if (options.blockSize == 0 && llvm::any_of(builders, [](auto &b) {
-        return b->takesRowsOneAtATime() || !b->usesRegisters();
-      })) {
+  // A stack's kernel takes 512-thread blocks, 256 where a layer's warps
+  // would not keep their weights in registers otherwise (H = 512). With
+  // 32-bit indices (lstm-narrow-kernel-indices) the larger blocks won on
+  // the H100 from B = 50 at char-rnn's sizes (training forward 0.235
+  // against 0.253 ms, backward 0.339 against 0.380; inference 0.248 against
+  // 0.265 at B = 50, 0.659 against 0.910 at 256, though 0.175 against 0.145
+  // at 16), and from B = 4 for two H = 256 layers, whose second layer's
+  // warps take their rows one at a time in them (0.363 against 0.441 ms at
+  // B = 16, 0.634 against 0.815 at 32; 0.140 against 0.133 at B = 1). With
+  // 64-bit indices the 512-thread blocks spilled, and stacks took 256
+  // (docs/benchmarks.md, "512 threads again for a stack").
+  if (options.blockSize == 0 &&
+      llvm::any_of(builders, [](auto &b) { return !b->usesRegisters(); })) {
     if (failed(makeBuilders(kFewerThreads)))
       return failure();
   }
