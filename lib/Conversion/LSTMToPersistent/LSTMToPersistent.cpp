@@ -160,8 +160,10 @@ static Value queryRuntime(RewriterBase &rewriter, Operation *at,
 /// than lstm-narrow-kernel-indices lets a kernel with 32-bit indices take:
 /// at most (T + 1) · B · W, W the widest row of a sequence (the product of
 /// a tensor's dimensions after its first two, the [T, B] ones), of a
-/// batch-sized tensor (its static dimensions) and of the kernel's own
-/// [2, B, N] buffers. A static tensor (a weight) that large is never on
+/// batch-sized tensor (its static dimensions) and of the kernel's own [2,
+/// B, N] buffers. Every row a kernel reads or writes has a static width
+/// (planPersistentLayer rejects a slice of a dynamic one), so the static
+/// dimensions bound it. A static tensor (a weight) that large is never on
 /// chip; it makes the condition false.
 static Value indexableSequences(RewriterBase &rewriter, Location loc,
                                 ArrayRef<PersistentKernelBuilder *> builders,

@@ -162,10 +162,8 @@ LogicalResult StackKernel::plan() {
     plans.push_back(std::move(*plan));
   }
   // The builders of one block size (512 threads; 256 where a layer's warps
-  // take their rows one at a time, as for a layer's kernel, or would not
-  // keep their weights in registers otherwise, or where the smaller blocks
-  // still split each unit's rows among enough warps: below), with their
-  // share of the blocks.
+  // would not keep their weights in registers otherwise: below), with
+  // their share of the blocks.
   auto makeBuilders = [&](int64_t blockSize) -> LogicalResult {
     builders.clear();
     SmallVector<int64_t> work, widths;
