@@ -240,6 +240,9 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   ConvertParallelLoopsToGPUPassOptions launch;
   launch.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
+  // Independent consecutive launches (copies and fills of a few kilobytes)
+  // as one.
+  pm.addNestedPass<func::FuncOp>(lstm::createMergeGPULaunchesPass());
   // Constants (and index arithmetic on them) that the canonicalizer hoisted
   // out of the kernels go back in: as kernel arguments, a division by the
   // hidden size would be a 64-bit division by an unknown divisor.

@@ -19,6 +19,7 @@
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
 #include "lstm/Conversion/LowerDynamicExpandShape/LowerDynamicExpandShape.h"
 #include "lstm/Conversion/LowerGridBarriers/LowerGridBarriers.h"
+#include "lstm/Conversion/MergeGPULaunches/MergeGPULaunches.h"
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 #include "lstm/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "lstm/Conversion/NarrowKernelIndices/NarrowKernelIndices.h"

@@ -30,6 +30,20 @@ using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
+void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
+  os << numBlocks << " blocks of " << blockSize << " threads: " << unitsPerBlock
+     << " units a block, " << rowTiles << " tiles of rows, " << unitSlots
+     << " unit slots x " << rowGroups << " row groups, " << unitsPerWarp
+     << " units a warp, weights "
+     << (useRegisters
+             ? (oneRow ? "in registers (one row at a time)" : "in registers")
+             : "from memory")
+     << ", " << rowWork << " multiply-adds a row, chunks of " << chunkRows
+     << " rows, rows a warp takes at once by phase:";
+  for (int64_t rows : groupRows)
+    os << " " << rows;
+}
+
 /// A memref of `shape` with a fully dynamic strided layout: what any tensor
 /// bufferizes to can be cast to it, so `to_buffer` never copies.
 MemRefType mlir::lstm::persistent::stridedMemRef(ArrayRef<int64_t> shape,
@@ -213,6 +227,14 @@ int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
     break;
   }
   return plan.width;
+}
+
+bool PersistentKernelBuilder::vectorTermsFor(int64_t k) const {
+  // The 16-byte loads need 16-byte aligned rows: every staged row starts at
+  // a multiple of its K, every shared view at a multiple of maxInputWidth
+  // floats (buildBlocks).
+  return useRegisters && k % (kLanes * kVectorTerms) == 0 &&
+         maxInputWidth % kVectorTerms == 0;
 }
 
 Value PersistentKernelBuilder::readOnlyBuffer(Value tensor) {

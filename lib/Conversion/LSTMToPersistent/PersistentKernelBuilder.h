@@ -51,6 +51,10 @@ inline constexpr int64_t kMaxGroupRows = 4;
 inline constexpr int64_t kMaxAccumulators = 32;
 /// Elements each thread copies at once when staging the states.
 inline constexpr int64_t kStageUnroll = 8;
+/// Consecutive terms of a dot product that a lane reads from shared memory
+/// in one 16-byte load, where its weights are in registers and the terms
+/// split evenly (K a multiple of kLanes · kVectorTerms).
+inline constexpr int64_t kVectorTerms = 4;
 /// The cost model's bound on a step's multiply-adds (B · N · Σ columns ·
 /// K): above it the per-step lowering's GEMMs (or the wavefront's) are
 /// faster than the warps' dot products. Measured on the H100
@@ -110,6 +114,8 @@ public:
   unsigned phasesPerStep() const { return plan.numPhases; }
   /// Multiply-adds of the step's products per batch row.
   int64_t multiplyAddsPerRow() const { return rowWork; }
+  /// The layout in words (blocks, tiles, warps, registers), for -debug.
+  void printLayout(raw_ostream &os) const;
 
   // As one layer of a stack's kernel (PersistentStack.cpp), in this order:
   // the layer's input sequence `input` (projected in the step) is `buffer`,
@@ -221,6 +227,10 @@ private:
                       Value store);
   /// K: the width of a product input (N, or a concatenation's).
   int64_t inputWidth(const TermInput &input) const;
+  /// Whether a lane reads the terms of a dot product of width `k` from
+  /// shared memory kVectorTerms at a time (terms 4·lane + 128·j + e)
+  /// rather than one (terms lane + 32·j).
+  bool vectorTermsFor(int64_t k) const;
   /// The shared-memory rows of `input` in the phase being built.
   Value stagedFor(const TermInput &input) const;
   /// The scratch buffer of `value`, or null if it needs none.

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -180,6 +181,21 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
       for (int64_t column : neededColumns[p]) {
         Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
         auto &values = perColumn.emplace_back();
+        if (vectorTermsFor(n)) {
+          // Terms 4·lane + 128·j + e, in that order (j, then e).
+          Value first =
+              arith::MulIOp::create(b, loc, lane, index(b, kVectorTerms));
+          for (int64_t j = 0; j < n / (kLanes * kVectorTerms); ++j)
+            for (int64_t e = 0; e < kVectorTerms; ++e) {
+              Value k = arith::AddIOp::create(
+                  b, loc, first, index(b, j * kLanes * kVectorTerms + e));
+              SmallVector<Value, 2> at{row, k};
+              if (product.transposed)
+                std::swap(at[0], at[1]);
+              values.push_back(memref::LoadOp::create(b, loc, weight, at));
+            }
+          continue;
+        }
         for (int64_t j = 0; j < divCeil(n, kLanes); ++j) {
           Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kLanes));
           bool partial = (j + 1) * kLanes > n;
@@ -236,6 +252,34 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
             ValueRange{arith::AddIOp::create(nb, l, rowBase, k)}));
       return values;
     };
+    if (vectorTermsFor(n)) {
+      // Each row's terms 4·lane + 128·j .. + 3 in one 16-byte load (a
+      // quarter of the load instructions of one term at a time; the same
+      // bytes).
+      auto quad = VectorType::get({kVectorTerms}, b.getF32Type());
+      Value first = arith::MulIOp::create(b, loc, lane, index(b, kVectorTerms));
+      for (int64_t j = 0; j < n / (kLanes * kVectorTerms); ++j) {
+        Value k = arith::AddIOp::create(b, loc, first,
+                                        index(b, j * kLanes * kVectorTerms));
+        for (auto [r, rowBase] : llvm::enumerate(rowBases)) {
+          Value terms = vector::LoadOp::create(
+              b, loc, quad, staged,
+              ValueRange{arith::AddIOp::create(b, loc, rowBase, k)},
+              /*nontemporal=*/false,
+              llvm::MaybeAlign(kVectorTerms * sizeof(float)));
+          for (int64_t e = 0; e < kVectorTerms; ++e) {
+            Value h = vector::ExtractOp::create(b, loc, terms, e);
+            for (size_t c = 0; c < numColumns; ++c) {
+              Value &sum = acc[r * numColumns + c];
+              sum = math::FmaOp::create(
+                  b, loc, h, registerWeights[p][t][c][j * kVectorTerms + e],
+                  sum);
+            }
+          }
+        }
+      }
+      continue;
+    }
     if (useRegisters) {
       for (int64_t j = 0; j < divCeil(n, kLanes); ++j) {
         Value k = arith::AddIOp::create(b, loc, lane, index(b, j * kLanes));

@@ -242,6 +242,14 @@ LogicalResult StackKernel::plan() {
        !llvm::all_of(builders, [](auto &b) { return b->usesRegisters(); })))
     return rejectStack(first, "the cost model: a layer's warps cannot keep "
                               "their weights in registers");
+  LLVM_DEBUG({
+    for (auto [k, builder] : llvm::enumerate(builders)) {
+      llvm::dbgs() << "lstm-to-persistent: " << first.getLoc()
+                   << ": stack layer " << k << ": ";
+      builder->printLayout(llvm::dbgs());
+      llvm::dbgs() << "\n";
+    }
+  });
   return success();
 }
 

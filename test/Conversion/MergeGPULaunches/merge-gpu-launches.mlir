@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --pass-pipeline="builtin.module(func.func(lstm-merge-gpu-launches))" -split-input-file | FileCheck %s
+
+// Two copies into the two layers' slices of a stacked state ([2, B, 8]: the
+// static offsets 0 and 1 of the leading dimension select disjoint
+// elements), the pure ops between them: one launch of both grids, blocks
+// below the first grid copying the first state, the others the second with
+// their index less the first grid.
+// CHECK-LABEL: func.func @disjoint_slices
+// CHECK-SAME: (%[[A:.*]]: memref<?x8xf32>, %[[B:.*]]: memref<?x8xf32>, %[[G1:.*]]: index, %[[G2:.*]]: index)
+// CHECK: %[[OUT:.*]] = memref.alloc
+// CHECK: %[[S0:.*]] = memref.subview %[[OUT]][0, 0, 0]
+// CHECK: %[[S1:.*]] = memref.subview %[[OUT]][1, 0, 0]
+// CHECK: %[[TOTAL:.*]] = arith.addi %[[G1]], %[[G2]]
+// CHECK: gpu.launch blocks(%[[BID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[TOTAL]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[BID]], %[[G1]]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.load %[[A]][%[[BID]], %[[TID]]]
+// CHECK: memref.store %{{.*}}, %[[S0]][%[[BID]], %[[TID]]]
+// CHECK: } else {
+// CHECK: %[[LOCAL:.*]] = arith.subi %[[BID]], %[[G1]]
+// CHECK: memref.load %[[B]][%[[LOCAL]], %[[TID]]]
+// CHECK: memref.store %{{.*}}, %[[S1]][%[[LOCAL]], %[[TID]]]
+// CHECK: }
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @disjoint_slices(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %g1: index, %g2: index) -> memref<2x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %n = memref.dim %a, %c0 : memref<?x8xf32>
+  %out = memref.alloc(%n) : memref<2x?x8xf32>
+  %s0 = memref.subview %out[0, 0, 0] [1, %n, 8] [1, 1, 1] : memref<2x?x8xf32> to memref<?x8xf32, strided<[8, 1]>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%bx, %tx] : memref<?x8xf32>
+    memref.store %v, %s0[%bx, %tx] : memref<?x8xf32, strided<[8, 1]>>
+    gpu.terminator
+  }
+  %s1 = memref.subview %out[1, 0, 0] [1, %n, 8] [1, 1, 1] : memref<2x?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g2, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %b[%bx, %tx] : memref<?x8xf32>
+    memref.store %v, %s1[%bx, %tx] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+    gpu.terminator
+  }
+  return %out : memref<2x?x8xf32>
+}
+
+// -----
+
+// The second launch reads what the first writes (a zero fill and the
+// product accumulated on it): two launches.
+// CHECK-LABEL: func.func @dependent
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+func.func @dependent(%a: memref<?x8xf32>, %g: index) -> memref<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %a, %c0 : memref<?x8xf32>
+  %acc = memref.alloc(%n) : memref<?x8xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %acc[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%bx, %tx] : memref<?x8xf32>
+    %w = memref.load %acc[%bx, %tx] : memref<?x8xf32>
+    %s = arith.addf %v, %w : f32
+    memref.store %s, %acc[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  return %acc : memref<?x8xf32>
+}
+
+// -----
+
+// Two arguments may be the same memory: a launch writing one and another
+// reading the other stay apart; so do launches with a call between them,
+// launches of other block sizes, and a named (persistent) kernel.
+// CHECK-LABEL: func.func @kept_apart
+// CHECK-COUNT-6: gpu.launch
+// CHECK-NOT: gpu.launch
+func.func private @opaque(memref<?x8xf32>)
+func.func @kept_apart(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %g: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %a, %c0 : memref<?x8xf32>
+  %t = memref.alloc(%n) : memref<?x8xf32>
+  %u = memref.alloc(%n) : memref<?x8xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %a[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %b[%bx, %tx] : memref<?x8xf32>
+    memref.store %v, %t[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  func.call @opaque(%t) : (memref<?x8xf32>) -> ()
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %u[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %t[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %u[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %t[%bx, %tx] : memref<?x8xf32>
+    gpu.terminator
+  } {function = @lstm_persistent_named, module = @lstm_persistent_named}
+  return
+}
