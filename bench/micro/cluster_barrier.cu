@@ -12,20 +12,13 @@
 // microseconds per iteration.
 //   nvcc -O3 -arch=sm_90 -o cluster_barrier bench/micro/cluster_barrier.cu &&
 //   ./cluster_barrier
+#include "cuda_check.h"
+
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e = (call);                                                    \
-    if (e != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));   \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 enum Variant { Grid, Group, ClusterGlobal, ClusterShared };
 

@@ -10,20 +10,13 @@
 // ("Persistent kernels") has the H100's figures.
 //   nvcc -O3 -arch=sm_90 -o grid_barrier bench/micro/grid_barrier.cu &&
 //   ./grid_barrier
+#include "cuda_check.h"
+
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e = (call);                                                    \
-    if (e != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));   \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 template <int Variant>
 __global__ void bar(unsigned *counter, int iters, float *sink) {
