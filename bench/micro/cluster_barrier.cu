@@ -47,7 +47,8 @@ __global__ void exchange(unsigned *counters, float *buffers, int iters,
         groupData[inGroup * slice + i] = v;
     }
     if (V == ClusterGlobal || V == ClusterShared) {
-      cg::this_cluster().sync(); // barrier.cluster.arrive.release + wait.acquire
+      cg::this_cluster()
+          .sync(); // barrier.cluster.arrive.release + wait.acquire
     } else {
       __syncthreads();
       if (threadIdx.x == 0) {
@@ -70,8 +71,8 @@ __global__ void exchange(unsigned *counters, float *buffers, int iters,
     if (V == ClusterShared) {
       cg::cluster_group cluster = cg::this_cluster();
       for (int i = threadIdx.x; i < floats; i += blockDim.x) {
-        float *peer = cluster.map_shared_rank(staged + cur * kMaxFloats,
-                                              i / slice);
+        float *peer =
+            cluster.map_shared_rank(staged + cur * kMaxFloats, i / slice);
         sum += peer[i];
       }
     } else {
@@ -96,9 +97,8 @@ float run(int blocks, int threads, int group, int floats, int iters) {
   CHECK(cudaMalloc(&buffers, sizeof(float) * 2 * blocks / group * floats));
   CHECK(cudaMalloc(&sink, 4));
   size_t smem = V == ClusterShared ? 2 * kMaxFloats * sizeof(float) : 0;
-  CHECK(cudaFuncSetAttribute(exchange<V>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(smem)));
+  CHECK(cudaFuncSetAttribute(
+      exchange<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
@@ -155,7 +155,8 @@ int main() {
         if (group == 16)
           blocks = 112; // 7 clusters of 16: what an H100 holds at once
         printf("%6d %6d %7d %6d %8.3f %8.3f %8.3f %8.3f\n", blocks, group,
-               threads, floats, run<Grid>(blocks, threads, group, floats, iters),
+               threads, floats,
+               run<Grid>(blocks, threads, group, floats, iters),
                run<Group>(blocks, threads, group, floats, iters),
                run<ClusterGlobal>(blocks, threads, group, floats, iters),
                run<ClusterShared>(blocks, threads, group, floats, iters));

@@ -150,9 +150,12 @@ static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases) {
         continue;
       if (sizeA == 0 || sizeB == 0)
         return false;
-      int64_t lastA = offsetA + (sizeA - 1) * strideA;
-      int64_t lastB = offsetB + (sizeB - 1) * strideB;
-      if (lastA < offsetB || lastB < offsetA)
+      // The indices each selects span [low, high] whatever the stride's
+      // sign.
+      int64_t endA = offsetA + (sizeA - 1) * strideA;
+      int64_t endB = offsetB + (sizeB - 1) * strideB;
+      if (std::max(offsetA, endA) < std::min(offsetB, endB) ||
+          std::max(offsetB, endB) < std::min(offsetA, endA))
         return false;
     }
   }

@@ -120,3 +120,28 @@ func.func @kept_apart(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %g: index) {
   } {function = @lstm_persistent_named, module = @lstm_persistent_named}
   return
 }
+
+// -----
+
+// Slices of one buffer whose static offsets overlap in every dimension (rows
+// [0, 2) and [1, 3)): two launches.
+// CHECK-LABEL: func.func @overlapping_slices
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+func.func @overlapping_slices(%g: index) -> memref<4x8xf32> {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<4x8xf32>
+  %s0 = memref.subview %out[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  %s1 = memref.subview %out[1, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 8>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %s0[%bx, %tx] : memref<2x8xf32, strided<[8, 1]>>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %s1[%bx, %tx] : memref<2x8xf32, strided<[8, 1], offset: 8>>
+    gpu.terminator
+  }
+  return %out : memref<4x8xf32>
+}
