@@ -257,7 +257,9 @@ def ConvertLSTMToPersistentPass
     every unit: the step then runs in phases, each pointwise op in the
     phase after those whose results its products read, with a grid barrier
     between phases and the values that cross them in global scratch
-    buffers (two each, used by alternate steps, as the states). Where no
+    buffers (two each, used by alternate steps, as the states). A product
+    is computed in its own phase only: the columns of it that a later
+    phase reads cross in scratch buffers too. Where no
     product reads a state (a backward step's products read its dG), a
     block reads only its own units' states and a block barrier ends the
     step instead of a grid barrier: the grid barrier between the phases

@@ -7,10 +7,10 @@
 // The work of one element (row, unit) of a step once its product columns
 // are summed (PersistentWarp.cpp): the operands the phase does not compute
 // (the step's inputs, the states at its start, values defined above the
-// layer, earlier phases' results from their scratch buffers), loaded before
-// the staging; the cloned pointwise region; the stores of the outputs, new
-// states and scratch values. Also the elementwise loops of a block over the
-// elements of its tile (forOwnElements).
+// layer, earlier phases' results and product columns from their scratch
+// buffers), loaded before the staging; the cloned pointwise region; the
+// stores of the outputs, new states and scratch values. Also the elementwise
+// loops of a block over the elements of its tile (forOwnElements).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,10 +58,10 @@ void PersistentKernelBuilder::forOwnElements(
 
 /// The operands of the pointwise regions of `phase` for element (row,
 /// unit) that the phase does not compute: the step's inputs, the states at
-/// its start, the values defined above the layer and the results of
-/// earlier phases (from their scratch buffers); for each op of the phase
-/// in program order, for each such operand in order. They do not depend on
-/// the staged values, so that they can be loaded before the staging.
+/// its start, the values defined above the layer, and the results and
+/// product columns of earlier phases (from their scratch buffers); for each op
+/// of the phase in program order, for each such operand in order. They do not
+/// depend on the staged values, so that they can be loaded before the staging.
 SmallVector<Value>
 PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
                                       Value cur, Value row, Value unit) {
@@ -76,6 +76,10 @@ PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
       };
       switch (source.kind) {
       case Kind::Product:
+        if (carriedInto(phase, source.index))
+          operands.push_back(memref::LoadOp::create(
+              b, loc, carriedFor(source.index, source.column),
+              ValueRange{cur, row, unit}));
         break;
       case Kind::Computed:
         if (plan.pointwise[source.computed.op].phase != phase)
@@ -118,7 +122,7 @@ PersistentKernelBuilder::mapOperands(unsigned phase, ValueRange operands) {
     IRMapping &mapping = mappings.emplace_back();
     Block &region = op.op.getBody().front();
     for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      if (source.kind == Kind::Product ||
+      if ((source.kind == Kind::Product && !carriedInto(phase, source.index)) ||
           (source.kind == Kind::Computed &&
            plan.pointwise[source.computed.op].phase == phase))
         continue;
@@ -156,7 +160,7 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
     IRMapping &mapping = mappings[m++];
     Block &region = op.op.getBody().front();
     for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      if (source.kind == Kind::Product)
+      if (source.kind == Kind::Product && !carriedInto(phase, source.index))
         mapping.map(arg, columns.lookup({source.index, source.column}));
       else if (source.kind == Kind::Computed &&
                plan.pointwise[source.computed.op].phase == phase)
@@ -229,6 +233,10 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
     for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
       if (Value v = resultOf(value))
         memref::StoreOp::create(ib, l, v, buffer, ValueRange{cur, row, unit});
+    for (auto [column, buffer] : llvm::zip(carriedColumns, carried))
+      if (plan.products[column.first].phase == phase)
+        memref::StoreOp::create(ib, l, columns.lookup(column), buffer,
+                                ValueRange{cur, row, unit});
     scf::YieldOp::create(ib, l);
   });
 }

@@ -120,8 +120,15 @@ PersistentKernelBuilder::PersistentKernelBuilder(
       if (source.kind == Kind::Computed &&
           cell.pointwise[source.computed.op].phase < step.phase)
         addScratch(source.computed);
-      if (source.kind == Kind::Product)
-        compute(step.phase, source.index);
+      if (source.kind != Kind::Product)
+        continue;
+      // Each product once, in its own phase (the first whose inputs are
+      // complete); a later phase's op reads the column from global memory.
+      unsigned own = cell.products[source.index].phase;
+      compute(own, source.index);
+      std::pair<unsigned, int64_t> column{source.index, source.column};
+      if (step.phase > own && !llvm::is_contained(carriedColumns, column))
+        carriedColumns.push_back(column);
     }
   for (const PersistentPlan::YieldSource &state : cell.stateResults)
     if (state.kind == YieldKind::Product)
@@ -351,6 +358,11 @@ void PersistentKernelBuilder::prepareBuffers() {
   // writes the other buffer.
   for (size_t i = 0; i < scratchValues.size(); ++i)
     scratch.push_back(memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
+        ValueRange{batch}));
+  for (size_t i = 0; i < carriedColumns.size(); ++i)
+    carried.push_back(memref::AllocOp::create(
         rewriter, loc,
         MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
         ValueRange{batch}));

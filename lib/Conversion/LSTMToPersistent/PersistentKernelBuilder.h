@@ -235,6 +235,13 @@ private:
   Value stagedFor(const TermInput &input) const;
   /// The scratch buffer of `value`, or null if it needs none.
   Value scratchFor(const Computed &value) const;
+  /// Whether an op of `phase` reads column `column` of product `product`
+  /// from its scratch buffer (the product is computed in an earlier
+  /// phase), and that buffer.
+  bool carriedInto(unsigned phase, unsigned product) const {
+    return plan.products[product].phase < phase;
+  }
+  Value carriedFor(unsigned product, int64_t column) const;
   SmallVector<SmallVector<Value>>
   buildProductPartials(OpBuilder &b, unsigned p, ArrayRef<Value> localRows,
                        Value unit, Value lane);
@@ -285,6 +292,12 @@ private:
   /// The pointwise results read in a later phase than their own: they go
   /// through global buffers [B, N] (`scratch`, in the same order).
   SmallVector<Computed> scratchValues;
+  /// The product columns read in a later phase than the product's own,
+  /// (product, column): the phase that computes the product stores them in
+  /// global buffers [2, B, N] (`carried`, in the same order), so that the
+  /// later phase neither stages the product's inputs again nor multiplies
+  /// them (Cho's GRU stack: the link's n column, read after r ⊙ h).
+  SmallVector<std::pair<unsigned, int64_t>> carriedColumns;
 
   Value seqLen, batch;
   /// Input sequences that another layer of a stack's kernel writes.
@@ -293,7 +306,7 @@ private:
   /// Per product, per term: the weight [M, K].
   SmallVector<SmallVector<Value>> weights;
   DenseMap<Value, Value> aboveBuffers;
-  SmallVector<Value> scratch;
+  SmallVector<Value> scratch, carried;
   Value counter;
   // In the kernel.
   /// The block's tile of units, and its rows [rowBegin, rowEnd).

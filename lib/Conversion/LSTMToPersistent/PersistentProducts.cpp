@@ -163,6 +163,14 @@ Value PersistentKernelBuilder::scratchFor(const Computed &value) const {
   return Value();
 }
 
+Value PersistentKernelBuilder::carriedFor(unsigned product,
+                                          int64_t column) const {
+  for (auto [c, buffer] : llvm::zip(carriedColumns, carried))
+    if (c == std::make_pair(product, column))
+      return buffer;
+  llvm_unreachable("a product column that no later phase reads");
+}
+
 /// The weights a warp keeps in registers for the whole sequence, loaded
 /// before the time loop: per product, per term, per column the product
 /// needs, the ceil(N/32) elements k = lane + 32j of the row of `unit`
