@@ -18,11 +18,14 @@
 // matrix, whichever measured faster the first time its shape came (timed on
 // scratch output, outside stream captures): cuBLAS's heuristics can pick a
 // batched kernel well below its single ones (H100, TF32, the wavefront's
-// [2, 128, 2048] x [2, 2048, 8192]: 90 TFLOP/s batched, 137 one by one).
-// LSTM_RUNTIME_GEMM_BATCHED=batched or =looped forces a form.
+// [2, 128, 2048] x [2, 2048, 8192]: 90 TFLOP/s batched, 137 one by one),
+// and then as one of cublasLt's algorithms where one measured faster still
+// (CublasLt.cpp). LSTM_RUNTIME_GEMM_BATCHED=batched or =looped forces a
+// form, LSTM_RUNTIME_GEMM_ALGO=cublas keeps cuBLAS's own calls.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CublasGemm.h"
 #include "RuntimeState.h"
 
 #include "lstm/Runtime/CudaRuntime.h"
@@ -31,6 +34,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -55,38 +59,50 @@ struct CublasLibrary {
 #undef LSTM_DECLARE
 };
 
+} // namespace
+
+void *lstm::runtime::openCudaLibrary(const std::string &stem,
+                                     const char *envVar, int major,
+                                     std::string &tried) {
+  void *handle = nullptr;
+  auto tryOpen = [&](const std::string &path, int flags) {
+    if (!handle && !path.empty()) {
+      handle = dlopen(path.c_str(), flags);
+      tried += " " + path;
+    }
+  };
+  const std::string soname = stem + ".so." + std::to_string(major);
+  if (const char *env = std::getenv(envVar))
+    tryOpen(env, RTLD_NOW | RTLD_LOCAL);
+  tryOpen(soname, RTLD_NOW | RTLD_NOLOAD);
+  tryOpen(soname, RTLD_NOW | RTLD_LOCAL);
+#ifdef LSTM_CUDA_TOOLKIT_DIR
+  tryOpen(std::string(LSTM_CUDA_TOOLKIT_DIR) + "/lib64/" + soname,
+          RTLD_NOW | RTLD_LOCAL);
+#endif
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *dir = std::getenv(var); dir && *dir)
+      tryOpen(std::string(dir) + "/lib64/" + soname, RTLD_NOW | RTLD_LOCAL);
+  // The previous major version: the entry points the runtime uses are
+  // those of cuBLAS 12 too, which a machine with an older toolkit (or
+  // PyTorch's wheels) has; the process's copy first.
+  if (major > 12) {
+    const std::string previous = stem + ".so." + std::to_string(major - 1);
+    tryOpen(previous, RTLD_NOW | RTLD_NOLOAD);
+    tryOpen(previous, RTLD_NOW | RTLD_LOCAL);
+  }
+  return handle;
+}
+
+namespace {
+
 /// Opens cuBLAS and resolves its entry points once per process; null (with
 /// a failure recorded) when no copy can be found.
 const CublasLibrary *cublas() {
   static const CublasLibrary *library = []() -> const CublasLibrary * {
-    const std::string soname =
-        "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void *handle = nullptr;
     std::string tried;
-    auto tryOpen = [&](const std::string &path, int flags) {
-      if (!handle && !path.empty()) {
-        handle = dlopen(path.c_str(), flags);
-        tried += " " + path;
-      }
-    };
-    if (const char *env = std::getenv("LSTM_CUBLAS_LIBRARY"))
-      tryOpen(env, RTLD_NOW | RTLD_LOCAL);
-    tryOpen(soname, RTLD_NOW | RTLD_NOLOAD);
-    tryOpen(soname, RTLD_NOW | RTLD_LOCAL);
-#ifdef LSTM_CUDA_TOOLKIT_DIR
-    tryOpen(std::string(LSTM_CUDA_TOOLKIT_DIR) + "/lib64/" + soname,
-            RTLD_NOW | RTLD_LOCAL);
-#endif
-    for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char *dir = std::getenv(var); dir && *dir)
-        tryOpen(std::string(dir) + "/lib64/" + soname, RTLD_NOW | RTLD_LOCAL);
-    // The previous major version: the entry points used here are those of
-    // cuBLAS 12 too, which a machine with an older toolkit (or PyTorch's
-    // wheels) has; the process's copy first.
-    if (CUBLAS_VER_MAJOR > 12) {
-      tryOpen("libcublas.so.12", RTLD_NOW | RTLD_NOLOAD);
-      tryOpen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
-    }
+    void *handle = openCudaLibrary("libcublas", "LSTM_CUBLAS_LIBRARY",
+                                   CUBLAS_VER_MAJOR, tried);
     if (!handle) {
       recordFailure("cannot load cuBLAS (tried:" + tried +
                     "); set LSTM_CUBLAS_LIBRARY to its path");
@@ -140,12 +156,6 @@ cublasHandle_t handleOnStream(const CublasLibrary *lib) {
   return handle;
 }
 
-/// The cuBLAS types of a compute type (LSTMRuntimeComputeType).
-struct GemmTypes {
-  cudaDataType inputs;
-  cublasComputeType_t compute;
-};
-
 bool gemmTypes(int32_t computeType, GemmTypes &types) {
   switch (computeType) {
   case LSTM_RUNTIME_COMPUTE_FP32:
@@ -169,20 +179,6 @@ cublasOperation_t op(int32_t transposed) {
 } // namespace
 
 namespace {
-
-/// One strided batched GEMM's operands, row-major (as the entry point takes
-/// them).
-struct BatchedGemm {
-  int32_t transA, transB;
-  int64_t m, n, k;
-  const void *a;
-  int64_t lda, strideA;
-  const void *b;
-  int64_t ldb, strideB;
-  void *c;
-  int64_t ldc, strideC, batch;
-  float alpha, beta;
-};
 
 /// Runs `g` as one batched call or as `batch` calls.
 bool runBatched(const CublasLibrary *lib, cublasHandle_t handle,
@@ -210,67 +206,102 @@ bool runBatched(const CublasLibrary *lib, cublasHandle_t handle,
   return true;
 }
 
-/// Milliseconds of `reps` runs of `g` in one form, on the stream (after one
-/// run to warm up); negative on a failure.
+/// GPU milliseconds of `reps` runs of `g` in one form on `stream`
+/// (timeRuns); negative on a failure.
 float timeForm(const CublasLibrary *lib, cublasHandle_t handle,
                const GemmTypes &types, const BatchedGemm &g, bool looped,
-               CUstream stream) {
-  constexpr int reps = 3;
-  CUevent start = nullptr, stop = nullptr;
-  float ms = -1;
-  if (LSTM_CUDA_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT)) &&
-      LSTM_CUDA_CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT)) &&
-      runBatched(lib, handle, types, g, looped) &&
-      LSTM_CUDA_CHECK(cuEventRecord(start, stream))) {
-    bool ran = true;
-    for (int i = 0; i < reps && ran; ++i)
-      ran = runBatched(lib, handle, types, g, looped);
-    if (ran && LSTM_CUDA_CHECK(cuEventRecord(stop, stream)) &&
-        LSTM_CUDA_CHECK(cuEventSynchronize(stop)) &&
-        !LSTM_CUDA_CHECK(cuEventElapsedTime(&ms, start, stop)))
-      ms = -1;
-  }
-  if (start)
-    cuEventDestroy(start);
-  if (stop)
-    cuEventDestroy(stop);
-  return ms;
+               CUstream stream, int reps) {
+  return timeRuns(stream, reps,
+                  [&] { return runBatched(lib, handle, types, g, looped); });
 }
 
-/// Whether `g` runs one matrix at a time: measured on its first run outside
-/// a stream capture (into scratch memory: `c` may be read, beta != 0, and
-/// must be written once), remembered per shape and device for the process.
-/// During a capture a shape not seen yet takes (and keeps) the batched
-/// call, so that a graph and the calls around it compute alike.
-/// LSTM_RUNTIME_GEMM_BATCHED=batched or =looped (read at every call) takes
-/// one form without measuring; =auto (or unset) measures; anything else is
-/// an error of the run.
-bool loopedIsFaster(const CublasLibrary *lib, cublasHandle_t handle,
-                    int32_t computeType, const GemmTypes &types,
-                    const BatchedGemm &g) {
+/// How a GEMM shape runs: cuBLAS's batched call, one cuBLAS call per
+/// matrix, or a cublasLt algorithm.
+struct GemmChoice {
+  bool looped = false;
+  const LtPlan *lt = nullptr;
+};
+
+/// How `g` runs, measured on the first run of its shape outside a stream
+/// capture (into scratch memory: `c` may be read, beta != 0, and must be
+/// written once) and remembered per shape, operand alignment and device for
+/// the process: cuBLAS's batched call or one call per matrix (a batch of
+/// one: the same call), and then the algorithms cublasLt's heuristic
+/// offers, one of which is taken where it beats cuBLAS's own call by 10%
+/// (on the H100, fp32, a backward step's dG·R at appleyard, 64 × 2048 ×
+/// 512: 14.5 µs by cublasGemmEx, 10.7 by cublasLt's best;
+/// docs/benchmarks.md). During a capture a shape not seen yet takes (and
+/// keeps) cuBLAS's batched call, so that a graph and the calls around it
+/// compute alike. LSTM_RUNTIME_GEMM_BATCHED=batched or =looped (read at
+/// every call) takes that form without measuring, =auto (or unset)
+/// measures; LSTM_RUNTIME_GEMM_ALGO=cublas leaves cublasLt out, =tuned (or
+/// unset) tries it, =cublaslt takes its fastest algorithm whatever cuBLAS's
+/// call measured (where cublasLt has one: the tests' way to run its
+/// algorithms); anything else is an error of the run.
+GemmChoice chooseForm(const CublasLibrary *lib, cublasHandle_t handle,
+                      int32_t computeType, const GemmTypes &types,
+                      const BatchedGemm &g) {
   if (const char *env = std::getenv("LSTM_RUNTIME_GEMM_BATCHED")) {
     std::string form = env;
     if (form == "batched")
-      return false;
+      return {};
     if (form == "looped")
-      return true;
+      return {/*looped=*/true};
     if (!form.empty() && form != "auto") {
       recordFailure("LSTM_RUNTIME_GEMM_BATCHED is '" + form +
                     "': expected batched, looped or auto");
-      return false;
+      return {};
     }
   }
+  // Which algorithms compete: cuBLAS's call and cublasLt's (tuned), cuBLAS's
+  // call only, or cublasLt's only (to test them).
+  enum class Algorithms { Tuned, Cublas, CublasLt };
+  Algorithms algorithms = Algorithms::Tuned;
+  if (const char *env = std::getenv("LSTM_RUNTIME_GEMM_ALGO")) {
+    std::string algo = env;
+    if (algo == "cublas") {
+      algorithms = Algorithms::Cublas;
+    } else if (algo == "cublaslt") {
+      algorithms = Algorithms::CublasLt;
+    } else if (!algo.empty() && algo != "tuned") {
+      recordFailure("LSTM_RUNTIME_GEMM_ALGO is '" + algo +
+                    "': expected tuned, cublas or cublaslt");
+      return {};
+    }
+  }
+  bool tryLt = algorithms != Algorithms::Cublas;
+  // A batch of one is cublasGemmEx's (cuBLAS's call for one matrix).
+  bool single = g.batch == 1;
+  if (single && !tryLt)
+    return {/*looped=*/true};
   CUdevice device = 0;
   if (!LSTM_CUDA_CHECK(cuCtxGetDevice(&device)))
-    return false;
+    return {};
+  size_t element = types.inputs == CUDA_R_16BF ? 2 : 4;
   using Key =
       std::tuple<int, int32_t, int32_t, int32_t, int64_t, int64_t, int64_t,
-                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
-  Key key{device,    computeType, g.transA,  g.transB, g.m,
-          g.n,       g.k,         g.lda,     g.ldb,    g.ldc,
-          g.strideA, g.strideB,   g.strideC, g.batch};
+                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                 uint32_t, uint32_t, uint32_t, Algorithms>;
+  Key key{device,
+          computeType,
+          g.transA,
+          g.transB,
+          g.m,
+          g.n,
+          g.k,
+          g.lda,
+          g.ldb,
+          g.ldc,
+          g.strideA,
+          g.strideB,
+          g.strideC,
+          g.batch,
+          operandAlignment(g.a, g.strideA, g.batch, element),
+          operandAlignment(g.b, g.strideB, g.batch, element),
+          operandAlignment(g.c, g.strideC, g.batch, sizeof(float)),
+          algorithms};
   static std::mutex mutex;
-  static std::map<Key, bool> choices;
+  static std::map<Key, GemmChoice> choices;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = choices.find(key); it != choices.end())
@@ -278,28 +309,51 @@ bool loopedIsFaster(const CublasLibrary *lib, cublasHandle_t handle,
   }
   CUstream stream = currentStream();
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  bool looped = false;
+  GemmChoice choice;
+  choice.looped = single;
   if (stream && LSTM_CUDA_CHECK(cuStreamIsCapturing(stream, &capture)) &&
       capture == CU_STREAM_CAPTURE_STATUS_NONE) {
     // The output as the batch lays it out: the last matrix's rows end at
-    // (batch - 1) · strideC + m · ldc floats.
-    size_t bytes =
-        size_t((g.batch - 1) * g.strideC + g.m * g.ldc) * sizeof(float);
-    // Without the memory to time in, the batched call (not a failure).
+    // (batch - 1) · strideC + m · ldc floats; as aligned as `c`.
+    int64_t offset = reinterpret_cast<uintptr_t>(g.c) % 256;
+    size_t bytes = offset + size_t((g.batch - 1) * g.strideC + g.m * g.ldc) *
+                                sizeof(float);
+    // Timed on a stream of its own (timeRuns captures the runs in a graph,
+    // which the legacy default stream cannot), once the operands are
+    // ready. Without the memory or the stream to time in, cuBLAS's batched
+    // call (not a failure).
     CUdeviceptr scratch = 0;
-    if (cuMemAlloc(&scratch, bytes) == CUDA_SUCCESS) {
+    CUstream timing = nullptr;
+    if (LSTM_CUDA_CHECK(cuStreamSynchronize(stream)) &&
+        cuStreamCreate(&timing, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
+        cuMemAlloc(&scratch, bytes) == CUDA_SUCCESS &&
+        LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(handle, timing))) {
+      constexpr int reps = 10;
       BatchedGemm trial = g;
-      trial.c = reinterpret_cast<void *>(scratch);
+      trial.c = reinterpret_cast<char *>(scratch) + offset;
       trial.beta = 0;
-      float batchedMs = timeForm(lib, handle, types, trial, false, stream);
-      float loopedMs = timeForm(lib, handle, types, trial, true, stream);
-      looped = batchedMs > 0 && loopedMs > 0 && loopedMs < batchedMs;
-      LSTM_CUDA_CHECK(cuStreamSynchronize(stream));
-      cuMemFree(scratch);
+      float bestMs = timeForm(lib, handle, types, trial, single, timing, reps);
+      if (!single) {
+        float loopedMs =
+            timeForm(lib, handle, types, trial, true, timing, reps);
+        choice.looped = bestMs > 0 && loopedMs > 0 && loopedMs < bestMs;
+        if (choice.looped)
+          bestMs = loopedMs;
+      }
+      if (algorithms == Algorithms::CublasLt)
+        bestMs = std::numeric_limits<float>::infinity();
+      if (tryLt && g.k > 0 && bestMs > 0 && !hasFailed())
+        choice.lt = tuneLtGemm(types, trial, timing, reps, bestMs);
+      LSTM_CUDA_CHECK(cuStreamSynchronize(timing));
+      LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(handle, stream));
     }
+    if (scratch)
+      cuMemFree(scratch);
+    if (timing)
+      cuStreamDestroy(timing);
   }
   std::lock_guard<std::mutex> lock(mutex);
-  return choices.emplace(key, looped).first->second;
+  return choices.emplace(key, choice).first->second;
 }
 
 } // namespace
@@ -341,10 +395,13 @@ void lstmRuntimeGemmStridedBatched(int32_t computeType, int32_t transA,
   // Column-major view: C^T[n×m] = op(B)^T[n×k] · op(A)^T[k×m].
   BatchedGemm g{transA, transB,  m, n,   k,       a,     lda,   strideA, b,
                 ldb,    strideB, c, ldc, strideC, batch, alpha, beta};
-  bool looped =
-      batch == 1 || loopedIsFaster(lib, handle, computeType, types, g);
-  if (!hasFailed())
-    runBatched(lib, handle, types, g, looped);
+  GemmChoice choice = chooseForm(lib, handle, computeType, types, g);
+  if (hasFailed())
+    return;
+  if (choice.lt)
+    runLtGemm(*choice.lt, g, currentStream());
+  else
+    runBatched(lib, handle, types, g, choice.looped);
 }
 
 } // extern "C"

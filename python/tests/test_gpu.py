@@ -74,6 +74,31 @@ def test_batched_gemm_form_unknown(torch, monkeypatch):
         f(*[torch.from_numpy(a).cuda() for a in inputs])
 
 
+@pytest.mark.parametrize("algo", ["cublas", "cublaslt", "tuned"])
+@pytest.mark.parametrize("name,T,B", [("stack3", 9, 6), ("lstmp", 7, 5),
+                                      ("bidirectional", 5, 3), ("greff_fgr", 6, 1)])
+def test_gemm_algorithms(torch, algo, name, T, B, monkeypatch):
+    """Every GEMM by cuBLAS's own call, by the fastest of cublasLt's
+    algorithms whatever cuBLAS measured (cublaslt), or by whichever measured
+    faster (tuned, the default; LSTM_RUNTIME_GEMM_ALGO): within the fp32
+    tolerance of the float64 reference, for the wavefront's batched GEMMs,
+    a projection, both directions and a batch of one (operands at odd
+    offsets: the algorithms are chosen for the operands' alignment)."""
+    monkeypatch.setenv("LSTM_RUNTIME_GEMM_ALGO", algo)
+    f = network(name).compile(target="cuda", pre_passes="lstm-optimize")
+    check_on_side_stream(torch, f, name, T, B, 29)
+
+
+def test_gemm_algorithm_unknown(torch, monkeypatch):
+    """An unknown LSTM_RUNTIME_GEMM_ALGO fails the call with a message
+    naming the variable."""
+    monkeypatch.setenv("LSTM_RUNTIME_GEMM_ALGO", "fastest")
+    f = network("lstm").compile(target="cuda", pre_passes="lstm-optimize")
+    inputs = ref.make_inputs("lstm", 3, 2, np.random.default_rng(5))
+    with pytest.raises(RuntimeError, match="LSTM_RUNTIME_GEMM_ALGO"):
+        f(*[torch.from_numpy(a).cuda() for a in inputs])
+
+
 def kernels_launched(torch, f, inputs):
     """The names of the CUDA kernels one call of `f` launches (CUPTI sees
     the driver-API launches of our runtime too)."""
@@ -129,8 +154,12 @@ def test_persistent_needs_the_shared_memory(torch, name, monkeypatch):
     where the GPU gives that much: with less reported
     (LSTM_RUNTIME_GPU_SHARED_MEMORY) the layers run per step; with the GPU's
     own limit as persistent kernels, opted in to the memory at launch. Both
-    within the fp32 tolerance of the float64 reference."""
-    f = network(name).compile(target="cuda", persistent=True)
+    within the fp32 tolerance of the float64 reference. Without row tiles:
+    with them each block stages an eighth of the rows, under 48 KiB."""
+    f = network(name).compile(
+        target="cuda", persistent=True,
+        pre_passes="lstm-optimize{persistent=true},"
+                   "lstm-to-persistent{row-tiles=false shared-memory=229376}")
     inputs = ref.make_inputs(name, 7, 120, np.random.default_rng(23))
     check_runtime_choice(torch, f, name, inputs, monkeypatch,
                          "LSTM_RUNTIME_GPU_SHARED_MEMORY", "40000")
