@@ -262,6 +262,18 @@ def cudnn_module(kind, cfg, ws, dev):
     return mod
 
 
+def module_forward(mod, kind, leaves):
+    """forward() of nn.LSTM / nn.GRU `mod` on leaves [x, h0(, c0)]: its
+    results as a list (y, hT(, cT))."""
+    def forward():
+        if kind == 'lstm':
+            y, (h, c) = mod(leaves[0], (leaves[1], leaves[2]))
+            return [y, h, c]
+        y, h = mod(leaves[0], leaves[1])
+        return [y, h]
+    return forward
+
+
 def cudnn_reserve_bytes(mod, kind, cfg, x, h0, c0):
     """cuDNN's reserve space for the backward: torch._cudnn_rnn in training
     mode returns (output, hy, cy, reserve, weight_buf)."""
@@ -510,12 +522,7 @@ class Bench:
         params = [p for l in range(CONFIGS[cfg][0]) for p in
                   (getattr(mod, f'{n}_l{l}') for n in ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh'))]
 
-        def forward():
-            if kind == 'lstm':
-                y, (h, c) = mod(leaves[0], (leaves[1], leaves[2]))
-                return [y, h, c]
-            y, h = mod(leaves[0], leaves[1])
-            return [y, h]
+        forward = module_forward(mod, kind, leaves)
         step = autograd_step(forward, leaves + params, cots)
         step.forward, step.cots = forward, cots
         base = dict(cfg=cfg, cell=cell, precision=prec)

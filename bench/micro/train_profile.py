@@ -81,12 +81,7 @@ def main():
         leaves = tg.leaves_of([x, h0] + ([c0] if kind == 'lstm' else []))
         params = [q for q in mod.parameters()]
 
-        def forward():
-            if kind == 'lstm':
-                y, (h, c) = mod(leaves[0], (leaves[1], leaves[2]))
-                return [y, h, c]
-            y, h = mod(leaves[0], leaves[1])
-            return [y, h]
+        forward = tg.module_forward(mod, kind, leaves)
         step = tg.autograd_step(forward, leaves + params, cots)
         step.forward, step.cots = forward, cots
         graph, _ = tg.capture_autograd(step, leaves + params)

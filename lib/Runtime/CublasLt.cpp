@@ -211,25 +211,21 @@ const LtPlan *lstm::runtime::tuneLtGemm(const GemmTypes &types,
   uint32_t alignA = operandAlignment(g.a, g.strideA, g.batch, element);
   uint32_t alignC = operandAlignment(g.c, g.strideC, g.batch, sizeof(float));
   size_t maxWorkspace = kMaxWorkspace;
+  auto prefer = [&](cublasLtMatmulPreferenceAttributes_t attribute,
+                    const auto &value) {
+    return lib->cublasLtMatmulPreferenceSetAttribute(preference, attribute,
+                                                     &value, sizeof(value)) ==
+           CUBLAS_STATUS_SUCCESS;
+  };
   bool described =
       describe(lib, types, g, *plan) &&
       lib->cublasLtMatmulPreferenceCreate(&preference) ==
           CUBLAS_STATUS_SUCCESS &&
-      lib->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace,
-          sizeof(maxWorkspace)) == CUBLAS_STATUS_SUCCESS &&
-      lib->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignB,
-          sizeof(alignB)) == CUBLAS_STATUS_SUCCESS &&
-      lib->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignA,
-          sizeof(alignA)) == CUBLAS_STATUS_SUCCESS &&
-      lib->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignC,
-          sizeof(alignC)) == CUBLAS_STATUS_SUCCESS &&
-      lib->cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
-          sizeof(alignC)) == CUBLAS_STATUS_SUCCESS &&
+      prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, maxWorkspace) &&
+      prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignB) &&
+      prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignA) &&
+      prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC) &&
+      prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC) &&
       lib->cublasLtMatmulAlgoGetHeuristic(
           ltHandle(lib), plan->op, plan->first, plan->second, plan->out,
           plan->out, preference, kCandidates, results.data(),
