@@ -5,7 +5,8 @@
 // as 200 launches captured in a CUDA graph and replayed between two events
 // (GPU time, without the host's launch overhead).
 //
-//   nvcc -O3 -arch=sm_90 -o gemm_algos bench/micro/gemm_algos.cu -lcublasLt -lcublas
+//   nvcc -O3 -arch=sm_90 -o gemm_algos bench/micro/gemm_algos.cu -lcublasLt
+//   -lcublas
 //   ./gemm_algos [fp32|tf32] [m,k,n ...] [--batch=B]
 #include "cuda_check.h"
 
@@ -74,9 +75,9 @@ int main(int argc, char **argv) {
       shapes.push_back(argv[i]);
   }
   if (shapes.empty())
-    shapes = {"64,512,2048", "64,2048,512", "64,1024,2048", "32,1024,4096",
-              "32,4096,1024", "128,2048,8192", "50,128,512", "50,512,128",
-              "256,512,2048"};
+    shapes = {"64,512,2048",  "64,2048,512",  "64,1024,2048",
+              "32,1024,4096", "32,4096,1024", "128,2048,8192",
+              "50,128,512",   "50,512,128",   "256,512,2048"};
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   cublasHandle_t blas;
@@ -124,16 +125,15 @@ int main(int argc, char **argv) {
     });
     double flops = 2.0 * m * n * k;
     std::printf("%s m=%ld k=%ld n=%ld: cublasGemmEx %.2f us (%.1f TFLOP/s)\n",
-                tf32 ? "tf32" : "fp32", m, k, n, gemmEx,
-                flops / gemmEx * 1e-6);
+                tf32 ? "tf32" : "fp32", m, k, n, gemmEx, flops / gemmEx * 1e-6);
 
     cublasLtMatmulDesc_t op;
     CHECK_BLAS(cublasLtMatmulDescCreate(&op, compute, CUDA_R_32F));
     cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
-    CHECK_BLAS(cublasLtMatmulDescSetAttribute(
-        op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
-    CHECK_BLAS(cublasLtMatmulDescSetAttribute(
-        op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb)));
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA,
+                                              &transa, sizeof(transa)));
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB,
+                                              &transb, sizeof(transb)));
     cublasLtMatrixLayout_t la, lb, lc;
     CHECK_BLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, k, n, k));
     CHECK_BLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, m, k));
@@ -151,8 +151,8 @@ int main(int argc, char **argv) {
     int bestIndex = -1;
     for (int i = 0; i < found; ++i) {
       float us = timeIt(stream, 200, [&] {
-        CHECK_BLAS(cublasLtMatmul(lt, op, &alpha, w, la, a, lb, &beta, c, lc,
-                                  c, lc, &results[i].algo, workspace,
+        CHECK_BLAS(cublasLtMatmul(lt, op, &alpha, w, la, a, lb, &beta, c, lc, c,
+                                  lc, &results[i].algo, workspace,
                                   workspaceBytes, stream));
       });
       if (us < best) {
@@ -189,11 +189,10 @@ int main(int argc, char **argv) {
       });
       float looped = timeIt(stream, 100, [&] {
         for (int i = 0; i < batch; ++i)
-          CHECK_BLAS(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k,
-                                  &alpha, wb + i * n * k, CUDA_R_32F, k,
-                                  ab + i * m * k, CUDA_R_32F, k, &beta,
-                                  cb + i * m * n, CUDA_R_32F, n, compute,
-                                  CUBLAS_GEMM_DEFAULT));
+          CHECK_BLAS(cublasGemmEx(
+              blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, wb + i * n * k,
+              CUDA_R_32F, k, ab + i * m * k, CUDA_R_32F, k, &beta,
+              cb + i * m * n, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
       });
       float concurrent = timeIt(stream, 100, [&] {
         CHECK(cudaEventRecord(forkEvent, stream));

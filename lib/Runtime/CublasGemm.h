@@ -118,9 +118,8 @@ struct LtPlan;
 /// shape, operand alignments and types), each timed as `reps` runs into
 /// `g.c` (scratch memory: beta is 0) by timeRuns on `stream`, if it beats
 /// `baselineMs` (cuBLAS's own call, the same runs) by 10% (any, where it is
-/// infinite); null otherwise,
-/// or where cublasLt cannot be loaded (not a failure: cuBLAS's call
-/// serves).
+/// infinite); null otherwise, or where cublasLt cannot be loaded (not a
+/// failure: cuBLAS's call serves).
 const LtPlan *tuneLtGemm(const GemmTypes &types, const BatchedGemm &g,
                          CUstream stream, int reps, float baselineMs);
 

@@ -67,14 +67,14 @@ const LtLibrary *cublasLt() {
                                    CUBLAS_VER_MAJOR, tried);
     if (!handle)
       return nullptr;
-    auto *lib = new LtLibrary;
+    auto lib = std::make_unique<LtLibrary>();
 #define LSTM_RESOLVE(name)                                                     \
   lib->name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));       \
   if (!lib->name)                                                              \
     return nullptr;
     LSTM_CUBLASLT_FUNCTIONS(LSTM_RESOLVE)
 #undef LSTM_RESOLVE
-    return lib;
+    return lib.release();
   }();
   return library;
 }
