@@ -7,8 +7,9 @@
 # float64 PyTorch reference (test/GPU/check_gradients_gpu.py), and runs
 # compute-sanitizer (memcheck on the fp32, plain and persistent variants of
 # lstm, gru and peephole; racecheck and synccheck on two of them; all three on
-# the persistent stack3, whose layers run as one kernel forward and backward)
-# over the same script.
+# the persistent stack3, whose layers run as one kernel forward and backward;
+# memcheck on the fp32 stack3, whose training forward is a wavefront) over
+# the same script.
 # Prints a summary table (the largest relative error per variant, against its
 # tolerance) and exits non-zero on any failure.
 #   scripts/gpu-check-grad.sh [VARIANT...]   (default: every variant built)
@@ -79,7 +80,7 @@ if [ "${SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null 2>&1; 
              "racecheck persistent lstm" "racecheck persistent cho_gru" \
              "synccheck persistent lstm" "synccheck persistent cho_gru" \
              "memcheck persistent stack3" "racecheck persistent stack3" \
-             "synccheck persistent stack3"; do
+             "synccheck persistent stack3" "memcheck fp32 stack3"; do
     set -- $run
     [ -f "gpu-build/grad-$2/$3.so" ] && sanitizer_runs+=("$run")
   done

@@ -82,12 +82,21 @@ int64_t mlir::lstm::persistentStackMaxBatch(ArrayRef<LayerOp> layers) {
   return most;
 }
 
-FailureOr<scf::IfOp> mlir::lstm::wavefrontAboveBatch(RewriterBase &rewriter,
-                                                     ArrayRef<LayerOp> layers,
-                                                     int64_t maxBatch) {
-  if (layers.size() < 2 || failed(planWavefront(layers)))
-    return failure();
-  OpBuilder::InsertionGuard guard(rewriter);
+namespace {
+/// A chain split on the batch size: the scf.if, the copy of the chain in its
+/// then branch (B <= bound) and the chain itself, moved to its else branch.
+struct BatchSplit {
+  scf::IfOp choice;
+  SmallVector<LayerOp> thenLayers;
+  SmallVector<LayerOp> elseLayers;
+};
+} // namespace
+
+/// Moves the ops from the first layer of `layers` to the last into the else
+/// branch of an `scf.if %B <= bound`, and a copy of them into its then
+/// branch; the results that later ops use become the if's.
+static BatchSplit splitAtBatch(RewriterBase &rewriter, ArrayRef<LayerOp> layers,
+                               int64_t bound) {
   Operation *first = layers.front(), *last = layers.back();
   Block *block = first->getBlock();
   // The ops from the first layer to the last (the chain and what lies
@@ -114,14 +123,12 @@ FailureOr<scf::IfOp> mlir::lstm::wavefrontAboveBatch(RewriterBase &rewriter,
       rewriter, loc, LayerOp(layers.front()).getInputs().front(), 1);
   Value small = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ule, batch,
-      arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
+      arith::ConstantIndexOp::create(rewriter, loc, bound));
   rewriter.setInsertionPointAfter(last);
   auto choice =
       scf::IfOp::create(rewriter, loc, ValueRange(escaping).getTypes(), small,
                         /*withElseRegion=*/true);
-  // lstm-to-persistent adds its kernels' other run-time conditions here.
-  choice->setAttr(kPersistentStackAttr, rewriter.getUnitAttr());
-  // The layers, for the persistent kernels, in the then branch.
+  BatchSplit split{choice, {}, SmallVector<LayerOp>(layers)};
   rewriter.setInsertionPointToStart(choice.thenBlock());
   IRMapping map;
   for (Operation *op : range)
@@ -129,7 +136,8 @@ FailureOr<scf::IfOp> mlir::lstm::wavefrontAboveBatch(RewriterBase &rewriter,
   scf::YieldOp::create(
       rewriter, loc,
       llvm::map_to_vector(escaping, [&](Value v) { return map.lookup(v); }));
-  // The originals, for the wavefront, in the else branch.
+  for (LayerOp layer : layers)
+    split.thenLayers.push_back(cast<LayerOp>(map.lookup(layer.getOperation())));
   rewriter.setInsertionPointToStart(choice.elseBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, escaping);
   for (Operation *op : range)
@@ -138,8 +146,38 @@ FailureOr<scf::IfOp> mlir::lstm::wavefrontAboveBatch(RewriterBase &rewriter,
     rewriter.replaceUsesWithIf(value, result, [&](OpOperand &use) {
       return !choice->isProperAncestor(use.getOwner());
     });
-  // Planned above: the rewrite does not fail.
-  if (failed(wavefrontLayers(rewriter, layers)))
+  return split;
+}
+
+FailureOr<scf::IfOp> mlir::lstm::wavefrontAboveBatch(RewriterBase &rewriter,
+                                                     ArrayRef<LayerOp> layers,
+                                                     int64_t maxBatch,
+                                                     int64_t wavefrontUpTo) {
+  if (layers.size() < 2 || failed(planWavefront(layers)))
     return failure();
-  return choice;
+  OpBuilder::InsertionGuard guard(rewriter);
+  BatchSplit split = splitAtBatch(rewriter, layers, maxBatch);
+  // The layers, for the persistent kernels, in the then branch;
+  // lstm-to-persistent adds its kernels' other run-time conditions here.
+  split.choice->setAttr(kPersistentStackAttr, rewriter.getUnitAttr());
+  // Planned above: the rewrite does not fail.
+  if (wavefrontUpTo == std::numeric_limits<int64_t>::max()
+          ? failed(wavefrontLayers(rewriter, split.elseLayers))
+          : failed(
+                wavefrontUpToBatch(rewriter, split.elseLayers, wavefrontUpTo)))
+    return failure();
+  return split.choice;
+}
+
+FailureOr<scf::IfOp> mlir::lstm::wavefrontUpToBatch(RewriterBase &rewriter,
+                                                    ArrayRef<LayerOp> layers,
+                                                    int64_t maxBatch) {
+  if (layers.size() < 2 || failed(planWavefront(layers)))
+    return failure();
+  OpBuilder::InsertionGuard guard(rewriter);
+  BatchSplit split = splitAtBatch(rewriter, layers, maxBatch);
+  // Planned above (on the originals, which the copy matches).
+  if (failed(wavefrontLayers(rewriter, split.thenLayers)))
+    return failure();
+  return split.choice;
 }

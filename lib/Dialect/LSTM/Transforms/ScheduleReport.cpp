@@ -213,6 +213,15 @@ static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
      << "): gemms/step=" << step.gemms << " pointwise/step=" << step.pointwise
      << " hoisted-gemms=" << countGemmsReadBy(loop) << " steps=T+"
      << layers - 1;
+  // A wavefront bounded by the batch size (lstm-wavefront's
+  // side-output-max-product) is the then branch of an scf.if on it.
+  if (auto bounded = dyn_cast<scf::IfOp>(loop->getParentOp());
+      bounded && loop->getParentRegion() == &bounded.getThenRegion() &&
+      !bounded->hasAttr(kPersistentStackAttr))
+    if (auto cmp = bounded.getCondition().getDefiningOp<arith::CmpIOp>();
+        cmp && cmp.getPredicate() == arith::CmpIPredicate::ule)
+      if (std::optional<int64_t> most = getConstantIntValue(cmp.getRhs()))
+        os << " where B<=" << *most << " (the layers above)";
   // lstm-to-persistent runs single layers: a stack it should run is
   // optimised without the wavefront, or (lstm-optimize{persistent=true})
   // kept as layers up to the kernels' batch, with the wavefront above it.

@@ -30,6 +30,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 namespace mlir::lstm {
 #define GEN_PASS_DEF_LSTMWAVEFRONTPASS
 #include "lstm/Dialect/LSTM/Transforms/Passes.h.inc"
@@ -82,6 +84,7 @@ private:
                         unsigned position);
   Operation *batchOp(Diagonal &diag, Operation *refOp, unsigned position);
   SmallVector<Value> buildNextIterArgs(Diagonal &diag, ValueRange iterArgs);
+  Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
 
   RewriterBase &rewriter;
@@ -117,8 +120,8 @@ WavefrontBuilder::WavefrontBuilder(RewriterBase &rewriter,
       refInput(plan.inputArg(plan.layers.size() - 1)),
       loc(fusedLoc(plan.layers)), numLayers(plan.layers.size()),
       numStates(ref.getInits().size()), reverse(ref.isReverse()),
-      outType(
-          cast<RankedTensorType>(ref.getYield().getOutputs()[0].getType())) {
+      outType(cast<RankedTensorType>(
+          ref.getYield().getOutputs()[plan.linkOutput].getType())) {
   for (Operation &op : ref.getBody().front())
     refOps.push_back(&op);
 }
@@ -197,7 +200,8 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
   iterInits.push_back(
       linalg::FillOp::create(rewriter, loc, zero, outs).getResult(0));
 
-  auto seqType = cast<RankedTensorType>(ref.getOutputs()[0].getType());
+  auto seqType =
+      cast<RankedTensorType>(ref.getOutputs()[plan.linkOutput].getType());
   dynamic.clear();
   if (seqType.isDynamicDim(0))
     dynamic.push_back(seqLen);
@@ -205,6 +209,26 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
     dynamic.push_back(batch);
   iterInits.push_back(tensor::EmptyOp::create(
       rewriter, loc, seqType.getShape(), seqType.getElementType(), dynamic));
+
+  // The side outputs, [L, L + T - 1, B, N] each: diagonal by diagonal, as
+  // the batched cell makes them, each layer's in a sequence of its own that
+  // runs L - 1 steps longer than the layer (replaceLayers takes the layer's
+  // steps out of it).
+  Value numRows = arith::AddIOp::create(
+      rewriter, loc, seqLen,
+      arith::ConstantIndexOp::create(rewriter, loc, numLayers - 1));
+  for (unsigned k : plan.sideOutputs) {
+    auto storeType =
+        prependExtent(prependExtent(ref.getYield().getOutputs()[k].getType(),
+                                    ShapedType::kDynamic),
+                      numLayers);
+    SmallVector<Value> sizes = {numRows};
+    if (storeType.isDynamicDim(2))
+      sizes.push_back(batch);
+    iterInits.push_back(
+        tensor::EmptyOp::create(rewriter, loc, storeType.getShape(),
+                                storeType.getElementType(), sizes));
+  }
   return iterInits;
 }
 
@@ -404,7 +428,7 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
         rewriter, loc, diag.d, seqLen, numLayers,
         operandOf(diag, refYield, yieldPos, stateBegin + k), iterArgs[k]));
   unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
-  Value outs = operandOf(diag, refYield, yieldPos, outBegin);
+  Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
   next.push_back(outs);
   // The last layer runs step d - (L-1). Before it starts, its output goes
   // to its first step's row, which step 0 then overwrites.
@@ -428,14 +452,55 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
   next.push_back(tensor::InsertSliceOp::create(rewriter, loc, lastOut,
                                                iterArgs[numStates + 1], offsets,
                                                sizes, strides));
+  // The side outputs of all layers go to one step of their stores: the
+  // diagonal's, counted from the last (reverse) so that every layer's steps
+  // come in ascending order (sideOutputView).
+  Value row =
+      reverse ? arith::SubIOp::create(
+                    rewriter, loc,
+                    arith::AddIOp::create(rewriter, loc, lastStep,
+                                          arith::ConstantIndexOp::create(
+                                              rewriter, loc, numLayers - 1)),
+                    diag.d)
+                    .getResult()
+              : diag.d;
+  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
+    next.push_back(insertStep(rewriter, loc,
+                              operandOf(diag, refYield, yieldPos, outBegin + k),
+                              iterArgs[numStates + 2 + i], row));
   return next;
 }
 
-/// The last layer's outputs are the loop's sequence; each layer's finals
-/// are its rows of the stacked states.
+/// Layer `l`'s sequence out of a side output's store [L, L + T - 1, B, N]:
+/// from step l (forward; layer l runs step t on diagonal l + t) or
+/// L - 1 - l (reverse; the steps count the diagonals from the last).
+Value WavefrontBuilder::sideOutputView(Value store, unsigned l,
+                                       RankedTensorType type) {
+  int64_t first = reverse ? numLayers - 1 - l : l;
+  return rowSteps(rewriter, loc, store, l, first,
+                  tensor::getMixedSize(rewriter, loc, x, 0), type);
+}
+
+/// The last layer's link output is the loop's sequence, the side outputs
+/// views of their stores; each layer's finals are its rows of the stacked
+/// states.
 void WavefrontBuilder::replaceLayers(scf::ForOp loop) {
   rewriter.setInsertionPointAfter(loop);
-  rewriter.replaceAllUsesWith(ref.getOutputs()[0],
+  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
+    for (auto [l, layer] : llvm::enumerate(plan.layers)) {
+      Value output = LayerOp(layer).getOutputs()[k];
+      // Read by no one but the next layer, which the loop replaces.
+      bool onlyLinks = llvm::all_of(output.getUsers(), [&](Operation *user) {
+        return l + 1 < plan.layers.size() &&
+               user == LayerOp(plan.layers[l + 1]).getOperation();
+      });
+      if (onlyLinks || (layer == ref && k == plan.linkOutput))
+        continue;
+      rewriter.replaceAllUsesWith(
+          output, sideOutputView(loop.getResults()[numStates + 2 + i], l,
+                                 cast<RankedTensorType>(output.getType())));
+    }
+  rewriter.replaceAllUsesWith(ref.getOutputs()[plan.linkOutput],
                               loop.getResults()[numStates + 1]);
   for (auto [l, layer] : llvm::enumerate(plan.layers))
     for (auto [k, final] : llvm::enumerate(LayerOp(layer).getFinals()))
@@ -460,25 +525,46 @@ struct LSTMWavefrontPass
     : lstm::impl::LSTMWavefrontPassBase<LSTMWavefrontPass> {
   using Base::Base;
 
+  /// The chain as a wavefront at the batch sizes where it pays: above the
+  /// persistent kernels' bound (persistent) and, for a chain that stores
+  /// outputs, up to the bound of side-output-max-product; as layers
+  /// elsewhere. Statically where the batch size is known, else through
+  /// scf.if on it.
+  void rewriteChain(RewriterBase &rewriter, ArrayRef<LayerOp> chain) {
+    int64_t most = wavefrontMaxBatch(chain, sideOutputMaxProduct);
+    if (most < 1)
+      return;
+    int64_t least = persistent ? persistentStackMaxBatch(chain) : 0;
+    auto input =
+        cast<RankedTensorType>(LayerOp(chain.front()).getInputs()[0].getType());
+    if (!input.isDynamicDim(1)) {
+      int64_t batch = input.getDimSize(1);
+      if (batch > least && batch <= most)
+        (void)wavefrontLayers(rewriter, chain);
+      return;
+    }
+    bool bounded = most != std::numeric_limits<int64_t>::max();
+    if (least >= most)
+      return;
+    if (least < 1) {
+      if (bounded)
+        (void)wavefrontUpToBatch(rewriter, chain, most);
+      else
+        (void)wavefrontLayers(rewriter, chain);
+      return;
+    }
+    // Layers for the kernels up to `least`; above it the wavefront, up to
+    // `most` where it is bounded.
+    (void)wavefrontAboveBatch(rewriter, chain, least, most);
+  }
+
   void runOnOperation() override {
     // Layers that statically run no step (T or B of 0) are what they
     // compute before anything else looks at them (EmptyLayers.h).
     replaceEmptyLayers(getOperation());
     IRRewriter rewriter(&getContext());
-    for (const SmallVector<LayerOp> &chain : findLayerChains(getOperation())) {
-      int64_t maxBatch = persistent ? persistentStackMaxBatch(chain) : 0;
-      if (maxBatch < 1) {
-        (void)wavefrontLayers(rewriter, chain);
-        continue;
-      }
-      // The persistent kernels' batches: statically, or chosen at run time.
-      auto input = cast<RankedTensorType>(
-          LayerOp(chain.front()).getInputs()[0].getType());
-      if (input.isDynamicDim(1))
-        (void)wavefrontAboveBatch(rewriter, chain, maxBatch);
-      else if (input.getDimSize(1) > maxBatch)
-        (void)wavefrontLayers(rewriter, chain);
-    }
+    for (const SmallVector<LayerOp> &chain : findLayerChains(getOperation()))
+      rewriteChain(rewriter, chain);
   }
 };
 } // namespace

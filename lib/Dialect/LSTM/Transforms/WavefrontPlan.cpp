@@ -20,6 +20,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
 
+#include <limits>
+
 #define DEBUG_TYPE "lstm-wavefront"
 
 using namespace mlir;
@@ -64,20 +66,44 @@ static LogicalResult reject(LayerOp front, const Twine &why) {
   return failure();
 }
 
+/// The position of the output of `layer` that `next` reads as its only
+/// input, if it reads one.
+static std::optional<unsigned> linkOutputOf(LayerOp layer, LayerOp next) {
+  if (next.getInputs().size() != 1)
+    return std::nullopt;
+  for (auto [k, output] : llvm::enumerate(layer.getOutputs()))
+    if (next.getInputs()[0] == output)
+      return k;
+  return std::nullopt;
+}
+
 /// The layers agree on what the loop carries: one direction, no lengths,
-/// one input and one output each, states of the same types, cells of the
-/// same length.
-static LogicalResult checkLayers(ArrayRef<LayerOp> layers) {
+/// one input each (the previous layer's output at one position), outputs
+/// and states of the same types, cells of the same length.
+static LogicalResult checkLayers(WavefrontPlan &plan) {
+  ArrayRef<LayerOp> layers = plan.layers;
   LayerOp ref = layers.back();
   size_t refCellSize = ref.getBody().front().getOperations().size();
-  for (LayerOp layer : layers) {
+  for (auto [l, constLayer] : llvm::enumerate(layers)) {
+    LayerOp layer = constLayer;
     if (layer.getDirection() != ref.getDirection())
       return reject(layers.front(), "the layers run in different directions");
     if (layer.getLengths())
       return reject(layers.front(), "a layer has lengths");
-    if (layer.getInputs().size() != 1 || layer.getOutputs().size() != 1)
-      return reject(layers.front(),
-                    "a layer has more than one input or output");
+    if (layer.getInputs().size() != 1)
+      return reject(layers.front(), "a layer has more than one input");
+    if (l + 1 < layers.size()) {
+      std::optional<unsigned> link = linkOutputOf(layer, layers[l + 1]);
+      if (!link)
+        return reject(layers.front(),
+                      "a layer does not read the previous one's output");
+      if (l == 0)
+        plan.linkOutput = *link;
+      else if (*link != plan.linkOutput)
+        return reject(layers.front(), "the layers pass on different outputs");
+    }
+    if (layer.getOutputs().size() != ref.getOutputs().size())
+      return reject(layers.front(), "the layers have different outputs");
     if (layer.getInits().size() != ref.getInits().size() ||
         layer.getBody().front().getOperations().size() != refCellSize)
       return reject(layers.front(), "the cells differ in structure");
@@ -85,6 +111,38 @@ static LogicalResult checkLayers(ArrayRef<LayerOp> layers) {
       if (a.getType() != b.getType())
         return reject(layers.front(),
                       "the layers' states have different types");
+  }
+  return success();
+}
+
+/// Whether `use` is the next layer of the chain reading `layers[l]`'s link
+/// output.
+static bool isChainLink(const WavefrontPlan &plan, unsigned l, OpOperand &use) {
+  return l + 1 < plan.layers.size() &&
+         use.getOwner() == LayerOp(plan.layers[l + 1]).getOperation() &&
+         use.get() == LayerOp(plan.layers[l]).getOutputs()[plan.linkOutput];
+}
+
+/// The outputs that are read outside the chain, at some layer. The loop
+/// stores them [L + T - 1, L, B, N], which needs a static N.
+static LogicalResult collectSideOutputs(WavefrontPlan &plan) {
+  unsigned last = plan.layers.size() - 1;
+  LayerOp ref = plan.reference();
+  for (unsigned k = 0, e = ref.getOutputs().size(); k < e; ++k) {
+    bool read = false;
+    for (auto [l, layer] : llvm::enumerate(plan.layers)) {
+      if (l == last && k == plan.linkOutput)
+        continue;
+      for (OpOperand &use : LayerOp(layer).getOutputs()[k].getUses())
+        read |= !isChainLink(plan, l, use);
+    }
+    if (!read)
+      continue;
+    if (cast<RankedTensorType>(ref.getYield().getOutputs()[k].getType())
+            .isDynamicDim(1))
+      return reject(plan.layers.front(),
+                    "an output read outside the chain has a dynamic size");
+    plan.sideOutputs.push_back(k);
   }
   return success();
 }
@@ -98,7 +156,7 @@ static LogicalResult checkInputs(WavefrontPlan &plan) {
   LayerOp front = plan.layers.front();
   LayerOp ref = plan.reference();
   Type refInputType = plan.inputArg(last).getType();
-  if (refInputType != ref.getYield().getOutputs().front().getType())
+  if (refInputType != ref.getYield().getOutputs()[plan.linkOutput].getType())
     return reject(front, "a layer's input slice and output differ in type");
   for (unsigned l = 1; l < last; ++l)
     if (plan.inputArg(l).getType() != refInputType)
@@ -190,7 +248,11 @@ static LogicalResult matchOperand(WavefrontPlan &plan,
   if (lv.getType() != rv.getType() && !inputWeight)
     return reject(front, "a captured value differs in type between layers");
   if (!isa<RankedTensorType>(rv.getType())) {
-    if (lv != rv)
+    // Equal constants count as one value (the layers of a training forward
+    // each have their own).
+    Attribute lc, rc;
+    if (lv != rv && !(matchPattern(lv, m_Constant(&lc)) &&
+                      matchPattern(rv, m_Constant(&rc)) && lc == rc))
       return reject(front, "a captured value that is not a tensor differs "
                            "between layers");
     return success();
@@ -220,18 +282,63 @@ static LogicalResult matchCells(WavefrontPlan &plan) {
   return success();
 }
 
-/// The loop replaces the finals where the last layer was: they must not be
-/// used before it.
-static LogicalResult checkFinalsUsedAfter(ArrayRef<LayerOp> layers) {
-  Operation *last = layers.back();
-  for (LayerOp layer : layers)
-    for (Value final : layer.getFinals())
-      for (Operation *user : final.getUsers()) {
-        Operation *ancestor = last->getBlock()->findAncestorOpInBlock(*user);
-        if (!ancestor || !last->isBeforeInBlock(ancestor))
-          return reject(layers.front(),
-                        "a layer's final state is used before the last layer");
-      }
+/// The loop replaces the layers' finals and outputs where the last layer
+/// was: they must not be used before it (but for the chain's links).
+static LogicalResult checkResultsUsedAfter(const WavefrontPlan &plan) {
+  Operation *last = plan.reference();
+  auto usedBefore = [&](OpOperand &use) {
+    Operation *ancestor =
+        last->getBlock()->findAncestorOpInBlock(*use.getOwner());
+    return !ancestor || !last->isBeforeInBlock(ancestor);
+  };
+  for (auto [l, layer] : llvm::enumerate(plan.layers)) {
+    for (Value final : LayerOp(layer).getFinals())
+      for (OpOperand &use : final.getUses())
+        if (usedBefore(use))
+          return reject(plan.layers.front(), "a layer's final state is used "
+                                             "before the last layer");
+    for (Value output : LayerOp(layer).getOutputs())
+      for (OpOperand &use : output.getUses())
+        if (!isChainLink(plan, l, use) && usedBefore(use))
+          return reject(plan.layers.front(),
+                        "a layer's output is used before the last layer");
+  }
+  return success();
+}
+
+/// The side outputs cost the loop a store a diagonal (and a training
+/// forward, which returns every layer's saved sequences, a copy of each at
+/// the return). A chain that has them is rewritten only where the wavefront
+/// runs fewer products one after the other than its layers would, their
+/// input products hoisted out of their loops (lstm-optimize hoists them):
+/// (T + L - 1) · P against L · T · (P - P_in), with P the products of a
+/// cell and P_in those on its input slice; for a dynamic T, P against
+/// L · (P - P_in). For the LSTM (one product on the input, one on the state
+/// once combined) that takes three layers or more; for Cho's GRU (a second,
+/// dependent recurrent product) two.
+static LogicalResult checkSideOutputsPay(const WavefrontPlan &plan) {
+  if (plan.sideOutputs.empty())
+    return success();
+  LayerOp ref = plan.reference();
+  Value input = plan.inputArg(plan.layers.size() - 1);
+  int64_t products = 0, inputProducts = 0;
+  for (const GateProduct &product : CellDependence(ref).getProducts()) {
+    ++products;
+    inputProducts += product.getOperand() == input;
+  }
+  int64_t numLayers = plan.layers.size();
+  int64_t perLayerStep = numLayers * (products - inputProducts);
+  int64_t seqLen = cast<RankedTensorType>(
+                       LayerOp(plan.layers.front()).getInputs()[0].getType())
+                       .getDimSize(0);
+  bool pays = ShapedType::isDynamic(seqLen)
+                  ? products < perLayerStep
+                  : (seqLen + numLayers - 1) * products < seqLen * perLayerStep;
+  if (!pays)
+    return reject(plan.layers.front(),
+                  "the layers' outputs are read outside the chain, and the "
+                  "wavefront would not run fewer products in sequence to pay "
+                  "for storing them");
   return success();
 }
 
@@ -240,23 +347,50 @@ FailureOr<WavefrontPlan> mlir::lstm::planWavefront(ArrayRef<LayerOp> layers) {
     return failure();
   WavefrontPlan plan;
   plan.layers.assign(layers.begin(), layers.end());
-  if (failed(checkLayers(layers)) || failed(checkInputs(plan)) ||
-      failed(matchCells(plan)) || failed(checkFinalsUsedAfter(layers)))
+  if (failed(checkLayers(plan)) || failed(checkInputs(plan)) ||
+      failed(matchCells(plan)) || failed(checkResultsUsedAfter(plan)) ||
+      failed(collectSideOutputs(plan)) || failed(checkSideOutputsPay(plan)))
     return failure();
   return plan;
 }
 
-/// The layer that reads `layer`'s only output as its only input, when that
-/// is the output's only use.
+int64_t mlir::lstm::wavefrontMaxBatch(ArrayRef<LayerOp> layers,
+                                      int64_t maxProductSize) {
+  FailureOr<WavefrontPlan> plan = planWavefront(layers);
+  if (failed(plan))
+    return 0;
+  if (plan->sideOutputs.empty())
+    return std::numeric_limits<int64_t>::max();
+  // The largest weight of a product, N·K elements; a weight of unknown size
+  // leaves the batch unbounded, as before there was a bound.
+  int64_t largest = 0;
+  for (const GateProduct &product :
+       CellDependence(plan->reference()).getProducts()) {
+    auto weight = cast<RankedTensorType>(product.getWeight().getType());
+    if (!weight.hasStaticShape())
+      return std::numeric_limits<int64_t>::max();
+    largest = std::max(largest, weight.getNumElements());
+  }
+  if (largest == 0)
+    return std::numeric_limits<int64_t>::max();
+  return maxProductSize / largest;
+}
+
+/// The layer that reads an output of `layer` as its only input, when it is
+/// the only such layer.
 static LayerOp nextInChain(LayerOp layer) {
-  if (layer.getOutputs().size() != 1 || !layer.getOutputs()[0].hasOneUse())
-    return {};
-  Operation *user = *layer.getOutputs()[0].getUsers().begin();
-  auto next = dyn_cast<LayerOp>(user);
-  if (!next || next->getBlock() != layer->getBlock() ||
-      next.getInputs().size() != 1 ||
-      next.getInputs()[0] != layer.getOutputs()[0])
-    return {};
+  LayerOp next;
+  for (Value output : layer.getOutputs())
+    for (Operation *user : output.getUsers()) {
+      auto candidate = dyn_cast<LayerOp>(user);
+      if (!candidate || candidate == next ||
+          candidate->getBlock() != layer->getBlock() ||
+          !linkOutputOf(layer, candidate))
+        continue;
+      if (next)
+        return {};
+      next = candidate;
+    }
   return next;
 }
 

@@ -28,6 +28,14 @@ using WavefrontSlot = std::pair<unsigned, unsigned>;
 /// rewrite needs to know about it.
 struct WavefrontPlan {
   SmallVector<LayerOp> layers;
+  /// The output of each layer that the next layer reads as its input (the
+  /// same position in every layer).
+  unsigned linkOutput = 0;
+  /// The outputs, by position, that some layer's results are read at
+  /// outside the chain (other than the last layer's link output, which the
+  /// loop writes as a sequence of its own): the loop stores them for every
+  /// layer, a diagonal at a time (the training forward's saved values).
+  SmallVector<unsigned> sideOutputs;
   /// Layer 0's input slice has another type than the other layers': its
   /// gate products are computed apart from the batched ones.
   bool separateInput = false;

@@ -172,6 +172,43 @@ Value mlir::lstm::wavefront::extractStep(OpBuilder &b, Location loc, Value seq,
                                         strides);
 }
 
+/// `value` `[L, B, N]` written at step `step` of `store` `[L, S, B, N]`:
+/// each row's own step, one insert.
+Value mlir::lstm::wavefront::insertStep(OpBuilder &b, Location loc, Value value,
+                                        Value store, OpFoldResult step) {
+  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+  offsets[1] = step;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, store);
+  sizes[1] = b.getIndexAttr(1);
+  return tensor::InsertSliceOp::create(
+      b, loc, value, store, offsets, sizes,
+      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+}
+
+/// Steps `first .. first + count - 1` of row `row` of `store`
+/// `[L, S, B, N]`, as `type` (`[count, B, N]`): a contiguous view.
+Value mlir::lstm::wavefront::rowSteps(OpBuilder &b, Location loc, Value store,
+                                      int64_t row, int64_t first,
+                                      OpFoldResult count,
+                                      RankedTensorType type) {
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(row),
+                                       b.getIndexAttr(first), b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), count,
+                                     tensor::getMixedSize(b, loc, store, 2),
+                                     tensor::getMixedSize(b, loc, store, 3)};
+  SmallVector<int64_t> shape;
+  for (unsigned d : {1u, 2u, 3u})
+    shape.push_back(
+        getConstantIntValue(sizes[d]).value_or(ShapedType::kDynamic));
+  Value view = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), store,
+      offsets, sizes, SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+  if (view.getType() == type)
+    return view;
+  return tensor::CastOp::create(b, loc, type, view);
+}
+
 /// `seq · wᵀ` for every step at once: `[T, B, K]` against `w` `[N, K]`,
 /// as one product over the T·B rows, `[T, B, N]`.
 Value mlir::lstm::wavefront::projectSequence(OpBuilder &b, Location loc,

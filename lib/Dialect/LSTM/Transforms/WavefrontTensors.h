@@ -6,7 +6,8 @@
 //
 // The tensor manipulation lstm-wavefront builds its loop from: stacking
 // per-layer values [L, ...], taking rows, a step of a sequence, the input
-// projection of a whole sequence, keeping inactive layers' state.
+// projection of a whole sequence, keeping inactive layers' state, the
+// stores of outputs read outside the chain.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,16 @@ Value keepInactive(OpBuilder &b, Location loc, Value d, Value seqLen,
 /// Step `t` of a sequence `[T, B, N]`, as `type` (`[B, N]`).
 Value extractStep(OpBuilder &b, Location loc, Value seq, Value t,
                   RankedTensorType type);
+
+/// `value` `[L, B, N]` written at step `step` of `store` `[L, S, B, N]`:
+/// each row's own step, one insert.
+Value insertStep(OpBuilder &b, Location loc, Value value, Value store,
+                 OpFoldResult step);
+
+/// Steps `first .. first + count - 1` of row `row` of `store`
+/// `[L, S, B, N]`, as `type` (`[count, B, N]`): a contiguous view.
+Value rowSteps(OpBuilder &b, Location loc, Value store, int64_t row,
+               int64_t first, OpFoldResult count, RankedTensorType type);
 
 /// `seq · wᵀ` for every step at once: `[T, B, K]` against `w` `[N, K]`,
 /// as one product over the T·B rows, `[T, B, N]`.

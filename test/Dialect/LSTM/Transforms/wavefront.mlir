@@ -273,12 +273,111 @@ func.func @lengths(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf
 
 // -----
 
-// Left alone: layer 0's output sequence is also returned.
+// Layer 0's output sequence is also returned (as a training forward returns
+// what its layers save): the loop stores the batched output of every
+// diagonal d at step d of an [L, T + L - 1, B, N] tensor, of which layer l's
+// sequence is the view from step l of its row (layer l runs step t on
+// diagonal l + t). The last layer's output is the loop's sequence as before.
+// The batch size is dynamic: the wavefront runs where B·N·K of the largest
+// product (N·K = 16 here) is at most 2^28, the layers above
+// (wavefront-side-outputs.mlir).
 // CHECK-LABEL: func.func @intermediate_used
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c16777216 : index
+// CHECK: scf.if %[[SMALL]]
+// CHECK-NOT: lstm.layer
+// CHECK: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x4xf32>
+// CHECK: %[[ROWS:.*]] = arith.addi %[[T]], %c2{{.*}} : index
+// CHECK: %[[STORE:.*]] = tensor.empty(%[[ROWS]], %{{.*}}) : tensor<3x?x?x4xf32>
+// CHECK: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = {{.*}} iter_args({{.*}}, %[[S:.*]] = %[[STORE]]) -> (tensor<3x?x4xf32>, tensor<3x?x4xf32>, tensor<?x?x4xf32>, tensor<3x?x?x4xf32>)
+// CHECK: %[[OUT:.*]] = lstm.gate tanh({{.*}}) weights({{.*}}) -> tensor<3x?x4xf32>
+// CHECK: %[[ROW:.*]] = tensor.insert_slice %[[OUT]] into %[[S]][0, %[[D]], 0, 0] [3, 1, %{{.*}}, 4] [1, 1, 1, 1] : tensor<3x?x4xf32> into tensor<3x?x?x4xf32>
+// CHECK: scf.yield {{.*}}, %[[ROW]] :
+// CHECK: %[[Y0:.*]] = tensor.extract_slice %[[LOOP]]#3[0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, 4] [1, 1, 1, 1] : tensor<3x?x?x4xf32> to tensor<?x?x4xf32>
+// CHECK: scf.yield %[[Y0]], %[[LOOP]]#2
+// CHECK: } else {
+// CHECK-COUNT-3: lstm.layer forward
+func.func @intermediate_used(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y2, %hT2 = lstm.layer forward ins(%y1 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y0, %y2 : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}
+
+// -----
+
+// The same in reverse: the stores' steps count the diagonals from the last,
+// so that a layer's steps still come in ascending order: layer 0 (step t on
+// diagonal T - 1 - t) from step L - 1 = 2.
+// CHECK-LABEL: func.func @intermediate_used_reverse
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c16777216 : index
+// CHECK: scf.if %[[SMALL]]
+// CHECK-NOT: lstm.layer
+// CHECK: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x4xf32>
+// CHECK: %[[LAST:.*]] = arith.subi %[[T]], %c1
+// CHECK: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = {{.*}} iter_args({{.*}}, %[[S:.*]] = %{{.*}}) -> (tensor<3x?x4xf32>, tensor<3x?x4xf32>, tensor<?x?x4xf32>, tensor<3x?x?x4xf32>)
+// CHECK: %[[END:.*]] = arith.addi %[[LAST]], %c2
+// CHECK: %[[R:.*]] = arith.subi %[[END]], %[[D]] : index
+// CHECK: tensor.insert_slice %{{.*}} into %[[S]][0, %[[R]], 0, 0] [3, 1, %{{.*}}, 4]
+// CHECK: %[[Y0:.*]] = tensor.extract_slice %[[LOOP]]#3[0, 2, 0, 0] [1, %{{.*}}, %{{.*}}, 4] [1, 1, 1, 1] : tensor<3x?x?x4xf32> to tensor<?x?x4xf32>
+// CHECK: scf.yield %[[Y0]], %[[LOOP]]#2
+// CHECK: } else {
+// CHECK-COUNT-3: lstm.layer reverse
+func.func @intermediate_used_reverse(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %y0, %hT0 = lstm.layer reverse ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer reverse ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y2, %hT2 = lstm.layer reverse ins(%y1 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y0, %y2 : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}
+
+// -----
+
+// Left alone: two such layers. A step of this cell has one product on its
+// input and one on its state: the layers, their input products hoisted, run
+// 2T products one after the other, the wavefront 2(T + 1), and it would also
+// store layer 0's output a diagonal at a time.
+// CHECK-LABEL: func.func @intermediate_used_two_layers
 // CHECK-NOT: scf.for
 // CHECK: lstm.layer forward
 // CHECK: lstm.layer forward
-func.func @intermediate_used(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+func.func @intermediate_used_two_layers(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
     -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
   %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
       -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {

@@ -170,10 +170,36 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     the previous outputs; the two are stacked into an `[L, B, H]` addend of
     the batched gate.
 
+    **Outputs read elsewhere.** A layer's outputs other than the one the
+    next layer reads, and that one where it is also read elsewhere (the
+    training forward of `lstm-differentiate` returns every layer's saved
+    sequences), are stored by the loop a diagonal at a time: one
+    `[L, L + T - 1, B, N]` tensor per output position, whose step `d` takes
+    the batched cell's `[L, B, N]` value of diagonal `d` (of diagonal
+    `L + T - 2 - d` in a reverse stack). Layer `l`'s sequence is then the
+    contiguous view of its row from step `l` (`L - 1 - l` in reverse),
+    without a copy in the loop. Such outputs need a static `N`.
+
+    Those stores, and the copies of the views that a function returns (one
+    buffer per result), cost more than the layers where the wavefront does
+    not save much: a chain that has such outputs is rewritten only (a)
+    where the loop runs fewer products one after the other than the layers
+    would with their input products hoisted, `(T + L - 1)·P` against
+    `L·T·(P - P_in)` (`P` products in a cell, `P_in` of them on its input;
+    for a dynamic `T`, `P < L·(P - P_in)`): the LSTM needs three layers,
+    Cho's GRU, with its second recurrent product, two; and (b) at the batch
+    sizes where a layer's largest per-step product, `B·N·K` multiply-adds,
+    is at most `side-output-max-product` (2^28 by default: appleyard's
+    LSTM, `64 × 2048 × 512`, gained; a GRU of H = 2048 at B = 128,
+    `128 × 6144 × 2048`, lost 7-16%, its products filling the GPU alone):
+    statically where the batch is known, else through an `scf.if` on it
+    (the wavefront in its then branch, the layers in its else branch).
+
     **What it rewrites.** A chain is a maximal sequence of `lstm.layer`s in
-    one block where layer `k + 1`'s only input is layer `k`'s only output,
-    used by nothing else. It is rewritten when it has at least two layers
-    and:
+    one block where layer `k + 1`'s only input is an output of layer `k`
+    (the same output position along the chain) and no other layer reads
+    layer `k`'s outputs as its only input. It is rewritten when it has at
+    least two layers and:
     - all layers run in the same direction (a reverse stack runs its
       diagonals over the reversed time index);
     - no layer has `lengths`;
@@ -188,8 +214,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
       (`arith`, `math`, `lstm.one_minus`), `tensor.extract_slice`,
       `tensor.dim` with a constant index, and ops without tensor operands
       or results (index constants);
-    - the finals of the layers are only used after the last layer (the
-      loop replaces them there).
+    - the finals and outputs of the layers are only used after the last
+      layer (the loop replaces them there); equal constants captured by
+      the layers' cells count as one value.
 
     **Run-time checks.** What the layers' lowering would have checked at
     run time, the loop checks before it starts (`cf.assert`): every layer's
@@ -199,8 +226,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     T = 1, L > T and a dynamic T work (with T = 0 the loop runs no
     diagonal). Everything else is left alone: single layers, mixed
     directions, bidirectional stacks (their layers feed a `tensor.concat`,
-    not the next layer), layers with `lengths`, stacks whose intermediate
-    outputs are used elsewhere, and cells that differ in structure.
+    not the next layer), layers with `lengths`, layers with several inputs
+    (the backward layers of `lstm-differentiate`, which read saved
+    sequences), and cells that differ in structure.
 
     Run it after `lstm-combine-gate-gemms`, which only rewrites the cells
     of `lstm.layer`s: a combined cell is batched like any other (its packed
@@ -225,7 +253,12 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "Leave a chain to the persistent kernels at the batch sizes "
-           "lstm-to-persistent's cost model runs all its layers at">
+           "lstm-to-persistent's cost model runs all its layers at">,
+    Option<"sideOutputMaxProduct", "side-output-max-product", "int64_t",
+           /*default=*/"268435456",
+           "A chain whose outputs are read outside it runs as a wavefront "
+           "only at the batch sizes where a layer's largest per-step "
+           "product, B*N*K multiply-adds, is at most this (default 2^28)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",

@@ -23,6 +23,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 namespace mlir::lstm {
 
 /// Combines, in `layer`'s cell, the matrix products of different gates that
@@ -69,9 +71,10 @@ LogicalResult fuseElementwise(RewriterBase &rewriter, Block &cell);
 // Layer-time wavefront (lstm-wavefront)
 //===----------------------------------------------------------------------===//
 
-/// The maximal chains of at least two layers under `root` in which each
-/// layer's only output is the next layer's only input (and used nowhere
-/// else), in order, the first layer of a chain first.
+/// The maximal chains of at least two layers under `root` in which an
+/// output of each layer is the next layer's only input (and no other
+/// layer's only input), in order, the first layer of a chain first. The
+/// layers' outputs may be read elsewhere too.
 SmallVector<SmallVector<LayerOp>> findLayerChains(Operation *root);
 
 /// Runs the stacked `layers` (a chain as findLayerChains returns one) as one
@@ -94,11 +97,29 @@ int64_t persistentStackMaxBatch(ArrayRef<LayerOp> layers);
 /// batch size is above `maxBatch`: the ops from the first layer to the last
 /// move into the else branch of an `scf.if` on the batch size, where they
 /// become the wavefront loop, and a copy of them, layers left as they are,
-/// into the then branch. Fails, changing nothing, where wavefrontLayers
-/// would. Returns the scf.if.
-FailureOr<scf::IfOp> wavefrontAboveBatch(RewriterBase &rewriter,
-                                         ArrayRef<LayerOp> layers,
-                                         int64_t maxBatch);
+/// into the then branch. With `wavefrontUpTo`, the else branch runs the
+/// wavefront only up to that batch size (wavefrontUpToBatch) and the layers
+/// above it. Fails, changing nothing, where wavefrontLayers would. Returns
+/// the scf.if.
+FailureOr<scf::IfOp> wavefrontAboveBatch(
+    RewriterBase &rewriter, ArrayRef<LayerOp> layers, int64_t maxBatch,
+    int64_t wavefrontUpTo = std::numeric_limits<int64_t>::max());
+
+/// The converse: the chain runs as a wavefront only where the batch size is
+/// at most `maxBatch` (the then branch of an `scf.if` on it holds the loop,
+/// the else branch the layers as they are). Fails, changing nothing, where
+/// wavefrontLayers would. Returns the scf.if.
+FailureOr<scf::IfOp> wavefrontUpToBatch(RewriterBase &rewriter,
+                                        ArrayRef<LayerOp> layers,
+                                        int64_t maxBatch);
+
+/// The largest batch size at which the wavefront of the chain `layers`
+/// pays, as lstm-wavefront judges it (`maxProductSize` is its option
+/// `side-output-max-product`): unbounded (INT64_MAX) for a chain that stores
+/// no outputs; for one that does, the batch at which a layer's largest
+/// per-step product, B·N·K multiply-adds, reaches `maxProductSize`. 0 when
+/// the chain is no wavefront at all.
+int64_t wavefrontMaxBatch(ArrayRef<LayerOp> layers, int64_t maxProductSize);
 
 } // namespace mlir::lstm
 

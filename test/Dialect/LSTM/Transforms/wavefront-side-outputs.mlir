@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-wavefront=side-output-max-product=256 -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-wavefront=side-output-max-product=256 --lstm-schedule-report -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// The schedule report says where a bounded wavefront runs.
+// REPORT: @batch_8 wavefront of 3 layers
+// REPORT: @batch_32 layer 0
+// REPORT: @dynamic_batch wavefront of 3 layers (forward): {{.*}} where B<=16 (the layers above)
+// REPORT: @dynamic_batch layer 3
+// REPORT: @no_side_outputs wavefront of 2 layers (forward): {{.*}}steps=T+1{{$}}
+
+// A chain whose outputs are read outside it (here layer 0's, as a training
+// forward returns its layers' saved sequences) runs as a wavefront only at
+// the batch sizes where a layer's largest per-step product, B·N·K
+// multiply-adds, is at most side-output-max-product: 256 here, with
+// N·K = 4·4, so B <= 16.
+
+// A static batch of 8: the wavefront, with no branch.
+// CHECK-LABEL: func.func @batch_8
+// CHECK-NOT: scf.if
+// CHECK-NOT: lstm.layer forward
+// CHECK: scf.for
+// CHECK-NOT: lstm.layer forward
+// CHECK: return
+func.func @batch_8(%x: tensor<?x8x4xf32>, %h0: tensor<8x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x8x4xf32>, tensor<?x8x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x8x4xf32>) init(%h0 : tensor<8x4xf32>)
+      -> (tensor<?x8x4xf32>), (tensor<8x4xf32>) {
+  ^bb0(%xt: tensor<8x4xf32>, %h: tensor<8x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<8x4xf32>, tensor<8x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    lstm.yield out(%hn : tensor<8x4xf32>) state(%hn : tensor<8x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x8x4xf32>) init(%h0 : tensor<8x4xf32>)
+      -> (tensor<?x8x4xf32>), (tensor<8x4xf32>) {
+  ^bb0(%xt: tensor<8x4xf32>, %h: tensor<8x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<8x4xf32>, tensor<8x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    lstm.yield out(%hn : tensor<8x4xf32>) state(%hn : tensor<8x4xf32>)
+  }
+  %y2, %hT2 = lstm.layer forward ins(%y1 : tensor<?x8x4xf32>) init(%h0 : tensor<8x4xf32>)
+      -> (tensor<?x8x4xf32>), (tensor<8x4xf32>) {
+  ^bb0(%xt: tensor<8x4xf32>, %h: tensor<8x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<8x4xf32>, tensor<8x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    lstm.yield out(%hn : tensor<8x4xf32>) state(%hn : tensor<8x4xf32>)
+  }
+  return %y0, %y2 : tensor<?x8x4xf32>, tensor<?x8x4xf32>
+}
+
+// -----
+
+// A static batch of 32: above the bound, left alone.
+// CHECK-LABEL: func.func @batch_32
+// CHECK-NOT: scf.for
+// CHECK-COUNT-3: lstm.layer forward
+func.func @batch_32(%x: tensor<?x32x4xf32>, %h0: tensor<32x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x32x4xf32>, tensor<?x32x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x32x4xf32>) init(%h0 : tensor<32x4xf32>)
+      -> (tensor<?x32x4xf32>), (tensor<32x4xf32>) {
+  ^bb0(%xt: tensor<32x4xf32>, %h: tensor<32x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<32x4xf32>, tensor<32x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<32x4xf32>
+    lstm.yield out(%hn : tensor<32x4xf32>) state(%hn : tensor<32x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x32x4xf32>) init(%h0 : tensor<32x4xf32>)
+      -> (tensor<?x32x4xf32>), (tensor<32x4xf32>) {
+  ^bb0(%xt: tensor<32x4xf32>, %h: tensor<32x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<32x4xf32>, tensor<32x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<32x4xf32>
+    lstm.yield out(%hn : tensor<32x4xf32>) state(%hn : tensor<32x4xf32>)
+  }
+  %y2, %hT2 = lstm.layer forward ins(%y1 : tensor<?x32x4xf32>) init(%h0 : tensor<32x4xf32>)
+      -> (tensor<?x32x4xf32>), (tensor<32x4xf32>) {
+  ^bb0(%xt: tensor<32x4xf32>, %h: tensor<32x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<32x4xf32>, tensor<32x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<32x4xf32>
+    lstm.yield out(%hn : tensor<32x4xf32>) state(%hn : tensor<32x4xf32>)
+  }
+  return %y0, %y2 : tensor<?x32x4xf32>, tensor<?x32x4xf32>
+}
+
+// -----
+
+// A dynamic batch: the wavefront in the then branch of scf.if B <= 16, the
+// layers as they were in its else branch.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c16 : index
+// CHECK: %[[R:.*]]:2 = scf.if %[[SMALL]] -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>)
+// CHECK-NOT: lstm.layer forward
+// CHECK: scf.for
+// CHECK: } else {
+// CHECK-COUNT-3: lstm.layer forward
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @dynamic_batch(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y2, %hT2 = lstm.layer forward ins(%y1 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y0, %y2 : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}
+
+// -----
+
+// Without outputs read elsewhere there is no bound: the wavefront at any
+// batch size, as before.
+// CHECK-LABEL: func.func @no_side_outputs
+// CHECK-NOT: scf.if
+// CHECK-NOT: lstm.layer forward
+// CHECK: scf.for
+func.func @no_side_outputs(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> tensor<?x?x4xf32> {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1 : tensor<?x?x4xf32>
+}
