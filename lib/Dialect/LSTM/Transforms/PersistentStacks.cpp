@@ -40,25 +40,35 @@ using namespace mlir::lstm;
 /// projections are hoisted and its pointwise work fused (the form
 /// `lstm-optimize{wavefront=false}` leaves): the largest batch size it runs
 /// the layer at, 0 for none. Judged on a copy, in a function of its own
-/// whose arguments are what the layer reads from outside.
+/// whose arguments are what the layer reads from outside; constants come
+/// along as constants (the cost model reads, e.g., the index of a
+/// `tensor.dim` in the cell, which the training forward's layers capture).
 static int64_t persistentMaxBatch(LayerOp layer) {
   MLIRContext *ctx = layer.getContext();
   Location loc = layer.getLoc();
   llvm::SetVector<Value> outside(layer->operand_begin(), layer->operand_end());
   getUsedValuesDefinedAbove(layer.getBody(), outside);
+  SmallVector<Value> arguments, constants;
+  for (Value v : outside) {
+    Operation *def = v.getDefiningOp();
+    (def && def->hasTrait<OpTrait::ConstantLike>() ? constants : arguments)
+        .push_back(v);
+  }
 
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(scratch->getBody());
   SmallVector<Type> argTypes =
-      llvm::map_to_vector(outside, [](Value v) { return v.getType(); });
+      llvm::map_to_vector(arguments, [](Value v) { return v.getType(); });
   auto func = func::FuncOp::create(
       b, loc, "persistent_cost",
       b.getFunctionType(argTypes, layer->getResultTypes()));
   Block *entry = func.addEntryBlock();
   IRMapping map;
-  map.map(outside.getArrayRef(), entry->getArguments());
+  map.map(arguments, entry->getArguments());
   b.setInsertionPointToEnd(entry);
+  for (Value v : constants)
+    b.clone(*v.getDefiningOp(), map);
   Operation *copy = b.clone(*layer, map);
   func::ReturnOp::create(b, loc, copy->getResults());
 

@@ -145,3 +145,24 @@ func.func @no_side_outputs(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tens
   }
   return %y1 : tensor<?x?x4xf32>
 }
+
+// -----
+
+// With persistent kernels: a training forward (stack3's, from
+// lstm-differentiate) is left to the kernels up to their batch bound, a
+// wavefront above it up to the side-output bound, and layers above both. The
+// kernels' cost model judges each layer on a copy, with the constants its
+// cell captures (the index of a tensor.dim) still constants.
+// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-differentiate --lstm-wavefront=persistent=1 | FileCheck %s --check-prefix=TRAIN
+// TRAIN-LABEL: func.func @forward_train
+// TRAIN: %[[KERNELS:.*]] = arith.cmpi ule, %{{.*}}, %c{{[0-9]+}} : index
+// TRAIN: scf.if %[[KERNELS]]
+// TRAIN-COUNT-3: lstm.layer forward
+// TRAIN: } else {
+// TRAIN: %[[SMALL:.*]] = arith.cmpi ule, %{{.*}}, %c4096 : index
+// TRAIN: scf.if %[[SMALL]]
+// TRAIN: scf.for
+// TRAIN: } else {
+// TRAIN-COUNT-3: lstm.layer forward
+// TRAIN: } {lstm.persistent_stack}
+// TRAIN-LABEL: func.func @forward_backward

@@ -243,7 +243,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     is static and at most M, made a wavefront where it is above, and where
     it is dynamic the ops from the first layer to the last go into both
     branches of an `scf.if %B <= M`, the layers as they are in the then
-    branch and the wavefront loop in the else branch. Without it, asking
+    branch and the wavefront loop in the else branch (for a chain with
+    stored outputs, bounded as above: the else branch is split again at
+    that bound). Without it, asking
     for persistent kernels meant giving up the wavefront at every batch
     size (`lstm-optimize{wavefront=false}`).
 
