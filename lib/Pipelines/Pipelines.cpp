@@ -66,6 +66,7 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   if (options.wavefront) {
     LSTMWavefrontPassOptions wavefront;
     wavefront.persistent = options.persistent;
+    wavefront.sideOutputMaxProduct = options.sideOutputMaxProduct;
     pm.addPass(createLSTMWavefrontPass(wavefront));
   }
   if (options.hoist)
@@ -320,6 +321,13 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
                      "batch sizes its cost model runs all their layers at, "
                      "the wavefront above (lstm-wavefront's option)"),
       llvm::cl::init(false)};
+  Option<int64_t> sideOutputMaxProduct{
+      *this, "side-output-max-product",
+      llvm::cl::desc("Stacks whose outputs are read outside them (a training "
+                     "forward's) as a wavefront at batches whose per-step "
+                     "products are at most this many multiply-adds; 0 (the "
+                     "default) for none (lstm-wavefront's option)"),
+      llvm::cl::init(0)};
 };
 
 /// Run-time checks of the tensor ops (lstm-generate-runtime-checks), in both
@@ -410,6 +418,7 @@ void lstm::registerLSTMPipelines() {
         options.fuse = o.fuse;
         options.differentiate = o.differentiate;
         options.persistent = o.persistent;
+        options.sideOutputMaxProduct = o.sideOutputMaxProduct;
         buildLSTMOptimizePipeline(pm, options);
       });
   PassPipelineRegistration<CPUPipelineOptions>(

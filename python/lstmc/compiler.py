@@ -21,8 +21,8 @@ DEFAULT_PRE_PASSES = "lstm-combine-gate-gemms"
 # hoisted, one fused pointwise op per step; stacks stay layers at the batch
 # sizes the kernels' cost model takes, and become the wavefront above them.
 PERSISTENT_PRE_PASSES = "lstm-optimize{persistent=true}"
-# The same for a library with gradient functions, whose training functions
-# have no stacks for the wavefront (their layers return saved activations)
+# The same for a library with gradient functions, whose training stacks the
+# wavefront takes only on request (lstm-wavefront's side-output-max-product)
 # and whose compile time counts (a training script compiles at its start):
 # the wavefront branch of the forward function would add 0.15-0.25 s to a
 # char-rnn library's 1.75 s (the 2-core machine).
@@ -144,8 +144,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     'lstm-optimize' it takes 'lstm-optimize{persistent=true}', the form the
     kernels are made from, with stacks as the wavefront at the batch sizes
     the kernels' cost model gives up on; with gradients
-    'lstm-optimize{wavefront=false}' (no wavefront branch: the training
-    functions have no stack it takes, and it costs compile time)
+    'lstm-optimize{wavefront=false}' (no wavefront branch: it costs
+    compile time)
     (lstmc.torch_module(..., persistent=True) passes it on).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):

@@ -57,6 +57,10 @@ struct LSTMOptimizeOptions {
   /// Leave stacks to the persistent kernels at the batch sizes their cost
   /// model takes them, the wavefront above (lstm-wavefront's `persistent`).
   bool persistent = false;
+  /// lstm-wavefront's `side-output-max-product`: 0, stacks that store
+  /// outputs (a training forward) stay layers; on the GPU 2^28 pays
+  /// (docs/benchmarks.md), on the CPU the wavefront measured slower.
+  int64_t sideOutputMaxProduct = 0;
 };
 
 /// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-wavefront -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-wavefront=side-output-max-product=268435456 -split-input-file | FileCheck %s
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=STACK3
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=COMBINED
 // RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=RNN2
