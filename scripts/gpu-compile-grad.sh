@@ -5,7 +5,9 @@
 # functions' signatures beside it in NAME.sig.json (test/GPU/signature.py: how
 # many saved activations @forward_train returns), to be checked where the GPU
 # is by scripts/gpu-check-grad.sh. The variants:
-#   fp32   --pre-passes=lstm-optimize --compute-type=fp32
+#   fp32   --pre-passes=lstm-optimize{side-output-max-product=268435456}
+#          --compute-type=fp32 (the optimised variants ask for the stacks'
+#          training forwards as a wavefront)
 #   tf32   --pre-passes=lstm-optimize --compute-type=tf32
 #   bf16   --pre-passes=lstm-optimize --compute-type=bf16
 #   plain  (no optimisation)
@@ -32,14 +34,17 @@ TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
 export PYTHON TOOLS
 start=$(date +%s)
 
+# The stacks' training forwards as a wavefront, as on the GPU it pays
+# (lstm-wavefront's side-output-max-product, off by default).
+wave="side-output-max-product=268435456"
 flags_of() {
   case $1 in
-    fp32) echo "--pre-passes=lstm-optimize --compute-type=fp32" ;;
-    tf32) echo "--pre-passes=lstm-optimize --compute-type=tf32" ;;
-    bf16) echo "--pre-passes=lstm-optimize --compute-type=bf16" ;;
+    fp32) echo "--pre-passes=lstm-optimize{$wave} --compute-type=fp32" ;;
+    tf32) echo "--pre-passes=lstm-optimize{$wave} --compute-type=tf32" ;;
+    bf16) echo "--pre-passes=lstm-optimize{$wave} --compute-type=bf16" ;;
     plain) echo "" ;;
-    persistent) echo "--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
-    persistent-tf32) echo "--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32" ;;
+    persistent) echo "--pre-passes=lstm-optimize{persistent=true $wave} --persistent" ;;
+    persistent-tf32) echo "--pre-passes=lstm-optimize{persistent=true $wave} --persistent --compute-type=tf32" ;;
     *) return 1 ;;
   esac
 }

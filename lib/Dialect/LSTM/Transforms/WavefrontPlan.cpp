@@ -124,7 +124,7 @@ static bool isChainLink(const WavefrontPlan &plan, unsigned l, OpOperand &use) {
 }
 
 /// The outputs that are read outside the chain, at some layer. The loop
-/// stores them [L + T - 1, L, B, N], which needs a static N.
+/// stores them [L, L + T - 1, B, N], which needs a static N.
 static LogicalResult collectSideOutputs(WavefrontPlan &plan) {
   unsigned last = plan.layers.size() - 1;
   LayerOp ref = plan.reference();
