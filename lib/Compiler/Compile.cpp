@@ -112,7 +112,8 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     hostCPU = options.target == "cpu" ? "native" : "generic";
   SmallVector<std::string> objects = {(output + ".o").str()};
   TimingScope objectTiming = root.nest("host object (LLVM)");
-  llvm::Error hostObject = emitObjectFile(*llvmModule, objects[0], hostCPU);
+  llvm::Error hostObject =
+      emitObjectFile(*llvmModule, objects[0], hostCPU, options.optLevel);
   objectTiming.stop();
   if (serialising.joinable())
     serialising.join();

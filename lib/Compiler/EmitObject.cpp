@@ -43,7 +43,14 @@ void lstm::preferWideVectors(llvm::Module &module,
 }
 
 llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
-                                 StringRef cpu) {
+                                 StringRef cpu, unsigned optLevel) {
+  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
+      llvm::CodeGenOpt::getLevel(optLevel);
+  if (!codeGenLevel)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "optimisation level " +
+                                       llvm::Twine(optLevel) +
+                                       " is not one of 0, 1, 2, 3");
   // Idempotent; in-process callers (the C API) have not done it themselves.
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -70,13 +77,13 @@ llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
                                        triple.str() + ")");
   }
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(t->createTargetMachine(
-      triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine(
+      t->createTargetMachine(triple, cpuName, features, options,
+                             llvm::Reloc::PIC_, std::nullopt, *codeGenLevel));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(triple);
   preferWideVectors(module, *machine);
-  if (auto err = makeOptimizingTransformer(3, 0, machine.get())(&module))
+  if (auto err = makeOptimizingTransformer(optLevel, 0, machine.get())(&module))
     return err;
 
   std::error_code ec;

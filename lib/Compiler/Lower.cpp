@@ -33,6 +33,11 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + options.target +
                                        "' (expected cuda or cpu)");
+  if (options.optLevel > 3)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "optimisation level " +
+                                       llvm::Twine(options.optLevel) +
+                                       " is not one of 0, 1, 2, 3");
   // Persistent kernels are GPU code with fp32 products: asked for
   // elsewhere, the option would be ignored without a word.
   if (options.persistent && options.target != "cuda")

@@ -401,7 +401,7 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   auto hostMachine = hostMachineBuilder->createTargetMachine();
   if (!hostMachine)
     return hostMachine.takeError();
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+  auto optimize = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
                                             hostMachine->get());
   // ExecutionEngineOptions::transformer is a function_ref: the callable
   // must outlive ExecutionEngine::create (a lambda temporary would not).
@@ -412,7 +412,12 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
     return optimize(m);
   };
   engineOptions.transformer = transform;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
+      llvm::CodeGenOpt::getLevel(options.optLevel);
+  if (!codeGenLevel)
+    return makeError("optimisation level " + llvm::Twine(options.optLevel) +
+                     " is not one of 0, 1, 2, 3");
+  engineOptions.jitCodeGenOptLevel = *codeGenLevel;
   // Neither creating the engine nor looking a function up runs the module's
   // global constructors (initialize() does): compiling touches no GPU.
   auto engine = ExecutionEngine::create(module, engineOptions);

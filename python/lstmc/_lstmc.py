@@ -93,16 +93,29 @@ def transform(ir, pipeline):
     return _call(_lib.lstmTextTransform, data, len(data), _bytes(pipeline), output=True)
 
 
+def runtime_dir(target):
+    """The package's copy of the target's runtime (linked into every compiled
+    library, with the GEMM libraries and the libcuda stub next to it), or ""
+    where the package has none (the build tree's is used then). The default
+    the library was built with names the build tree, which a package that
+    moved or was built elsewhere no longer has."""
+    name = f"liblstm_{target}_runtime_static.a"
+    return LIB_DIR if os.path.isfile(os.path.join(LIB_DIR, name)) else ""
+
+
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
-            runtime_lib_dir="", pre_passes="", compute_type="", gradients=False,
+            runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
             persistent=False):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
-    default_options). With `gradients`, the gradient functions of
+    default_options). `runtime_lib_dir` None takes the package's own copy
+    of the target's runtime (runtime_dir), "" the build tree's. With `gradients`, the gradient functions of
     lstm-differentiate are exported too (gradients="train": only the
     training forward and the backward); with `persistent`, layers run as
     persistent kernels where the cost model says so. ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
+    if runtime_lib_dir is None:
+        runtime_lib_dir = runtime_dir(target)
     data = _bytes(ir)
     options = _CompileOptions(
         _bytes(target), _bytes(chip), _bytes(features), _bytes(cuda_path),

@@ -59,15 +59,6 @@ def canonicalize(ir):
     return transform(ir, "canonicalize")
 
 
-def _package_lib_dir(target):
-    """The package's copy of the target's runtime (linked into every compiled
-    library, with the GEMM libraries and the libcuda stub next to it), or ""
-    to use the build tree's."""
-    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
-    name = f"liblstm_{target}_runtime_static.a"
-    return d if os.path.isfile(os.path.join(d, name)) else ""
-
-
 def _type_shape(t):
     """('?x?x128xf32' of a tensor type) -> (shape with None for '?', dtype name)."""
     dims = t.split("x")
@@ -168,8 +159,6 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     if path is None:
         tmp = path = tempfile.mkdtemp(prefix="lstmc-")
     os.makedirs(path, exist_ok=True)
-    if runtime_lib_dir is None:
-        runtime_lib_dir = _package_lib_dir(target)
     try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
                        chip=chip, features=features, cuda_path=cuda_path,

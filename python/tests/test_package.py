@@ -108,6 +108,9 @@ def test_runtime_libraries_need_no_mlir():
     assert "libcuda.so.1" in needed and not runpath
     for name in ("liblstm_cpu_runtime_static.a", "liblstm_cuda_runtime_static.a"):
         assert os.path.isfile(os.path.join(lib, name)), name
+    # The raw binding links with these, not with the build tree's runtime
+    # that liblstmc.so was built beside (gone where the package is copied).
+    assert _lstmc.runtime_dir("cpu") == _lstmc.runtime_dir("cuda") == lib
 
 
 def test_glibc_2_34_is_enough():
@@ -175,13 +178,11 @@ def test_compiled_cpu_network_needs_no_mlir(tmp_path):
 def test_compiled_cuda_network_links_the_stub(tmp_path):
     """A CUDA network compiles without a GPU (ptxas of a CUDA toolkit is
     needed) and needs the driver only."""
-    from lstmc import compiler
     net = lstmc.Network(lstmc.cells.lstm, input_size=4, hidden=8)
     out = str(tmp_path / "cuda")
     os.makedirs(out)
     try:
-        _lstmc.compile(net.ir, os.path.join(out, "network.so"), target="cuda",
-                       runtime_lib_dir=compiler._package_lib_dir("cuda"))
+        _lstmc.compile(net.ir, os.path.join(out, "network.so"), target="cuda")
     except _lstmc.CompilerError as e:
         if "ptxas" in str(e) or "libdevice" in str(e):
             pytest.skip(f"no CUDA toolkit: {e}")

@@ -16,7 +16,8 @@ import numpy as np
 
 
 def run(lstm_run, net, size, seed, out, pre_passes=None):
-    cmd = [lstm_run, net, '--random-inputs', f'--seed={seed}', f'--dynamic-size={size}',
+    # -O0 (lstm-run --opt-level): the check is what the code computes.
+    cmd = [lstm_run, net, '--opt-level=0', '--random-inputs', f'--seed={seed}', f'--dynamic-size={size}',
            f'--outputs={out}']
     if pre_passes:
         cmd.append(f'--pre-passes={pre_passes}')

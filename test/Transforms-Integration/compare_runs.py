@@ -20,7 +20,8 @@ import numpy as np
 
 
 def run(lstm_run, path, seed, size, outdir):
-    cmd = [lstm_run, path, '--entry=forward', '--random-inputs', f'--seed={seed}',
+    # -O0 (lstm-run --opt-level): the check is what the code computes.
+    cmd = [lstm_run, path, '--opt-level=0', '--entry=forward', '--random-inputs', f'--seed={seed}',
            f'--dynamic-size={size}', f'--outputs={outdir}']
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -225,7 +225,9 @@ def run_cell(args, seed, tmp):
                 return False, report + [f'  {name}: lstm-opt failed:\n{proc.stderr}']
         outdir = f'{base}.{name}.out'
         os.makedirs(outdir, exist_ok=True)
-        proc = subprocess.run([args.lstm_run, mlir, '--entry=forward', '--random-inputs',
+        # -O0 (lstm-run --opt-level): the check is what the code computes.
+        proc = subprocess.run([args.lstm_run, mlir, '--opt-level=0', '--entry=forward',
+                               '--random-inputs',
                                f'--seed={seed}', f'--shapes={shapes}', f'--outputs={outdir}'],
                               capture_output=True, text=True)
         if proc.returncode != 0:

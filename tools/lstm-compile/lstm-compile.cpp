@@ -104,6 +104,12 @@ static cl::opt<std::string> hostCPU(
              "extensions), generic, or an LLVM CPU name such as x86-64-v3 "
              "(default: native for --target=cpu, generic for cuda)"),
     cl::cat(toolCategory));
+static cl::opt<unsigned> optLevel(
+    "opt-level",
+    cl::desc("LLVM's optimisation level of the host code, 0-3 (default 3); "
+             "lower levels compile faster, for libraries whose speed does "
+             "not matter"),
+    cl::init(3), cl::cat(toolCategory));
 static cl::opt<bool>
     timing("timing",
            cl::desc("Report where the compile time goes on stderr: each pass "
@@ -174,6 +180,7 @@ int main(int argc, char **argv) {
   options.persistent = persistent;
   options.keepObject = keepObject;
   options.hostCPU = hostCPU;
+  options.optLevel = optLevel;
   options.blas = blas;
   options.blasMinSize = blasMinSize;
   options.approximateMath = approximateMath;

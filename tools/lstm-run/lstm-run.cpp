@@ -83,6 +83,12 @@ static cl::opt<std::string> prePasses(
              "pipeline (e.g. lstm-optimize)"),
     cl::init(""), cl::cat(toolCategory));
 
+static cl::opt<unsigned>
+    optLevel("opt-level",
+             cl::desc("LLVM's optimisation level of the host code, 0-3 (as "
+                      "lstm-compile: 3); lower levels compile faster"),
+             cl::init(3), cl::cat(toolCategory));
+
 static cl::opt<bool> runtimeChecks(
     "runtime-checks",
     cl::desc("Check the dynamic extents of the tensor ops at run time "
@@ -179,6 +185,10 @@ int main(int argc, char **argv) {
     return fail("--persistent computes in fp32 (--compute-type=fp32 or "
                 "tf32), not with bf16 operands (--compute-type=bf16)");
 
+  if (optLevel > 3)
+    return fail("--opt-level=" + llvm::Twine(optLevel) +
+                " is not one of 0, 1, 2, 3");
+
   RunnerOptions options;
   options.argv0 = argv[0];
   options.inputFile = inputFile;
@@ -193,6 +203,7 @@ int main(int argc, char **argv) {
   options.jit.device = device;
   options.jit.prePasses = prePasses;
   options.jit.runtimeChecks = runtimeChecks;
+  options.jit.optLevel = optLevel;
   options.jit.cpu.blas = blas;
   options.jit.cpu.blasMinSize = blasMinSize;
   options.jit.cpu.approximateMath = approximateMath;

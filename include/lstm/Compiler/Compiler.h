@@ -86,6 +86,10 @@ struct CompileOptions {
   /// vectorised cells need its SIMD width), generic for cuda, whose host code
   /// only launches kernels and may run on another machine.
   std::string hostCPU;
+  /// LLVM's optimisation and code generation level of the host code, 0-3:
+  /// 3 for libraries that are timed or shipped; lower levels compile
+  /// several times faster (tests of what the code computes use 1).
+  unsigned optLevel = 3;
   /// Keep the intermediate object files next to the library: OUTPUT.o (the
   /// host code) and, for cuda, OUTPUT.kernels.o (the kernels' fatbin).
   bool keepObject = false;
@@ -143,11 +147,12 @@ void preferWideVectors(llvm::Module &module,
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
 
-/// Optimises `module` at -O3 for the host CPU `cpu` ("native": this
-/// machine's CPU and features; "generic"; or an LLVM CPU name such as
-/// "x86-64-v3") and writes it as a relocatable object file. (EmitObject.cpp)
+/// Optimises `module` at -O`optLevel` (0-3) for the host CPU `cpu`
+/// ("native": this machine's CPU and features; "generic"; or an LLVM CPU
+/// name such as "x86-64-v3") and writes it as a relocatable object file.
+/// (EmitObject.cpp)
 llvm::Error emitObjectFile(llvm::Module &module, StringRef path,
-                           StringRef cpu = "generic");
+                           StringRef cpu = "generic", unsigned optLevel = 3);
 
 /// Links `objects` into the shared library `output` with the system compiler
 /// driver (c++), with the CUDA runtime and driver for cuda, with MLIR's C

@@ -78,6 +78,10 @@ struct JitOptions {
   /// Whether the generated code checks the dynamic extents of the tensor ops
   /// (LSTMToCPUOptions::runtimeChecks, for either device).
   bool runtimeChecks = true;
+  /// LLVM's optimisation and code generation level of the host code, 0-3
+  /// (as upstream's mlir-runner -O0 .. -O3). 3 is what lstm-compile builds;
+  /// lower levels compile faster and suit runs whose speed does not matter.
+  unsigned optLevel = 3;
   /// The project's CUDA runtime, liblstm_cuda_runtime.so (Device::CUDA
   /// only): the JIT-compiled code calls its `mgpu*` entry points.
   std::string cudaRuntimePath;
