@@ -739,11 +739,18 @@ def CollapseBeforeSlicePass
 
     This pass rewrites `collapse_shape(extract_slice(x))` into
     `extract_slice(collapse_shape(x))` where that means the same: unit
-    strides, no dimension dropped, and in each group of collapsed
-    dimensions only the outermost sliced (offset `o`, size `n`), the others
-    taken whole. The new slice takes rows `o·m` to `(o+n)·m` of the
-    collapsed tensor (`m` the product of the group's inner extents); a view
-    of the sequence's buffer after bufferization, with no copy.
+    strides, and in each group of collapsed dimensions first any of size 1
+    (at any offset), then one sliced (offset `o`, size `n`), the others
+    taken whole. A dimension the slice drops (size 1) joins the group of
+    the next one it keeps: a layer's `[T, B, N]` row of the wavefront's
+    `[L, T+L-1, B, N]` store is rows `(l·(T+L-1) + t0)·B` to that plus
+    `T·B` of the store collapsed to `[L·(T+L-1)·B, N]`. The new slice is a
+    view of the whole tensor's buffer after bufferization, with no copy.
+    A size counts as a whole extent when it is static and equal, the
+    source's `tensor.dim`, or what the source was built from takes it
+    from (an expansion's output shape, an operand of a concatenation along
+    another dimension: the canonicaliser folds their `tensor.dim` into
+    it).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

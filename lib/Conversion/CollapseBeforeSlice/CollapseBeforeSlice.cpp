@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_COLLAPSEBEFORESLICEPASS
@@ -30,17 +31,28 @@ using namespace mlir;
 namespace {
 
 /// Whether `size` is the whole extent `dim` of `source`: equal static
-/// extents, or the value of `tensor.dim %source, dim`.
+/// extents, the value of `tensor.dim %source, dim`, or the value the op
+/// that made `source` takes that extent from.
 bool isWholeExtent(OpFoldResult size, Value source, int64_t dim) {
   auto type = cast<RankedTensorType>(source.getType());
   if (std::optional<int64_t> known = getConstantIntValue(size))
     return !type.isDynamicDim(dim) && *known == type.getDimSize(dim);
   auto dimOp =
       dyn_cast_or_null<tensor::DimOp>(cast<Value>(size).getDefiningOp());
-  if (!dimOp || dimOp.getSource() != source)
-    return false;
-  std::optional<int64_t> index = dimOp.getConstantIndex();
-  return index && *index == dim;
+  if (dimOp && dimOp.getSource() == source && dimOp.getConstantIndex() == dim)
+    return true;
+  // Canonicalisation folds a `tensor.dim` of these ops into what they take
+  // their extents from: an expansion's output shape; any operand of a
+  // concatenation along another dimension (a layer's start states,
+  // [h0; y_0 .. y_{T-2}], sliced to T whole rows).
+  if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
+    return expand.getMixedOutputShape()[dim] == size;
+  if (auto concat = source.getDefiningOp<tensor::ConcatOp>())
+    return static_cast<int64_t>(concat.getDim()) != dim &&
+           llvm::any_of(concat.getInputs(), [&](Value input) {
+             return isWholeExtent(size, input, dim);
+           });
+  return false;
 }
 
 /// a · b, folded where both are constants.
@@ -50,6 +62,8 @@ OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
                          r = getConstantIntValue(rhs);
   if (l && r)
     return b.getIndexAttr(*l * *r);
+  if (l == 0 || r == 0)
+    return b.getIndexAttr(0);
   if (l == 1)
     return rhs;
   if (r == 1)
@@ -58,6 +72,31 @@ OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
                                getValueOrCreateConstantIndexOp(b, loc, lhs),
                                getValueOrCreateConstantIndexOp(b, loc, rhs))
       .getResult();
+}
+
+/// a + b, folded where both are constants.
+OpFoldResult add(OpBuilder &b, Location loc, OpFoldResult lhs,
+                 OpFoldResult rhs) {
+  std::optional<int64_t> l = getConstantIntValue(lhs),
+                         r = getConstantIntValue(rhs);
+  if (l && r)
+    return b.getIndexAttr(*l + *r);
+  if (l == 0)
+    return rhs;
+  if (r == 0)
+    return lhs;
+  return arith::AddIOp::create(b, loc,
+                               getValueOrCreateConstantIndexOp(b, loc, lhs),
+                               getValueOrCreateConstantIndexOp(b, loc, rhs))
+      .getResult();
+}
+
+/// The extent `dim` of `source`: static, or its `tensor.dim`.
+OpFoldResult extentOf(OpBuilder &b, Location loc, Value source, int64_t dim) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (!type.isDynamicDim(dim))
+    return b.getIndexAttr(type.getDimSize(dim));
+  return tensor::DimOp::create(b, loc, source, dim).getResult();
 }
 
 /// collapse_shape(extract_slice(x)) -> extract_slice(collapse_shape(x)).
@@ -70,34 +109,70 @@ struct CollapseBeforeSlice : OpRewritePattern<tensor::CollapseShapeOp> {
     if (!slice)
       return rewriter.notifyMatchFailure(collapse, "not of a slice");
     Value source = slice.getSource();
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    if (sourceType.getRank() != slice.getType().getRank() ||
-        !slice.hasUnitStride())
-      return rewriter.notifyMatchFailure(
-          slice, "drops dimensions or has non-unit strides");
+    if (!slice.hasUnitStride())
+      return rewriter.notifyMatchFailure(slice, "has non-unit strides");
     SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
     SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
     Location loc = collapse.getLoc();
 
+    // The collapse's groups in the source's dimensions: a dimension the
+    // slice drops (of size 1) joins the group of the next one it keeps
+    // (the last group where none follows), e.g. a layer's [T, B, N] view
+    // [l, t0, 0, 0] of a store [L, D, B, N] collapsed to [T·B, N] is the
+    // slice [l·D·B + t0·B] of the store collapsed to [L·D·B, N].
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<int64_t> keptDims;
+    for (int64_t d = 0, e = offsets.size(); d < e; ++d)
+      if (!dropped.test(d))
+        keptDims.push_back(d);
+    SmallVector<ReassociationIndices> groups;
+    int64_t next = 0;
+    for (const ReassociationIndices &group :
+         collapse.getReassociationIndices()) {
+      groups.emplace_back();
+      for (int64_t last = keptDims[group.back()]; next <= last; ++next)
+        groups.back().push_back(next);
+    }
+    for (int64_t e = offsets.size(); next < e; ++next)
+      groups.back().push_back(next);
+
     SmallVector<OpFoldResult> newOffsets, newSizes;
-    for (ReassociationIndices group : collapse.getReassociationIndices()) {
-      // The group's outer dimension may be sliced; the inner ones must be
-      // whole, and their extents multiply the outer offset and size.
-      OpFoldResult inner = rewriter.getIndexAttr(1);
-      for (int64_t d : ArrayRef(group).drop_front()) {
+    for (const ReassociationIndices &group : groups) {
+      // Within a group: dimensions of size 1 (at any offset), then one that
+      // may be sliced, then whole ones, whose extents multiply the offsets
+      // and the size of the dimensions before them.
+      unsigned outer = 0;
+      while (outer + 1 < group.size() &&
+             isConstantIntValue(sizes[group[outer]], 1))
+        ++outer;
+      for (int64_t d : ArrayRef(group).drop_front(outer + 1))
         if (!isConstantIntValue(offsets[d], 0) ||
             !isWholeExtent(sizes[d], source, d))
           return rewriter.notifyMatchFailure(
               slice, "slices an inner dimension of a collapsed group");
-        inner = multiply(rewriter, loc, inner, sizes[d]);
+      OpFoldResult offset = rewriter.getIndexAttr(0);
+      OpFoldResult inner = rewriter.getIndexAttr(1);
+      for (int64_t k = group.size() - 1; k >= 0; --k) {
+        int64_t d = group[k];
+        if (k <= static_cast<int64_t>(outer)) {
+          OpFoldResult term = multiply(rewriter, loc, offsets[d], inner);
+          offset = add(rewriter, loc, offset, term);
+        }
+        // Above the sliced dimension the step is the source's extent.
+        inner = multiply(rewriter, loc, inner,
+                         k > static_cast<int64_t>(outer)
+                             ? sizes[d]
+                             : extentOf(rewriter, loc, source, d));
       }
-      newOffsets.push_back(
-          multiply(rewriter, loc, offsets[group.front()], inner));
-      newSizes.push_back(multiply(rewriter, loc, sizes[group.front()], inner));
+      OpFoldResult size = sizes[group[outer]];
+      for (int64_t d : ArrayRef(group).drop_front(outer + 1))
+        size = multiply(rewriter, loc, size, sizes[d]);
+      newOffsets.push_back(offset);
+      newSizes.push_back(size);
     }
 
-    Value whole = tensor::CollapseShapeOp::create(
-        rewriter, loc, source, collapse.getReassociationIndices());
+    Value whole =
+        tensor::CollapseShapeOp::create(rewriter, loc, source, groups);
     SmallVector<OpFoldResult> strides(newOffsets.size(),
                                       rewriter.getIndexAttr(1));
     Value result = tensor::ExtractSliceOp::create(

@@ -59,7 +59,9 @@ func.func @inner_extent_unknown(%x: tensor<?x?x8xf32>, %t: index, %b: index) -> 
 
 // -----
 
-// A strided or rank-reducing slice: left alone.
+// A strided slice, or a rank-reducing one whose rows are not contiguous (the
+// dropped dimension, inside the collapsed group, sliced at 1 of 3): left
+// alone.
 // CHECK-LABEL: func.func @strided
 // CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [5, 4, 8] [2, 1, 1]
 // CHECK: tensor.collapse_shape %[[S]]
@@ -75,4 +77,61 @@ func.func @rank_reducing(%x: tensor<10x3x4x8xf32>) -> tensor<20x8xf32> {
   %s = tensor.extract_slice %x[0, 1, 0, 0] [5, 1, 4, 8] [1, 1, 1, 1] : tensor<10x3x4x8xf32> to tensor<5x4x8xf32>
   %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<5x4x8xf32> into tensor<20x8xf32>
   return %c : tensor<20x8xf32>
+}
+
+// -----
+
+// A layer's [T, B, N] sequence as a wavefront stores it: the view from
+// step 3 of row 2 of an [L, T + L - 1, B, N] store, the row dropped. The
+// dropped dimension (size 1) joins the collapsed group: rows
+// 2·10·3 + 3·3 = 69 .. 69 + 5·3 of the store collapsed to [L·D·B, N].
+// CHECK-LABEL: func.func @store_row_static
+// CHECK: %[[WHOLE:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<4x10x3x8xf32> into tensor<120x8xf32>
+// CHECK: tensor.extract_slice %[[WHOLE]][69, 0] [15, 8] [1, 1] : tensor<120x8xf32> to tensor<15x8xf32>
+func.func @store_row_static(%store: tensor<4x10x3x8xf32>) -> tensor<15x8xf32> {
+  %s = tensor.extract_slice %store[2, 3, 0, 0] [1, 5, 3, 8] [1, 1, 1, 1] : tensor<4x10x3x8xf32> to tensor<5x3x8xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<5x3x8xf32> into tensor<15x8xf32>
+  return %c : tensor<15x8xf32>
+}
+
+// -----
+
+// The same with T and B dynamic: offset 2·D·B + 3·B, T·B rows.
+// CHECK-LABEL: func.func @store_row_dynamic
+// CHECK-SAME: (%[[STORE:.*]]: tensor<4x?x?x8xf32>, %[[T:.*]]: index)
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[STORE]], %c2
+// CHECK-DAG: %[[D:.*]] = tensor.dim %[[STORE]], %c1
+// CHECK-DAG: %[[THREE_B:.*]] = arith.muli %[[B]], %c3
+// CHECK-DAG: %[[DB:.*]] = arith.muli %[[B]], %[[D]]
+// CHECK-DAG: %[[TWO_DB:.*]] = arith.muli %[[DB]], %c2
+// CHECK-DAG: %[[OFF:.*]] = arith.addi %[[THREE_B]], %[[TWO_DB]]
+// CHECK-DAG: %[[ROWS:.*]] = arith.muli %[[T]], %[[B]]
+// CHECK: %[[WHOLE:.*]] = tensor.collapse_shape %[[STORE]] {{\[}}[0, 1, 2], [3]] : tensor<4x?x?x8xf32> into tensor<?x8xf32>
+// CHECK: tensor.extract_slice %[[WHOLE]][%[[OFF]], 0] [%[[ROWS]], 8] [1, 1]
+func.func @store_row_dynamic(%store: tensor<4x?x?x8xf32>, %t: index) -> tensor<?x8xf32> {
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %store, %c2 : tensor<4x?x?x8xf32>
+  %s = tensor.extract_slice %store[2, 3, 0, 0] [1, %t, %b, 8] [1, 1, 1, 1] : tensor<4x?x?x8xf32> to tensor<?x?x8xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
+}
+
+// -----
+
+// A layer's start states [h0; y_0 .. y_{T-2}] (the backward's): T rows of
+// a concatenation whose batch extent is given as the saved sequence's (the
+// canonicaliser folds the concatenation's dim into an operand's): whole.
+// CHECK-LABEL: func.func @start_states
+// CHECK: %[[ALL:.*]] = tensor.concat
+// CHECK: %[[WHOLE:.*]] = tensor.collapse_shape %[[ALL]] {{\[}}[0, 1], [2]]
+// CHECK: tensor.extract_slice %[[WHOLE]][0, 0]
+func.func @start_states(%h0: tensor<1x?x8xf32>, %ys: tensor<?x?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = tensor.dim %ys, %c0 : tensor<?x?x8xf32>
+  %b = tensor.dim %ys, %c1 : tensor<?x?x8xf32>
+  %all = tensor.concat dim(0) %h0, %ys : (tensor<1x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %s = tensor.extract_slice %all[0, 0, 0] [%t, %b, 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x8xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
 }

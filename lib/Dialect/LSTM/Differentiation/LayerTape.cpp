@@ -70,9 +70,12 @@ static Value buildStartStates(OpBuilder &b, Location loc, LayerOp layer,
   Value all = tensor::ConcatOp::create(b, loc, /*dim=*/0, parts);
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(reverse ? 1 : 0),
                                        b.getIndexAttr(0), b.getIndexAttr(0)};
+  // T rows of the concatenation, each whole (its own extents, so that a
+  // product collapsing the slice to [T·B, N] sees a view of whole rows:
+  // lstm-collapse-before-slice).
   SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, outputs, 0),
-                                     tensor::getMixedSize(b, loc, outputs, 1),
-                                     tensor::getMixedSize(b, loc, outputs, 2)};
+                                     tensor::getMixedSize(b, loc, all, 1),
+                                     tensor::getMixedSize(b, loc, all, 2)};
   SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
   Value states =
       tensor::ExtractSliceOp::create(b, loc, all, offsets, sizes, strides);

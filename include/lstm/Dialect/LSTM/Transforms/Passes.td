@@ -197,6 +197,11 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     `128 × 6144 × 2048`, lost 7-16%, its products filling the GPU alone):
     statically where the batch is known, else through an `scf.if` on it
     (the wavefront in its then branch, the layers in its else branch).
+    The if yields each store whole, the layers' branch putting its
+    sequences where the views are, and the views are taken after it:
+    through the if's result a view's strides would not be known, and
+    bufferization would copy every saved sequence before the backward's
+    products collapse it.
 
     **What it rewrites.** A chain is a maximal sequence of `lstm.layer`s in
     one block where layer `k + 1`'s only input is an output of layer `k`
@@ -267,9 +272,10 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
            "leaves such chains alone (2^28 measured well on the GPU)">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

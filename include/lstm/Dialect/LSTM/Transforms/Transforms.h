@@ -113,6 +113,18 @@ FailureOr<scf::IfOp> wavefrontUpToBatch(RewriterBase &rewriter,
                                         ArrayRef<LayerOp> layers,
                                         int64_t maxBatch);
 
+/// Where one branch of `choice` yields views (static offsets, unit strides)
+/// of a tensor it computes, e.g. the wavefront's stored outputs, each
+/// layer's sequence a slice of one `[L, L+T-1, B, N]` tensor: the if yields
+/// the whole tensor and the views are taken after it, the other branch
+/// inserting what it yielded into a tensor of the same type. Through the
+/// if's result a view's strides would be dynamic (the branches' layouts
+/// differ): bufferization then copied each sequence, in the branch or where
+/// a product collapses it, where a view of the whole tensor collapses in
+/// place (lstm-collapse-before-slice). Views that may overlap are left as
+/// they are. Returns the if that replaces `choice`, or `choice`.
+scf::IfOp yieldWholeTensorsOfViews(RewriterBase &rewriter, scf::IfOp choice);
+
 /// The largest batch size at which the wavefront of the chain `layers`
 /// pays, as lstm-wavefront judges it (`maxProductSize` is its option
 /// `side-output-max-product`): unbounded (INT64_MAX) for a chain that stores
