@@ -67,6 +67,10 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
     LSTMWavefrontPassOptions wavefront;
     wavefront.persistent = options.persistent;
     wavefront.sideOutputMaxProduct = options.sideOutputMaxProduct;
+    // Hoisting is what the layers would have instead: a stack whose
+    // wavefront runs no fewer products in sequence (two LSTM layers) stays
+    // layers (docs/benchmarks.md, "Two layers as layers").
+    wavefront.fewerProductsOnly = options.hoist;
     pm.addPass(createLSTMWavefrontPass(wavefront));
   }
   if (options.hoist)

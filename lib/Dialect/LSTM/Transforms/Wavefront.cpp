@@ -532,6 +532,11 @@ struct LSTMWavefrontPass
   /// elsewhere. Statically where the batch size is known, else through
   /// scf.if on it.
   void rewriteChain(RewriterBase &rewriter, ArrayRef<LayerOp> chain) {
+    if (fewerProductsOnly) {
+      FailureOr<WavefrontPlan> plan = planWavefront(chain);
+      if (failed(plan) || !wavefrontRunsFewerProducts(*plan))
+        return;
+    }
     int64_t most = wavefrontMaxBatch(chain, sideOutputMaxProduct);
     if (most < 1)
       return;

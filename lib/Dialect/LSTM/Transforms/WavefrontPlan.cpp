@@ -306,19 +306,12 @@ static LogicalResult checkResultsUsedAfter(const WavefrontPlan &plan) {
   return success();
 }
 
-/// The side outputs cost the loop a store a diagonal (and a training
-/// forward, which returns every layer's saved sequences, a copy of each at
-/// the return). A chain that has them is rewritten only where the wavefront
-/// runs fewer products one after the other than its layers would, their
-/// input products hoisted out of their loops (lstm-optimize hoists them):
 /// (T + L - 1) · P against L · T · (P - P_in), with P the products of a
 /// cell and P_in those on its input slice; for a dynamic T, P against
 /// L · (P - P_in). For the LSTM (one product on the input, one on the state
 /// once combined) that takes three layers or more; for Cho's GRU (a second,
 /// dependent recurrent product) two.
-static LogicalResult checkSideOutputsPay(const WavefrontPlan &plan) {
-  if (plan.sideOutputs.empty())
-    return success();
+bool mlir::lstm::wavefrontRunsFewerProducts(const WavefrontPlan &plan) {
   LayerOp ref = plan.reference();
   Value input = plan.inputArg(plan.layers.size() - 1);
   int64_t products = 0, inputProducts = 0;
@@ -331,10 +324,18 @@ static LogicalResult checkSideOutputsPay(const WavefrontPlan &plan) {
   int64_t seqLen = cast<RankedTensorType>(
                        LayerOp(plan.layers.front()).getInputs()[0].getType())
                        .getDimSize(0);
-  bool pays = ShapedType::isDynamic(seqLen)
-                  ? products < perLayerStep
-                  : (seqLen + numLayers - 1) * products < seqLen * perLayerStep;
-  if (!pays)
+  return ShapedType::isDynamic(seqLen)
+             ? products < perLayerStep
+             : (seqLen + numLayers - 1) * products < seqLen * perLayerStep;
+}
+
+/// The side outputs cost the loop a store a diagonal (and a training
+/// forward, which returns every layer's saved sequences, a copy of each at
+/// the return): a chain that has them is rewritten only where the wavefront
+/// runs fewer products one after the other than its layers would, their
+/// input products hoisted out of their loops (lstm-optimize hoists them).
+static LogicalResult checkSideOutputsPay(const WavefrontPlan &plan) {
+  if (!plan.sideOutputs.empty() && !wavefrontRunsFewerProducts(plan))
     return reject(plan.layers.front(),
                   "the layers' outputs are read outside the chain, and the "
                   "wavefront would not run fewer products in sequence to pay "

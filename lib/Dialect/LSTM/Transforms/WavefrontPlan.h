@@ -59,6 +59,14 @@ struct WavefrontPlan {
 /// -debug-only=lstm-wavefront.
 FailureOr<WavefrontPlan> planWavefront(ArrayRef<LayerOp> layers);
 
+/// Whether the wavefront of `plan` runs fewer products one after the other
+/// than its layers would with their input products hoisted:
+/// `(T + L - 1)·P < L·T·(P - P_in)` for `P` products in a cell, `P_in` of
+/// them on its input (`P < L·(P - P_in)` for a dynamic T). Two layers of an
+/// LSTM do not (2(T + 1) against 2T); three do, and two of Cho's GRU (its
+/// second recurrent product depends on the first).
+bool wavefrontRunsFewerProducts(const WavefrontPlan &plan);
+
 /// Whether operand `j` of `op` is one of the weights of a gate product whose
 /// operand is `inputArg`.
 bool isInputWeight(Operation *op, unsigned j, Value inputArg);

@@ -5,6 +5,22 @@
 // RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=RNN2
 // RUN: lstm-opt %S/Inputs/wavefront-gru4-reverse.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=GRU4
 // RUN: lstm-opt %S/Inputs/wavefront-peephole4.mlir --lstm-wavefront --canonicalize --cse | FileCheck %s --check-prefix=PEEP4
+// With fewer-products-only (what lstm-optimize asks where it hoists), a
+// chain is rewritten only where its loop runs fewer products in sequence
+// than its layers with their input products hoisted: two Elman layers (2
+// products a cell, 1 on the input: 2(T + 1) against 2T) stay layers, three
+// LSTM layers (2(T + 2) against 3T once combined) do not. lstm-optimize
+// without hoisting rewrites both.
+// RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-wavefront=fewer-products-only=true | FileCheck %s --check-prefix=FEWER2
+// RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir --lstm-optimize | FileCheck %s --check-prefix=FEWER2
+// RUN: lstm-opt %S/Inputs/wavefront-rnn2.mlir '--lstm-optimize=hoist=false' | FileCheck %s --check-prefix=WAVE2
+// RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-combine-gate-gemms --lstm-wavefront=fewer-products-only=true | FileCheck %s --check-prefix=FEWER3
+// FEWER2-COUNT-2: lstm.layer forward
+// FEWER2-NOT: lstm.wavefront_layers
+// WAVE2-NOT: lstm.layer forward
+// WAVE2: lstm.wavefront_layers = 2
+// FEWER3-NOT: lstm.layer forward
+// FEWER3: lstm.wavefront_layers = 3
 
 // lstm-stack3 (layer 0: input 4, layers 1 and 2: input 8 = hidden): the
 // recurrent products of the three layers are one batched gate against [3, 8, 8]
