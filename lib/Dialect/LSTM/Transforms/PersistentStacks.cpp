@@ -31,6 +31,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -249,6 +250,9 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
   std::array<Block *, 2> blocks = {choice.thenBlock(), choice.elseBlock()};
   std::array<scf::YieldOp, 2> yields = {choice.thenYield(), choice.elseYield()};
   SmallVector<ViewGroup> groups;
+  // Tensors with views that may overlap: the other branch's inserts would
+  // depend on their order, so all their views stay as they are.
+  llvm::DenseSet<Value> overlapping;
   for (unsigned i = 0, e = choice.getNumResults(); i < e; ++i) {
     for (unsigned branch : {0u, 1u}) {
       auto view =
@@ -260,7 +264,8 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
         continue;
       Value whole = view.getSource();
       Operation *def = whole.getDefiningOp();
-      if (!def || def->getBlock() != blocks[branch])
+      if (!def || def->getBlock() != blocks[branch] ||
+          overlapping.contains(whole))
         continue;
       auto *group = llvm::find_if(
           groups, [&](const ViewGroup &g) { return g.whole == whole; });
@@ -268,14 +273,11 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
         groups.push_back({whole, branch, {}, {}});
         group = std::prev(groups.end());
       }
-      // Overlapping views would make the other branch's inserts depend on
-      // their order: leave such a tensor's views alone.
       if (llvm::any_of(group->views, [&](tensor::ExtractSliceOp other) {
             return !provablyDisjoint(view, other);
           })) {
-        group->results.clear();
-        group->views.clear();
-        group->whole = Value();
+        overlapping.insert(whole);
+        groups.erase(group);
         break;
       }
       group->results.push_back(i);
@@ -283,7 +285,6 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
       break;
     }
   }
-  llvm::erase_if(groups, [](const ViewGroup &g) { return !g.whole; });
   if (groups.empty())
     return choice;
 
