@@ -42,15 +42,21 @@ void lstm::preferWideVectors(llvm::Module &module,
       function.addFnAttr("prefer-vector-width", "512");
 }
 
+llvm::Expected<llvm::CodeGenOptLevel> lstm::codeGenOptLevel(unsigned optLevel) {
+  if (std::optional<llvm::CodeGenOptLevel> level =
+          llvm::CodeGenOpt::getLevel(optLevel))
+    return *level;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "optimisation level " + llvm::Twine(optLevel) +
+                                     " is not one of 0, 1, 2, 3");
+}
+
 llvm::Error lstm::emitObjectFile(llvm::Module &module, StringRef path,
                                  StringRef cpu, unsigned optLevel) {
-  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
-      llvm::CodeGenOpt::getLevel(optLevel);
+  llvm::Expected<llvm::CodeGenOptLevel> codeGenLevel =
+      codeGenOptLevel(optLevel);
   if (!codeGenLevel)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "optimisation level " +
-                                       llvm::Twine(optLevel) +
-                                       " is not one of 0, 1, 2, 3");
+    return codeGenLevel.takeError();
   // Idempotent; in-process callers (the C API) have not done it themselves.
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();

@@ -33,11 +33,10 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + options.target +
                                        "' (expected cuda or cpu)");
-  if (options.optLevel > 3)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "optimisation level " +
-                                       llvm::Twine(options.optLevel) +
-                                       " is not one of 0, 1, 2, 3");
+  if (llvm::Expected<llvm::CodeGenOptLevel> level =
+          codeGenOptLevel(options.optLevel);
+      !level)
+    return level.takeError();
   // Persistent kernels are GPU code with fp32 products: asked for
   // elsewhere, the option would be ignored without a word.
   if (options.persistent && options.target != "cuda")

@@ -412,11 +412,10 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
     return optimize(m);
   };
   engineOptions.transformer = transform;
-  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
-      llvm::CodeGenOpt::getLevel(options.optLevel);
+  llvm::Expected<llvm::CodeGenOptLevel> codeGenLevel =
+      codeGenOptLevel(options.optLevel);
   if (!codeGenLevel)
-    return makeError("optimisation level " + llvm::Twine(options.optLevel) +
-                     " is not one of 0, 1, 2, 3");
+    return codeGenLevel.takeError();
   engineOptions.jitCodeGenOptLevel = *codeGenLevel;
   // Neither creating the engine nor looking a function up runs the module's
   // global constructors (initialize() does): compiling touches no GPU.

@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -88,7 +89,7 @@ struct CompileOptions {
   std::string hostCPU;
   /// LLVM's optimisation and code generation level of the host code, 0-3:
   /// 3 for libraries that are timed or shipped; lower levels compile
-  /// several times faster (tests of what the code computes use 1).
+  /// several times faster (the tests of what the code computes use 0).
   unsigned optLevel = 3;
   /// Keep the intermediate object files next to the library: OUTPUT.o (the
   /// host code) and, for cuda, OUTPUT.kernels.o (the kernels' fatbin).
@@ -146,6 +147,10 @@ void preferWideVectors(llvm::Module &module,
 /// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
+
+/// LLVM's code generation level for the optimisation level `optLevel`
+/// (0-3, as -O0 .. -O3); an error for any other.
+llvm::Expected<llvm::CodeGenOptLevel> codeGenOptLevel(unsigned optLevel);
 
 /// Optimises `module` at -O`optLevel` (0-3) for the host CPU `cpu`
 /// ("native": this machine's CPU and features; "generic"; or an LLVM CPU

@@ -111,6 +111,9 @@ struct CollapseBeforeSlice : OpRewritePattern<tensor::CollapseShapeOp> {
     Value source = slice.getSource();
     if (!slice.hasUnitStride())
       return rewriter.notifyMatchFailure(slice, "has non-unit strides");
+    // A collapse to rank 0 (of a slice of ones) has no group to slice in.
+    if (collapse.getReassociationIndices().empty())
+      return rewriter.notifyMatchFailure(collapse, "collapses to rank 0");
     SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
     SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
     Location loc = collapse.getLoc();

@@ -135,3 +135,16 @@ func.func @start_states(%h0: tensor<1x?x8xf32>, %ys: tensor<?x?x8xf32>) -> tenso
   %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
   return %c : tensor<?x8xf32>
 }
+
+// -----
+
+// A collapse to rank 0 (one element of a 4x4 tensor): no group to slice in,
+// left alone (it crashed the pass before).
+// CHECK-LABEL: func.func @rank0
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[1, 2] [1, 1] [1, 1]
+// CHECK: tensor.collapse_shape %[[S]] []
+func.func @rank0(%x: tensor<4x4xf32>) -> tensor<f32> {
+  %s = tensor.extract_slice %x[1, 2] [1, 1] [1, 1] : tensor<4x4xf32> to tensor<1x1xf32>
+  %c = tensor.collapse_shape %s [] : tensor<1x1xf32> into tensor<f32>
+  return %c : tensor<f32>
+}
