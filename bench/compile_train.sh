@@ -21,7 +21,9 @@
 # computing in fp32 under both; bf16 as without it; for
 # bench/train_gpu.py --lib-dir gpu-build/train-persistent); with STACKS=0 too,
 # into gpu-build/train-persistent-nostack, each layer of a stack its own
-# kernel (lstm-to-persistent{stacks=false}), for comparison.
+# kernel (lstm-to-persistent{stacks=false}), for comparison. PRODUCT_LINKS=1
+# adds lstm-wavefront's product-links (the stacks' backward as a reverse
+# wavefront too) to the CUDA libraries' lstm-optimize.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -37,7 +39,9 @@ stacks=${STACKS:-1}
 jobs=${JOBS:-$(nproc)}
 PYTHON=${PYTHON:-python3}
 TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
-export PYTHON TOOLS target out persistent stacks
+links=
+[ -n "${PRODUCT_LINKS:-}" ] && links=" product-links=true"
+export PYTHON TOOLS target out persistent stacks links
 start=$(date +%s)
 # name L H I (the batch and the number of steps are run-time sizes)
 configs="charrnn 2 128 65
@@ -75,7 +79,7 @@ compile_one() {
   # Stacks' training forwards as a wavefront where their products are small
   # (lstm-wavefront's side-output-max-product; off by default, slower on
   # the CPU).
-  flags=("--pre-passes=lstm-optimize{side-output-max-product=268435456}" --compute-type="$prec")
+  flags=("--pre-passes=lstm-optimize{side-output-max-product=268435456${links}}" --compute-type="$prec")
   [ "$target" = cpu ] && flags=(--pre-passes=lstm-optimize --compute-type="$prec")
   if [ -n "$persistent" ] && [ "$prec" != bf16 ]; then
     flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent --compute-type="$prec")

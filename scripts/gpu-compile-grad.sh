@@ -5,9 +5,10 @@
 # functions' signatures beside it in NAME.sig.json (test/GPU/signature.py: how
 # many saved activations @forward_train returns), to be checked where the GPU
 # is by scripts/gpu-check-grad.sh. The variants:
-#   fp32   --pre-passes=lstm-optimize{side-output-max-product=268435456}
-#          --compute-type=fp32 (the optimised variants ask for the stacks'
-#          training forwards as a wavefront)
+#   fp32   --pre-passes=lstm-optimize{side-output-max-product=268435456
+#          product-links=true} --compute-type=fp32 (the optimised variants
+#          ask for the stacks' training forwards as a wavefront; fp32 and
+#          tf32 for their backward as a reverse wavefront too)
 #   tf32   --pre-passes=lstm-optimize --compute-type=tf32
 #   bf16   --pre-passes=lstm-optimize --compute-type=bf16
 #   plain  (no optimisation)
@@ -37,14 +38,15 @@ start=$(date +%s)
 # The stacks' training forwards as a wavefront, as on the GPU it pays
 # (lstm-wavefront's side-output-max-product, off by default).
 wave="side-output-max-product=268435456"
+# One argument a line (an lstm-optimize option list has spaces in it).
 flags_of() {
   case $1 in
-    fp32) echo "--pre-passes=lstm-optimize{$wave} --compute-type=fp32" ;;
-    tf32) echo "--pre-passes=lstm-optimize{$wave} --compute-type=tf32" ;;
-    bf16) echo "--pre-passes=lstm-optimize{$wave} --compute-type=bf16" ;;
-    plain) echo "" ;;
-    persistent) echo "--pre-passes=lstm-optimize{persistent=true $wave} --persistent" ;;
-    persistent-tf32) echo "--pre-passes=lstm-optimize{persistent=true $wave} --persistent --compute-type=tf32" ;;
+    fp32) printf '%s\n' "--pre-passes=lstm-optimize{$wave product-links=true}" --compute-type=fp32 ;;
+    tf32) printf '%s\n' "--pre-passes=lstm-optimize{$wave product-links=true}" --compute-type=tf32 ;;
+    bf16) printf '%s\n' "--pre-passes=lstm-optimize{$wave}" --compute-type=bf16 ;;
+    plain) ;;
+    persistent) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent ;;
+    persistent-tf32) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=tf32 ;;
     *) return 1 ;;
   esac
 }
@@ -61,14 +63,13 @@ compile_one() {
   local variant=$1 f=$2 name out flags pre err t0
   name=$(basename "$f" .mlir)
   out="gpu-build/grad-$variant/$name"
-  flags=$(flags_of "$variant")
+  mapfile -t flags < <(flags_of "$variant")
   pre=$(pre_of "$variant")
   t0=$(date +%s.%N)
-  # shellcheck disable=SC2086
-  if ! err=$(timeout 900 "$TOOLS/lstm-compile" "$f" --target=cuda --gradients $flags \
+  if ! err=$(timeout 900 "$TOOLS/lstm-compile" "$f" --target=cuda --gradients "${flags[@]}" \
                -o "$out.so" 2>&1); then
     printf 'FAILED grad-%s/%s: lstm-compile %s --target=cuda --gradients %s\n%s\n' \
-      "$variant" "$name" "$f" "$flags" "$err"
+      "$variant" "$name" "$f" "${flags[*]}" "$err"
     return 1
   fi
   if ! err=$(timeout 300 "$PYTHON" test/GPU/signature.py --tools "$TOOLS" --gradients \

@@ -67,6 +67,7 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
     LSTMWavefrontPassOptions wavefront;
     wavefront.persistent = options.persistent;
     wavefront.sideOutputMaxProduct = options.sideOutputMaxProduct;
+    wavefront.productLinks = options.productLinks;
     // Hoisting is what the layers would have instead: a stack whose
     // wavefront runs no fewer products in sequence (two LSTM layers) stays
     // layers (docs/benchmarks.md, "Two layers as layers").
@@ -332,6 +333,12 @@ struct OptimizePipelineOptions : PassPipelineOptions<OptimizePipelineOptions> {
                      "products are at most this many multiply-adds; 0 (the "
                      "default) for none (lstm-wavefront's option)"),
       llvm::cl::init(0)};
+  Option<bool> productLinks{
+      *this, "product-links",
+      llvm::cl::desc("Stacks' backward (layers passing their outputs on "
+                     "through a product) as wavefronts too "
+                     "(lstm-wavefront's option)"),
+      llvm::cl::init(false)};
 };
 
 /// Run-time checks of the tensor ops (lstm-generate-runtime-checks), in both
@@ -423,6 +430,7 @@ void lstm::registerLSTMPipelines() {
         options.differentiate = o.differentiate;
         options.persistent = o.persistent;
         options.sideOutputMaxProduct = o.sideOutputMaxProduct;
+        options.productLinks = o.productLinks;
         buildLSTMOptimizePipeline(pm, options);
       });
   PassPipelineRegistration<CPUPipelineOptions>(

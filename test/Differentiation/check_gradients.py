@@ -66,7 +66,7 @@ def rel(a, b):
 
 
 def check_size(lib, other, cell, T, B, rng, step, dtype="f64", against_reference=False):
-    spec = reference.EXAMPLES[cell][0]
+    spec = reference.spec_of(cell)[0]
     if T == 0:
         # reference.make_inputs draws lengths in [1, T]: with no steps, every
         # sequence is empty.
@@ -152,7 +152,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("example")
     p.add_argument("--tools", required=True, help="directory with lstm-opt and lstm-compile")
-    p.add_argument("--cell", required=True, choices=sorted(reference.EXAMPLES))
+    p.add_argument("--cell", required=True, choices=sorted(reference.EXAMPLES) + sorted(reference.NETWORKS))
     p.add_argument("--sizes", default="0:2,1:1,4:3")
     p.add_argument("--pipeline", default="lstm-differentiate")
     p.add_argument("--compare-pipeline", default=None)

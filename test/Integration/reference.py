@@ -327,6 +327,31 @@ def _one_state_example(name, G, cell):
         return [y, h]
 
 
+def _cho_gru_stack3(x, h0, **w):
+    hs = []
+    for k in range(3):
+        x, (h,) = run_layer(cho_gru(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}']), x,
+                            (h0[k],))
+        hs.append(h)
+    return [x, np.stack(hs)]
+
+
+# Networks that bench/make_network.py writes (no file in examples/: the
+# tests generate them), by the same conventions; make_inputs and expected
+# take their names too (spec_of).
+NETWORKS = {
+    'cho_gru_stack3': (
+        [X, data('h0', 3, 'B', H)] +
+        [a for k in range(3) for a in params(3, I if k == 0 else H, sfx=str(k))],
+        _cho_gru_stack3),
+}
+
+
+def spec_of(name):
+    """(argument specs, reference function) of an example or a network."""
+    return EXAMPLES[name] if name in EXAMPLES else NETWORKS[name]
+
+
 _one_state_example('gru', 3, torch_gru)
 _one_state_example('cho_gru', 3, cho_gru)
 _one_state_example('mgu', 2, mgu)
@@ -343,7 +368,7 @@ def make_inputs(name, T, B, rng):
     weights ~ U(-1/sqrt(H), 1/sqrt(H)), data ~ U(-1, 1), lengths in [1, T] with
     max = T and, when possible, at least one row shorter."""
     out = []
-    for _, shape, kind in EXAMPLES[name][0]:
+    for _, shape, kind in spec_of(name)[0]:
         shape = tuple(T if d == 'T' else B if d == 'B' else d for d in shape)
         if kind == 'lengths':
             a = rng.integers(1, T + 1, size=B)
@@ -359,7 +384,7 @@ def make_inputs(name, T, B, rng):
 
 def expected(name, inputs):
     """Float64 reference results of example `name` for the given inputs."""
-    args, fn = EXAMPLES[name]
+    args, fn = spec_of(name)
     kw = {n: (a.astype(np.float64) if a.dtype.kind == 'f' else a)
           for (n, _, _), a in zip(args, inputs)}
     return fn(**kw)

@@ -61,6 +61,8 @@ struct LSTMOptimizeOptions {
   /// outputs (a training forward) stay layers; on the GPU 2^28 pays
   /// (docs/benchmarks.md), on the CPU the wavefront measured slower.
   int64_t sideOutputMaxProduct = 0;
+  /// lstm-wavefront's `product-links`: stacks' backward as wavefronts too.
+  bool productLinks = false;
 };
 
 /// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either

@@ -320,11 +320,48 @@ struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
     return success();
   }
 };
+
+/// Drops the input sequences after the first that the cell does not read
+/// (the backward of an LSTM layer receives its h_{t-1} sequence for the
+/// weight gradient after the loop, not for its steps): a stacked loop
+/// would gather them a diagonal at a time. The first input stays: the
+/// layer's length and batch size are read from it.
+struct DropUnreadInputs : OpRewritePattern<LayerOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> unread;
+    for (auto [i, slice] : llvm::enumerate(op.getInputSlices()))
+      if (i > 0 && slice.use_empty())
+        unread.push_back(i);
+    if (unread.empty())
+      return failure();
+    SmallVector<Value> inputs;
+    for (auto [i, input] : llvm::enumerate(op.getInputs()))
+      if (!llvm::is_contained(unread, i))
+        inputs.push_back(input);
+    auto simplified =
+        LayerOp::create(rewriter, op.getLoc(), op.getOutputs().getTypes(),
+                        op.getFinals().getTypes(), op.getDirection(), inputs,
+                        op.getInits(), op.getLengths());
+    simplified->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getBody(), simplified.getBody(),
+                                simplified.getBody().end());
+    Block &cell = simplified.getBody().front();
+    rewriter.modifyOpInPlace(simplified, [&] {
+      for (unsigned i : llvm::reverse(unread))
+        cell.eraseArgument(i);
+    });
+    rewriter.replaceOp(op, simplified->getResults());
+    return success();
+  }
+};
 } // namespace
 
 void LayerOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
-  results.add<SimplifyLayerOutputs>(context);
+  results.add<SimplifyLayerOutputs, DropUnreadInputs>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,7 @@
 #include "WavefrontPlan.h"
 
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -46,7 +47,8 @@ bool mlir::lstm::isInputWeight(Operation *op, unsigned j, Value inputArg) {
 static bool isBatchable(Operation *op) {
   if (op->getNumRegions() != 0)
     return false;
-  if (isa<GateOp, tensor::ExtractSliceOp>(op))
+  if (isa<GateOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
+          tensor::EmptyOp>(op))
     return true;
   if (auto dim = dyn_cast<tensor::DimOp>(op))
     return matchPattern(dim.getIndex(), m_Constant());
@@ -66,41 +68,58 @@ static LogicalResult reject(LayerOp front, const Twine &why) {
   return failure();
 }
 
-/// The position of the output of `layer` that `next` reads as its only
-/// input, if it reads one.
-static std::optional<unsigned> linkOutputOf(LayerOp layer, LayerOp next) {
-  if (next.getInputs().size() != 1)
-    return std::nullopt;
-  for (auto [k, output] : llvm::enumerate(layer.getOutputs()))
-    if (next.getInputs()[0] == output)
-      return k;
-  return std::nullopt;
+RankedTensorType WavefrontPlan::linkType() const {
+  auto out = cast<RankedTensorType>(
+      LayerOp(reference()).getYield().getOutputs()[linkOutput].getType());
+  if (projections.empty())
+    return out;
+  auto weight = cast<RankedTensorType>(
+      ProjectedLink(projections.front()).weight().getType());
+  return RankedTensorType::get({out.getDimSize(0), weight.getDimSize(1)},
+                               out.getElementType());
 }
 
 /// The layers agree on what the loop carries: one direction, no lengths,
-/// one input each (the previous layer's output at one position), outputs
-/// and states of the same types, cells of the same length.
+/// the same inputs (the first the previous layer's output at one position,
+/// directly or through a product), outputs and states of the same types,
+/// cells of the same length.
 static LogicalResult checkLayers(WavefrontPlan &plan) {
   ArrayRef<LayerOp> layers = plan.layers;
   LayerOp ref = layers.back();
   size_t refCellSize = ref.getBody().front().getOperations().size();
+  plan.numInputs = ref.getInputs().size();
   for (auto [l, constLayer] : llvm::enumerate(layers)) {
     LayerOp layer = constLayer;
     if (layer.getDirection() != ref.getDirection())
       return reject(layers.front(), "the layers run in different directions");
     if (layer.getLengths())
       return reject(layers.front(), "a layer has lengths");
-    if (layer.getInputs().size() != 1)
-      return reject(layers.front(), "a layer has more than one input");
+    if (layer.getInputs().size() != plan.numInputs)
+      return reject(layers.front(), "the layers read different numbers of "
+                                    "sequences");
+    for (unsigned i = 1; i < plan.numInputs; ++i)
+      if (layer.getInputs()[i].getType() != ref.getInputs()[i].getType())
+        return reject(layers.front(), "the layers' other sequences differ in "
+                                      "type");
     if (l + 1 < layers.size()) {
-      std::optional<unsigned> link = linkOutputOf(layer, layers[l + 1]);
+      std::optional<ChainLink> link = linkBetween(layer, layers[l + 1]);
       if (!link)
         return reject(layers.front(),
                       "a layer does not read the previous one's output");
       if (l == 0)
-        plan.linkOutput = *link;
-      else if (*link != plan.linkOutput)
+        plan.linkOutput = link->output;
+      else if (link->output != plan.linkOutput)
         return reject(layers.front(), "the layers pass on different outputs");
+      if (l > 0 && link->projection.has_value() != !plan.projections.empty())
+        return reject(layers.front(), "some links are products, some not");
+      if (link->projection) {
+        if (!plan.projections.empty() &&
+            link->projection->weight().getType() !=
+                plan.projections.front().weight().getType())
+          return reject(layers.front(),
+                        "the links' products have weights of different types");
+        plan.projections.push_back(*link->projection);
+      }
     }
     if (layer.getOutputs().size() != ref.getOutputs().size())
       return reject(layers.front(), "the layers have different outputs");
@@ -116,11 +135,29 @@ static LogicalResult checkLayers(WavefrontPlan &plan) {
 }
 
 /// Whether `use` is the next layer of the chain reading `layers[l]`'s link
-/// output.
+/// output, or the first op of the product that passes it on.
 static bool isChainLink(const WavefrontPlan &plan, unsigned l, OpOperand &use) {
-  return l + 1 < plan.layers.size() &&
-         use.getOwner() == LayerOp(plan.layers[l + 1]).getOperation() &&
-         use.get() == LayerOp(plan.layers[l]).getOutputs()[plan.linkOutput];
+  if (l + 1 >= plan.layers.size() ||
+      use.get() != LayerOp(plan.layers[l]).getOutputs()[plan.linkOutput])
+    return false;
+  if (!plan.projections.empty())
+    return use.getOwner() ==
+           ProjectedLink(plan.projections[l]).rows.getOperation();
+  return use.getOwner() == LayerOp(plan.layers[l + 1]).getOperation();
+}
+
+/// Whether output `k` of layer `l` is read by something else than the
+/// chain's link (where the link is a product, its rows may be shared).
+static bool isReadOutsideChain(const WavefrontPlan &plan, unsigned l,
+                               unsigned k) {
+  for (OpOperand &use : LayerOp(plan.layers[l]).getOutputs()[k].getUses()) {
+    if (!isChainLink(plan, l, use))
+      return true;
+    if (!plan.projections.empty() &&
+        !ProjectedLink(plan.projections[l]).rows->hasOneUse())
+      return true;
+  }
+  return false;
 }
 
 /// The outputs that are read outside the chain, at some layer. The loop
@@ -130,12 +167,9 @@ static LogicalResult collectSideOutputs(WavefrontPlan &plan) {
   LayerOp ref = plan.reference();
   for (unsigned k = 0, e = ref.getOutputs().size(); k < e; ++k) {
     bool read = false;
-    for (auto [l, layer] : llvm::enumerate(plan.layers)) {
-      if (l == last && k == plan.linkOutput)
-        continue;
-      for (OpOperand &use : LayerOp(layer).getOutputs()[k].getUses())
-        read |= !isChainLink(plan, l, use);
-    }
+    for (unsigned l = 0; l <= last; ++l)
+      if (!(l == last && k == plan.linkOutput))
+        read |= isReadOutsideChain(plan, l, k);
     if (!read)
       continue;
     if (cast<RankedTensorType>(ref.getYield().getOutputs()[k].getType())
@@ -156,7 +190,7 @@ static LogicalResult checkInputs(WavefrontPlan &plan) {
   LayerOp front = plan.layers.front();
   LayerOp ref = plan.reference();
   Type refInputType = plan.inputArg(last).getType();
-  if (refInputType != ref.getYield().getOutputs()[plan.linkOutput].getType())
+  if (refInputType != plan.linkType())
     return reject(front, "a layer's input slice and output differ in type");
   for (unsigned l = 1; l < last; ++l)
     if (plan.inputArg(l).getType() != refInputType)
@@ -306,11 +340,15 @@ static LogicalResult checkResultsUsedAfter(const WavefrontPlan &plan) {
   return success();
 }
 
-/// (T + L - 1) · P against L · T · (P - P_in), with P the products of a
-/// cell and P_in those on its input slice; for a dynamic T, P against
-/// L · (P - P_in). For the LSTM (one product on the input, one on the state
-/// once combined) that takes three layers or more; for Cho's GRU (a second,
-/// dependent recurrent product) two.
+/// (T + L - 1) · (P + P_link) against L · T · (P - P_in), with P the
+/// products of a cell, P_in those on its input slice and P_link 1 where the
+/// links are products (each diagonal computes them for the next; layers
+/// compute them after their loops, one product over all steps); for a
+/// dynamic T, P + P_link against L · (P - P_in). For the LSTM (one product
+/// on the input, one on the state once combined) that takes three layers
+/// or more; for Cho's GRU (a second, dependent recurrent product) two; for
+/// the LSTM's backward (one product on the state, the input gradient on the
+/// link) three.
 bool mlir::lstm::wavefrontRunsFewerProducts(const WavefrontPlan &plan) {
   LayerOp ref = plan.reference();
   Value input = plan.inputArg(plan.layers.size() - 1);
@@ -319,14 +357,15 @@ bool mlir::lstm::wavefrontRunsFewerProducts(const WavefrontPlan &plan) {
     ++products;
     inputProducts += product.getOperand() == input;
   }
+  int64_t perDiagonal = products + (plan.projections.empty() ? 0 : 1);
   int64_t numLayers = plan.layers.size();
   int64_t perLayerStep = numLayers * (products - inputProducts);
   int64_t seqLen = cast<RankedTensorType>(
                        LayerOp(plan.layers.front()).getInputs()[0].getType())
                        .getDimSize(0);
   return ShapedType::isDynamic(seqLen)
-             ? products < perLayerStep
-             : (seqLen + numLayers - 1) * products < seqLen * perLayerStep;
+             ? perDiagonal < perLayerStep
+             : (seqLen + numLayers - 1) * perDiagonal < seqLen * perLayerStep;
 }
 
 /// The side outputs cost the loop a store a diagonal (and a training
@@ -375,43 +414,4 @@ int64_t mlir::lstm::wavefrontMaxBatch(ArrayRef<LayerOp> layers,
   if (largest == 0)
     return std::numeric_limits<int64_t>::max();
   return maxProductSize / largest;
-}
-
-/// The layer that reads an output of `layer` as its only input, when it is
-/// the only such layer.
-static LayerOp nextInChain(LayerOp layer) {
-  LayerOp next;
-  for (Value output : layer.getOutputs())
-    for (Operation *user : output.getUsers()) {
-      auto candidate = dyn_cast<LayerOp>(user);
-      if (!candidate || candidate == next ||
-          candidate->getBlock() != layer->getBlock() ||
-          !linkOutputOf(layer, candidate))
-        continue;
-      if (next)
-        return {};
-      next = candidate;
-    }
-  return next;
-}
-
-SmallVector<SmallVector<LayerOp>> mlir::lstm::findLayerChains(Operation *root) {
-  SmallVector<LayerOp> all;
-  root->walk([&](LayerOp layer) { all.push_back(layer); });
-  // Chains start at layers that do not continue another chain.
-  llvm::SmallPtrSet<Operation *, 8> continuing;
-  for (LayerOp layer : all)
-    if (LayerOp next = nextInChain(layer))
-      continuing.insert(next);
-  SmallVector<SmallVector<LayerOp>> chains;
-  for (LayerOp layer : all) {
-    if (continuing.contains(layer))
-      continue;
-    SmallVector<LayerOp> chain = {layer};
-    while (LayerOp next = nextInChain(chain.back()))
-      chain.push_back(next);
-    if (chain.size() >= 2)
-      chains.push_back(std::move(chain));
-  }
-  return chains;
 }

@@ -185,6 +185,20 @@ Value mlir::lstm::wavefront::insertStep(OpBuilder &b, Location loc, Value value,
       SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
 }
 
+/// Step `step` of every row of `store` `[L, S, B, N]`, as `type`
+/// (`[L, B, N]`): the converse of insertStep.
+Value mlir::lstm::wavefront::extractStoreStep(OpBuilder &b, Location loc,
+                                              Value store, OpFoldResult step,
+                                              RankedTensorType type) {
+  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+  offsets[1] = step;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, store);
+  sizes[1] = b.getIndexAttr(1);
+  return tensor::ExtractSliceOp::create(
+      b, loc, type, store, offsets, sizes,
+      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+}
+
 /// Steps `first .. first + count - 1` of row `row` of `store`
 /// `[L, S, B, N]`, as `type` (`[count, B, N]`): a contiguous view.
 Value mlir::lstm::wavefront::rowSteps(OpBuilder &b, Location loc, Value store,

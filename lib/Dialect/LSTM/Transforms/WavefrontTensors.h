@@ -53,6 +53,11 @@ Value extractStep(OpBuilder &b, Location loc, Value seq, Value t,
 Value insertStep(OpBuilder &b, Location loc, Value value, Value store,
                  OpFoldResult step);
 
+/// Step `step` of every row of `store` `[L, S, B, N]`, as `type`
+/// (`[L, B, N]`): the converse of insertStep.
+Value extractStoreStep(OpBuilder &b, Location loc, Value store,
+                       OpFoldResult step, RankedTensorType type);
+
 /// Steps `first .. first + count - 1` of row `row` of `store`
 /// `[L, S, B, N]`, as `type` (`[count, B, N]`): a contiguous view.
 Value rowSteps(OpBuilder &b, Location loc, Value store, int64_t row,

@@ -118,8 +118,9 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
   }];
 
   let hasVerifier = 1;
-  // Output sequences that nothing reads, and outputs that yield the same
-  // value as an earlier one, are dropped.
+  // Output sequences that nothing reads, outputs that yield the same value
+  // as an earlier one, and input sequences after the first that the cell
+  // does not read are dropped.
   let hasCanonicalizer = 1;
 }
 

@@ -209,10 +209,29 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     products collapse it.
 
     **What it rewrites.** A chain is a maximal sequence of `lstm.layer`s in
-    one block where layer `k + 1`'s only input is an output of layer `k`
+    one block where layer `k + 1`'s first input is an output of layer `k`
     (the same output position along the chain) and no other layer reads
-    layer `k`'s outputs as its only input. It is rewritten when it has at
-    least two layers and:
+    layer `k`'s outputs as its first input. With `product-links`, the
+    first input may also be that output times a weight over all steps at
+    once, `expand(collapse(out) · W)` (a plain `linalg.generic` matmul into
+    zeros, as `lstm-differentiate` writes a layer's input gradient
+    `dX = dG · W`): the loop then computes it a diagonal at a time, one
+    batched product over the previous diagonal's outputs of layers
+    0 .. L-2 against their weights, stacked and transposed once before the
+    loop, and counts it as a product of every diagonal below. That makes a
+    stack's backward a reverse wavefront; it is off by default, since its
+    batched products are as long as a step's gradients (`K = 4N` for the
+    LSTM) and cuBLAS splits no batched reduction: on the H100 it made
+    appleyard's Cho GRU training step 30% faster in TF32 and its LSTM's 48%
+    slower in fp32 (docs/benchmarks.md, "The backward as a wavefront").
+    Other inputs than the first (the saved sequences a backward layer
+    reads) must have the same types in every layer; each is laid out once
+    before the loop as the stored outputs are, `[L, L + T - 1, ...]`, with
+    zeros where a layer does not run, so that each diagonal reads every
+    layer's step as one strided view. Ops between the layers that the
+    chain does not read (a backward stack's weight gradients) move below
+    its last layer first. It is rewritten when it has at least two layers
+    and:
     - all layers run in the same direction (a reverse stack runs its
       diagonals over the reversed time index);
     - no layer has `lengths`;
@@ -225,8 +244,8 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
       captured values must be the same in every layer;
     - every op of the cell can be batched: `lstm.gate`, elementwise ops
       (`arith`, `math`, `lstm.one_minus`), `tensor.extract_slice`,
-      `tensor.dim` with a constant index, and ops without tensor operands
-      or results (index constants);
+      `tensor.insert_slice`, `tensor.empty`, `tensor.dim` with a constant
+      index, and ops without tensor operands or results (index constants);
     - the finals and outputs of the layers are only used after the last
       layer (the loop replaces them there); equal constants captured by
       the layers' cells count as one value.
@@ -239,9 +258,10 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     T = 1, L > T and a dynamic T work (with T = 0 the loop runs no
     diagonal). Everything else is left alone: single layers, mixed
     directions, bidirectional stacks (their layers feed a `tensor.concat`,
-    not the next layer), layers with `lengths`, layers with several inputs
-    (the backward layers of `lstm-differentiate`, which read saved
-    sequences), and cells that differ in structure.
+    not the next layer), layers with `lengths`, links through a product
+    without `product-links`, and cells that differ in structure. Before
+    looking for chains, the layers are canonicalised (`lstm.layer`'s
+    patterns: a backward LSTM layer's unread `h_{t-1}` sequence goes).
 
     Run it after `lstm-combine-gate-gemms`, which only rewrites the cells
     of `lstm.layer`s: a combined cell is batched like any other (its packed
@@ -280,7 +300,11 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
            "Rewrite any chain only where the loop runs fewer products one "
            "after the other than its layers with their input products "
            "hoisted (lstm-optimize passes its `hoist`); chains whose "
-           "outputs are read outside them always need it">
+           "outputs are read outside them always need it">,
+    Option<"productLinks", "product-links", "bool", /*default=*/"false",
+           "Also rewrite chains whose layers pass their outputs on through "
+           "a product (a stack's backward: dG_l * W_l is the output "
+           "gradient of layer l-1), the product made a diagonal at a time">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
