@@ -264,15 +264,24 @@ def _stack3(x, h0, c0, **w):
     return [x, np.stack(hs), np.stack(cs)]
 
 
-@example('janet_stack3', [X, data('h0', 3, 'B', H)] +
-         [a for k in range(3) for a in params(2, I if k == 0 else H, sfx=str(k))])
-def _janet_stack3(x, h0, **w):
-    hs = []
-    for k in range(3):
-        x, (h,) = run_layer(janet(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}']), x,
-                            (h0[k],))
-        hs.append(h)
-    return [x, np.stack(hs)]
+def one_state_stack(cell, G, L):
+    """(argument specs, reference) of L layers of a cell of one state and G
+    gates, each reading the previous one's output: x, h0 [L, B, H], then per
+    layer W, R, bW, bR."""
+    args = [X, data('h0', L, 'B', H)] + \
+        [a for k in range(L) for a in params(G, I if k == 0 else H, sfx=str(k))]
+
+    def fn(x, h0, **w):
+        hs = []
+        for k in range(L):
+            x, (h,) = run_layer(cell(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}']), x,
+                                (h0[k],))
+            hs.append(h)
+        return [x, np.stack(hs)]
+    return args, fn
+
+
+EXAMPLES['janet_stack3'] = one_state_stack(janet, 2, 3)
 
 
 @example('layernorm_stack2', [X, data('h0', 2, 'B', H), data('c0', 2, 'B', H)] +
@@ -327,24 +336,10 @@ def _one_state_example(name, G, cell):
         return [y, h]
 
 
-def _cho_gru_stack3(x, h0, **w):
-    hs = []
-    for k in range(3):
-        x, (h,) = run_layer(cho_gru(w[f'W{k}'], w[f'R{k}'], w[f'bW{k}'], w[f'bR{k}']), x,
-                            (h0[k],))
-        hs.append(h)
-    return [x, np.stack(hs)]
-
-
 # Networks that bench/make_network.py writes (no file in examples/: the
 # tests generate them), by the same conventions; make_inputs and expected
 # take their names too (spec_of).
-NETWORKS = {
-    'cho_gru_stack3': (
-        [X, data('h0', 3, 'B', H)] +
-        [a for k in range(3) for a in params(3, I if k == 0 else H, sfx=str(k))],
-        _cho_gru_stack3),
-}
+NETWORKS = {'cho_gru_stack3': one_state_stack(cho_gru, 3, 3)}
 
 
 def spec_of(name):

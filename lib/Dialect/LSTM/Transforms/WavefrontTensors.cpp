@@ -172,17 +172,29 @@ Value mlir::lstm::wavefront::extractStep(OpBuilder &b, Location loc, Value seq,
                                         strides);
 }
 
+namespace {
+/// Step `step` of every row of a store `[L, S, B, N]`: `[0, step, 0, 0]`,
+/// `[L, 1, B, N]`, unit strides.
+struct StoreStep {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+
+  StoreStep(OpBuilder &b, Location loc, Value store, OpFoldResult step)
+      : offsets(4, b.getIndexAttr(0)),
+        sizes(tensor::getMixedSizes(b, loc, store)),
+        strides(4, b.getIndexAttr(1)) {
+    offsets[1] = step;
+    sizes[1] = b.getIndexAttr(1);
+  }
+};
+} // namespace
+
 /// `value` `[L, B, N]` written at step `step` of `store` `[L, S, B, N]`:
 /// each row's own step, one insert.
 Value mlir::lstm::wavefront::insertStep(OpBuilder &b, Location loc, Value value,
                                         Value store, OpFoldResult step) {
-  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
-  offsets[1] = step;
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, store);
-  sizes[1] = b.getIndexAttr(1);
-  return tensor::InsertSliceOp::create(
-      b, loc, value, store, offsets, sizes,
-      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+  StoreStep at(b, loc, store, step);
+  return tensor::InsertSliceOp::create(b, loc, value, store, at.offsets,
+                                       at.sizes, at.strides);
 }
 
 /// Step `step` of every row of `store` `[L, S, B, N]`, as `type`
@@ -190,13 +202,9 @@ Value mlir::lstm::wavefront::insertStep(OpBuilder &b, Location loc, Value value,
 Value mlir::lstm::wavefront::extractStoreStep(OpBuilder &b, Location loc,
                                               Value store, OpFoldResult step,
                                               RankedTensorType type) {
-  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
-  offsets[1] = step;
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, store);
-  sizes[1] = b.getIndexAttr(1);
-  return tensor::ExtractSliceOp::create(
-      b, loc, type, store, offsets, sizes,
-      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+  StoreStep at(b, loc, store, step);
+  return tensor::ExtractSliceOp::create(b, loc, type, store, at.offsets,
+                                        at.sizes, at.strides);
 }
 
 /// Steps `first .. first + count - 1` of row `row` of `store`
