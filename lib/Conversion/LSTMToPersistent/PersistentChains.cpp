@@ -12,6 +12,7 @@
 
 #include "PersistentChains.h"
 
+#include "lstm/Dialect/LSTM/Utils/Matmul.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -33,32 +34,6 @@ static bool isRowsByColumns(ArrayRef<ReassociationIndices> reassociation) {
          reassociation[1] == ReassociationIndices{2};
 }
 
-/// The operands {A, B} of `op` if it is A · B into a zero-filled [M, N]
-/// (linalg.matmul, or the generic of its maps and body).
-static std::optional<std::pair<Value, Value>> matchMatmul(Operation *op) {
-  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumDpsInputs() != 2 ||
-      linalgOp.getNumDpsInits() != 1 || !linalgOp.hasPureTensorSemantics() ||
-      !linalg::isaContractionOpInterface(linalgOp))
-    return std::nullopt;
-  MLIRContext *ctx = op->getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> expected = {AffineMap::get(3, 0, {m, k}, ctx),
-                                     AffineMap::get(3, 0, {k, n}, ctx),
-                                     AffineMap::get(3, 0, {m, n}, ctx)};
-  if (linalgOp.getIndexingMapsArray() != expected ||
-      linalgOp.getIteratorTypesArray() !=
-          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                           utils::IteratorType::parallel,
-                                           utils::IteratorType::reduction})
-    return std::nullopt;
-  auto fill = linalgOp.getDpsInits().front().getDefiningOp<linalg::FillOp>();
-  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
-    return std::nullopt;
-  return std::make_pair(linalgOp.getDpsInputs()[0], linalgOp.getDpsInputs()[1]);
-}
-
 /// The link that makes `to`'s input `input`, or nullopt.
 static std::optional<Link> matchLink(LayerOp to, unsigned input) {
   auto expand = to.getInputs()[input].getDefiningOp<tensor::ExpandShapeOp>();
@@ -77,7 +52,7 @@ static std::optional<Link> matchLink(LayerOp to, unsigned input) {
       return std::nullopt;
     projected = gate.getInputs().front();
     weight = gate.getWeights().front();
-  } else if (auto operands = matchMatmul(product)) {
+  } else if (auto operands = matchZeroFilledMatmul(product)) {
     std::tie(projected, weight) = *operands;
     transposed = true;
   } else {

@@ -21,7 +21,7 @@
 #include "WavefrontPlan.h"
 
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "lstm/Dialect/LSTM/Utils/Matmul.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -29,41 +29,6 @@
 
 using namespace mlir;
 using namespace mlir::lstm;
-
-/// Whether `generic` is the plain product `lhs · rhs` of two matrices into
-/// a zero-filled result (the form of lstm-differentiate's GEMMs).
-static bool isPlainMatmul(linalg::GenericOp generic) {
-  if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
-      generic.getNumLoops() != 3 || generic.getNumReductionLoops() != 1)
-    return false;
-  MLIRContext *ctx = generic.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> expected = {AffineMap::get(3, 0, {m, k}, ctx),
-                                     AffineMap::get(3, 0, {k, n}, ctx),
-                                     AffineMap::get(3, 0, {m, n}, ctx)};
-  if (generic.getIndexingMapsArray() != expected ||
-      generic.getIteratorTypesArray()[2] != utils::IteratorType::reduction)
-    return false;
-  Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(body.back());
-  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != add.getResult())
-    return false;
-  auto isArg = [&](Value v, unsigned i) { return v == body.getArgument(i); };
-  bool mulOk = (isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1)) ||
-               (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
-  bool addOk = (isArg(add.getLhs(), 2) && add.getRhs() == mul.getResult()) ||
-               (isArg(add.getRhs(), 2) && add.getLhs() == mul.getResult());
-  if (!mulOk || !addOk)
-    return false;
-  auto fill = generic.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-}
 
 /// `input` as `expand(collapse(output) · W)`, each step's rows of the
 /// output against a weight defined outside every layer.
@@ -73,15 +38,16 @@ static std::optional<ProjectedLink> matchProjectedLink(Value input,
   auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
   if (!expand || expand.getReassociationIndices() != rows)
     return std::nullopt;
-  auto product = expand.getSrc().getDefiningOp<linalg::GenericOp>();
-  if (!product || !product->hasOneUse() || !isPlainMatmul(product))
+  auto product = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+  std::optional<std::pair<Value, Value>> operands =
+      matchZeroFilledMatmul(product);
+  if (!operands || !product->hasOneUse())
     return std::nullopt;
-  auto collapse =
-      product.getDpsInputs()[0].getDefiningOp<tensor::CollapseShapeOp>();
+  auto collapse = operands->first.getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || collapse.getSrc() != output ||
       collapse.getReassociationIndices() != rows)
     return std::nullopt;
-  auto weight = dyn_cast<RankedTensorType>(product.getDpsInputs()[1].getType());
+  auto weight = dyn_cast<RankedTensorType>(operands->second.getType());
   if (!weight || !weight.hasStaticShape())
     return std::nullopt;
   return ProjectedLink{collapse, product, expand};

@@ -34,7 +34,8 @@ using WavefrontSlot = std::pair<unsigned, unsigned>;
 /// wavefront computes it a diagonal at a time.
 struct ProjectedLink {
   tensor::CollapseShapeOp rows;
-  linalg::GenericOp product;
+  /// A zero-filled matmul (matchZeroFilledMatmul).
+  linalg::LinalgOp product;
   tensor::ExpandShapeOp expand;
   Value weight() { return product.getDpsInputs()[1]; }
 };
