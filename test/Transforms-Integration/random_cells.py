@@ -22,6 +22,7 @@ import argparse
 import concurrent.futures
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,8 +70,12 @@ def tensor(*dims):
     return 'tensor<' + 'x'.join('?' if d is None else str(d) for d in dims) + 'xf32>'
 
 
-def build(seed):
-    """Returns (module text, --shapes value, description)."""
+def build(seed, layers=1):
+    """Returns (module text, --shapes value, description). With `layers` > 1,
+    that many copies of the cell stacked, each with weights and initial
+    states of its own: layer k reads layer k-1's first output as its first
+    input (of H features) and the same other inputs; no lengths. The seeds
+    of one layer make the cells they made before."""
     rng = random.Random(seed)
     c = Cell(rng)
     H = rng.choice([3, 4, 6, 8])
@@ -80,6 +85,9 @@ def build(seed):
     n_states = rng.choice([1, 1, 2, 3])
     reverse = rng.random() < 0.4
     lengths = rng.random() < 0.3
+    if layers > 1:
+        in_dims[0] = H
+        lengths = False
 
     seqs = [c.arg('x', tensor(None, None, k)) for k in in_dims]
     c.shapes += [f'{T}x{B}x{k}' for k in in_dims]
@@ -171,6 +179,8 @@ def build(seed):
         c.emit(f'{v} = math.tanh {rng.choice(computed)} : {tensor(None, H)}')
         new_states.append(v)
     n_out = rng.choice([0, 1, 1, 2])
+    if layers > 1:
+        n_out = max(n_out, 1)
     outs = [rng.choice(computed + new_states) for _ in range(n_out)]
 
     t = tensor(None, H)
@@ -183,6 +193,10 @@ def build(seed):
     seq_t = [tensor(None, None, k) for k in in_dims]
     out_types = [tensor(None, None, H)] * n_out
     fin_types = [t] * n_states
+    if layers > 1:
+        return _stack(c, layers, seqs, inits, slices, states, seq_t,
+                      [tensor(None, k) for k in in_dims], out_types, fin_types, reverse, f'{layers} layers of H={H} I={in_dims} T={T} B={B} '
+                      f'states={n_states} {"reverse" if reverse else "forward"}')
     results = [c.fresh('y') for _ in range(n_out)] + [c.fresh('f') for _ in range(n_states)]
     lines = [f'func.func @forward({", ".join(f"{n}: {ty}" for n, ty in c.args)})',
              f'    -> ({", ".join(out_types + fin_types)}) {{',
@@ -198,6 +212,43 @@ def build(seed):
     desc = (f'H={H} I={in_dims} T={T} B={B} states={n_states} '
             f'{"reverse" if reverse else "forward"}{" lengths" if lengths else ""}')
     return '\n'.join(lines) + '\n', ','.join(c.shapes), desc
+
+
+def _stack(c, layers, seqs, inits, slices, states, seq_t, slice_t, out_types, fin_types,
+           reverse, desc):
+    """The module of `layers` copies of the cell in `c` (see build)."""
+    n_seqs, n_states = len(seqs), len(inits)
+    weights = c.args[n_seqs + n_states:]
+
+    def renamed(text, names, k):
+        for name, _ in names:
+            text = re.sub(re.escape(name) + r'(?![0-9A-Za-z_])', f'{name}_{k}', text)
+        return text
+
+    args = [(n, ty) for n, ty in c.args[:n_seqs]]
+    args += [(f'{n}_{k}', ty) for k in range(layers) for n, ty in c.args[n_seqs:n_seqs + n_states]]
+    args += [(f'{n}_{k}', ty) for k in range(layers) for n, ty in weights]
+    shapes = c.shapes[:n_seqs] + c.shapes[n_seqs:n_seqs + n_states] * layers
+    t = fin_types[0]
+    lines = [f'func.func @forward({", ".join(f"{n}: {ty}" for n, ty in args)})',
+             f'    -> ({", ".join(out_types + fin_types * layers)}) {{']
+    below, results = seqs[0], []
+    for k in range(layers):
+        outs = [f'%y{k}_{j}' for j in range(len(out_types))]
+        finals = [f'%f{k}_{j}' for j in range(n_states)]
+        lines += [f'  {", ".join(outs + finals)} = lstm.layer {"reverse" if reverse else "forward"} '
+                  f'ins({", ".join([below] + seqs[1:])} : {", ".join(seq_t)}) '
+                  f'init({", ".join(f"{n}_{k}" for n in inits)} : {", ".join(fin_types)})'
+                  f' -> ({", ".join(out_types)}), ({", ".join(fin_types)}) {{',
+                  f'  ^bb0({", ".join(f"{s}: {ty}" for s, ty in zip(slices, slice_t))}, '
+                  f'{", ".join(f"{s}: {t}" for s in states)}):']
+        lines += [renamed(line, weights, k) for line in c.body]
+        lines.append('  }')
+        below = outs[0]
+        results += finals
+    results = outs + results
+    lines += [f'  return {", ".join(results)} : {", ".join(out_types + fin_types * layers)}', '}']
+    return '\n'.join(lines) + '\n', ','.join(shapes), desc
 
 
 def rel_err(out, ref):
