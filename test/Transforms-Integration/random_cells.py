@@ -39,6 +39,8 @@ PIPELINES = [
     ('fuse', ['--lstm-fuse-elementwise']),
     ('optimize', ['--lstm-optimize']),
 ]
+# Stacks (--layers) also as a wavefront, every chain rewritten.
+STACK_PIPELINES = [('wavefront', ['--lstm-wavefront'])]
 
 DEFAULT_SEEDS = ','.join(str(s) for s in range(1, 21))
 
@@ -259,14 +261,15 @@ def rel_err(out, ref):
 
 def run_cell(args, seed, tmp):
     """Checks one seed; returns (ok, report lines)."""
-    text, shapes, desc = build(seed)
+    text, shapes, desc = build(seed, args.layers)
     base = os.path.join(tmp, f'cell{seed}')
+    pipelines = PIPELINES + (STACK_PIPELINES if args.layers > 1 else [])
     src = base + '.mlir'
     with open(src, 'w') as f:
         f.write(text)
     report = [f'seed {seed}: {desc} ({src})']
     results = {}
-    for name, flags in PIPELINES:
+    for name, flags in pipelines:
         mlir = src
         if flags:
             mlir = f'{base}.{name}.mlir'
@@ -285,14 +288,14 @@ def run_cell(args, seed, tmp):
             return False, report + [f'  {name}: lstm-run failed:\n{proc.stderr}']
         results[name] = [np.load(os.path.join(outdir, f))
                          for f in sorted(os.listdir(outdir), key=lambda s: int(s[:-4]))]
-    ref_name = PIPELINES[0][0]
+    ref_name = pipelines[0][0]
     ref = results[ref_name]
     ok = True
     for r in ref:
         if not np.isfinite(r).all():
             ok = False
             report.append(f'  {ref_name}: NaN/Inf in the unoptimised outputs')
-    for name, _ in PIPELINES[1:]:
+    for name, _ in pipelines[1:]:
         outs = results[name]
         if len(outs) != len(ref):
             ok = False
@@ -312,7 +315,11 @@ def run_cell(args, seed, tmp):
                 if not e <= args.tol:
                     ok = False
                     report.append(f'  {name}: result {k} relative error {e:.3e} > {args.tol:g}')
-        report.append(f'  {name}: max rel err {max(errs, default=0.0):.2e}')
+        loops = ''
+        if args.layers > 1 and name != ref_name:
+            with open(f'{base}.{name}.mlir') as f:
+                loops = f' ({f.read().count("lstm.wavefront_layers")} wavefront loops)'
+        report.append(f'  {name}: max rel err {max(errs, default=0.0):.2e}{loops}')
     return ok, report
 
 
@@ -324,11 +331,13 @@ def main():
     p.add_argument('--tol', type=float, default=1e-5)
     p.add_argument('--jobs', type=int, default=2)
     p.add_argument('--keep', help='write the cells and outputs here (default: a temporary directory)')
+    p.add_argument('--layers', type=int, default=1,
+                   help='stack each cell this many layers deep (build)')
     p.add_argument('--print', dest='print_seed', type=int,
                    help='print the cell of this seed and exit')
     args = p.parse_args()
     if args.print_seed is not None:
-        print(build(args.print_seed)[0], end='')
+        print(build(args.print_seed, args.layers)[0], end='')
         return 0
     seeds = [int(s) for s in args.seeds.split(',')]
     with tempfile.TemporaryDirectory(prefix='random_cells_') as tmpdir:
@@ -340,8 +349,9 @@ def main():
         for ok, report in results:
             print('\n'.join(report))
             failed += not ok
-        print(f'{len(seeds) - failed} of {len(seeds)} random cells passed '
-              f'({len(PIPELINES) - 1} pipelines each)')
+        what = f'random {args.layers}-layer stacks' if args.layers > 1 else 'random cells'
+        pipelines = len(PIPELINES) - 1 + (len(STACK_PIPELINES) if args.layers > 1 else 0)
+        print(f'{len(seeds) - failed} of {len(seeds)} {what} passed ({pipelines} pipelines each)')
         if failed:
             print('FAILED (rerun with --keep DIR to inspect, --print SEED for a cell)')
         return 1 if failed else 0
