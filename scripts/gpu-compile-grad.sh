@@ -9,8 +9,9 @@
 #          product-links=true} --compute-type=fp32 (the optimised variants
 #          ask for the stacks' training forwards as a wavefront; fp32 and
 #          tf32 for their backward as a reverse wavefront too)
-#   tf32   --pre-passes=lstm-optimize --compute-type=tf32
-#   bf16   --pre-passes=lstm-optimize --compute-type=bf16
+#   tf32   the same with --compute-type=tf32
+#   bf16   --pre-passes=lstm-optimize{side-output-max-product=268435456}
+#          --compute-type=bf16
 #   plain  (no optimisation)
 #   persistent  --pre-passes=lstm-optimize{persistent=true} --persistent
 #          (forward and backward layers as persistent kernels where
