@@ -18,12 +18,9 @@
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
 
 #include "WavefrontPlan.h"
-#include "WavefrontTensors.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
-#include "lstm/Dialect/LSTM/Transforms/Stacking.h"
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 #include "lstm/Dialect/LSTM/Utils/EmptyLayers.h"
-#include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -31,11 +28,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <limits>
 

@@ -15,10 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "WavefrontBuilder.h"
-#include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "WavefrontTensors.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
-#include "lstm/Dialect/LSTM/Transforms/Stacking.h"
+#include "lstm/Dialect/LSTM/Transforms/Passes.h"
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +25,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::lstm;

@@ -22,7 +22,6 @@
 
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 #include "lstm/Dialect/LSTM/Utils/Matmul.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"

@@ -23,9 +23,7 @@
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -173,13 +171,15 @@ void WavefrontBuilder::storeOtherSequences() {
     };
     for (auto [l, layer] : llvm::enumerate(plan.layers)) {
       Value seq = LayerOp(layer).getInputs()[i];
-      // The layer's lowering would check that its sequences agree in
-      // length and batch size.
-      for (int64_t d : {0, 1})
-        lstm::assertSameExtent(rewriter, LayerOp(layer).getLoc(), seq, d, x, d,
-                               "lstm.layer: input #" + Twine(i) +
-                                   " differs from input #0 in dimension " +
-                                   Twine(d));
+      // What the layer's lowering would check (assertLayerExtents, whose
+      // messages these are): layer 0's input #0 is x, the others' as long
+      // and as wide as it.
+      assertSameExtent(rewriter, LayerOp(layer).getLoc(), seq, 0, x, 0,
+                       "lstm.layer: input #" + Twine(i) +
+                           " has a different sequence length than input #0");
+      assertSameExtent(rewriter, LayerOp(layer).getLoc(), seq, 1, x, 1,
+                       "lstm.layer: input #" + Twine(i) +
+                           " has a different batch size than input #0");
       int64_t before = storeFirstStep(l), after = numLayers - 1 - before;
       insertRows(seq, l, rewriter.getIndexAttr(before), seqLen);
       for (auto [step, count] :

@@ -18,7 +18,7 @@
 // CHECK: %[[W:.*]] = tensor.concat dim(1) %{{.*}}, %[[LINKW]] : (tensor<3x8x32xf32>, tensor<3x8x32xf32>) -> tensor<3x16x32xf32>
 // Each saved sequence laid out [L, T + L - 1, B, 8], checked against the
 // layer's first input as the layer's lowering would.
-// CHECK: "lstm.layer: input #1 differs from input #0 in dimension 0
+// CHECK: "lstm.layer: input #1 has a different sequence length than input #0
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[2, 0, 0, 0] [1, %{{.*}}, %{{.*}}, 8] [1, 1, 1, 1] : tensor<?x?x8xf32> into tensor<3x?x?x8xf32>
 // CHECK: scf.for
 // The previous diagonal's link products of layers 0 .. L-2 are the output

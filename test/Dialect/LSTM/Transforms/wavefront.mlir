@@ -511,3 +511,64 @@ func.func @final_feeds_init(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: ten
   }
   return %y1 : tensor<?x?x4xf32>
 }
+
+// -----
+
+// An op between the layers that reads layer 0's final state but nothing the
+// chain reads moves below the last layer, where the loop is built.
+// CHECK-LABEL: func.func @read_between
+// CHECK: scf.for
+// CHECK: lstm.wavefront_layers = 2
+// CHECK: arith.negf %{{.*}} : tensor<?x4xf32>
+// CHECK-NOT: lstm.layer
+func.func @read_between(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %neg = arith.negf %hT0 : tensor<?x4xf32>
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1, %neg : tensor<?x?x4xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// With an op of memory effects between the layers nothing moves (it might
+// observe the order), so layer 0's final state is read before the last
+// layer and the chain stays layers.
+// CHECK-LABEL: func.func @effects_between
+// CHECK-NOT: scf.for
+// CHECK: lstm.layer forward
+// CHECK: memref.alloc
+// CHECK: arith.negf
+// CHECK: lstm.layer forward
+func.func @effects_between(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
+    -> (tensor<?x?x4xf32>, tensor<?x4xf32>, memref<4xf32>) {
+  %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  %m = memref.alloc() : memref<4xf32>
+  %neg = arith.negf %hT0 : tensor<?x4xf32>
+  %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
+      -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
+    %hn = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
+        weights(%W, %W : tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
+  }
+  return %y1, %neg, %m : tensor<?x?x4xf32>, tensor<?x4xf32>, memref<4xf32>
+}
