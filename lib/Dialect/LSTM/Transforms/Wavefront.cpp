@@ -94,23 +94,26 @@ struct LSTMWavefrontPass
     // Layers that statically run no step (T or B of 0) are what they
     // compute before anything else looks at them (EmptyLayers.h).
     replaceEmptyLayers(getOperation());
-    // The layers as the canonicaliser leaves them (a sequence that a cell
-    // does not read would otherwise be gathered a diagonal at a time), and
-    // their cells without repeated computations (a backward cell assembles
-    // its gates' gradients twice: for its product and for its output,
-    // which the product on the link output is recognised by).
+    // The layers' cells without repeated computations (a backward cell
+    // assembles its gates' gradients twice: for its product and for its
+    // output, which the product on the link output is recognised by), then
+    // the layers as the canonicaliser leaves them: a sequence that a cell
+    // does not read would otherwise be gathered a diagonal at a time, and
+    // an output that yields the same value as another (the backward cell's
+    // dG, once for the input weights' gradient and once for the recurrent
+    // weights', the same value after CSE) stored twice.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance;
     SmallVector<Operation *> layers;
-    getOperation()->walk([&](LayerOp layer) { layers.push_back(layer); });
+    getOperation()->walk([&](LayerOp layer) {
+      eliminateCommonSubExpressions(rewriter, dominance, layer);
+      layers.push_back(layer);
+    });
     RewritePatternSet patterns(&getContext());
     LayerOp::getCanonicalizationPatterns(patterns, &getContext());
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     (void)applyOpPatternsGreedily(layers, std::move(patterns), config);
-    IRRewriter rewriter(&getContext());
-    DominanceInfo dominance;
-    getOperation()->walk([&](LayerOp layer) {
-      eliminateCommonSubExpressions(rewriter, dominance, layer);
-    });
     for (const SmallVector<LayerOp> &chain : findLayerChains(getOperation()))
       rewriteChain(rewriter, chain);
   }

@@ -422,8 +422,27 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
   unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
   Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
   next.push_back(combinedPosition ? diag.linkProducts : outs);
-  // The last layer runs step d - (L-1). Before it starts, its output goes
-  // to its first step's row, which step 0 then overwrites.
+  // Where the link output is also a side output, the last layer's steps
+  // are in its store (replaceLayers views them there): the sequence stays
+  // as it came in, and the canonicaliser drops it.
+  next.push_back(linkOutputStore()
+                     ? iterArgs[numStates + 1]
+                     : insertLastOutput(diag, outs, iterArgs[numStates + 1]));
+  // The side outputs of all layers go to one step of their stores: the
+  // diagonal's, counted from the last (reverse) so that every layer's steps
+  // come in ascending order (sideOutputView).
+  Value row = storeStep(diag.d);
+  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
+    next.push_back(insertStep(rewriter, loc,
+                              operandOf(diag, refYield, yieldPos, outBegin + k),
+                              iterArgs[numStates + 2 + i], row));
+  return next;
+}
+
+/// The last layer runs step d - (L-1). Before it starts, its output goes
+/// to its first step's row, which step 0 then overwrites.
+Value WavefrontBuilder::insertLastOutput(Diagonal &diag, Value outs,
+                                         Value sequence) {
   Value stepLast = arith::MaxSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(
@@ -441,18 +460,15 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
       rewriter.getIndexAttr(1), tensor::getMixedSize(rewriter, loc, lastOut, 0),
       tensor::getMixedSize(rewriter, loc, lastOut, 1)};
   SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-  next.push_back(tensor::InsertSliceOp::create(rewriter, loc, lastOut,
-                                               iterArgs[numStates + 1], offsets,
-                                               sizes, strides));
-  // The side outputs of all layers go to one step of their stores: the
-  // diagonal's, counted from the last (reverse) so that every layer's steps
-  // come in ascending order (sideOutputView).
-  Value row = storeStep(diag.d);
-  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
-    next.push_back(insertStep(rewriter, loc,
-                              operandOf(diag, refYield, yieldPos, outBegin + k),
-                              iterArgs[numStates + 2 + i], row));
-  return next;
+  return tensor::InsertSliceOp::create(rewriter, loc, lastOut, sequence,
+                                       offsets, sizes, strides);
+}
+
+std::optional<unsigned> WavefrontBuilder::linkOutputStore() const {
+  auto it = llvm::find(plan.sideOutputs, plan.linkOutput);
+  if (it == plan.sideOutputs.end())
+    return std::nullopt;
+  return numStates + 2 + (it - plan.sideOutputs.begin());
 }
 
 /// Layer `l`'s sequence out of a side output's store [L, L + T - 1, B, N]:
@@ -483,8 +499,13 @@ void WavefrontBuilder::replaceLayers(scf::ForOp loop) {
           output, sideOutputView(loop.getResults()[numStates + 2 + i], l,
                                  cast<RankedTensorType>(output.getType())));
     }
-  rewriter.replaceAllUsesWith(ref.getOutputs()[plan.linkOutput],
-                              loop.getResults()[numStates + 1]);
+  Value linkOutput = ref.getOutputs()[plan.linkOutput];
+  rewriter.replaceAllUsesWith(
+      linkOutput,
+      linkOutputStore()
+          ? sideOutputView(loop.getResults()[*linkOutputStore()], numLayers - 1,
+                           cast<RankedTensorType>(linkOutput.getType()))
+          : loop.getResults()[numStates + 1]);
   for (auto [l, layer] : llvm::enumerate(plan.layers))
     for (auto [k, final] : llvm::enumerate(LayerOp(layer).getFinals()))
       rewriter.replaceAllUsesWith(

@@ -85,6 +85,12 @@ private:
                                          OpFoldResult first);
   Operation *batchOp(Diagonal &diag, Operation *refOp, unsigned position);
   SmallVector<Value> buildNextIterArgs(Diagonal &diag, ValueRange iterArgs);
+  /// The output sequence with the last layer's output of this diagonal in.
+  Value insertLastOutput(Diagonal &diag, Value outs, Value sequence);
+  /// The position among the loop's results of the side output store that
+  /// also holds the link output, if it is one: the last layer's output
+  /// sequence is then a view of it rather than a sequence of its own.
+  std::optional<unsigned> linkOutputStore() const;
   Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
   void eraseLinkProduct(ProjectedLink link);

@@ -95,20 +95,21 @@ func.func @batch_32(%x: tensor<?x32x4xf32>, %h0: tensor<32x4xf32>, %W: tensor<4x
 // -----
 
 // A dynamic batch: the wavefront in the then branch of scf.if B <= 16, the
-// layers as they were in its else branch. The if yields layer 0's store
-// whole (the else branch putting its sequence there), and its view is
-// taken after the if (wavefront.mlir).
+// layers as they were in its else branch. The if yields the store of the
+// layers' outputs whole (the else branch putting layer 0's and layer 2's
+// sequences there), and their views are taken after the if (wavefront.mlir).
 // CHECK-LABEL: func.func @dynamic_batch
 // CHECK: %[[B:.*]] = tensor.dim %arg0, %c1
 // CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[B]], %c16 : index
-// CHECK: %[[R:.*]]:3 = scf.if %[[SMALL]] -> (tensor<?x?x4xf32>, tensor<3x?x?x4xf32>, index)
+// CHECK: %[[R:.*]]:3 = scf.if %[[SMALL]] -> (tensor<3x?x?x4xf32>, index, index)
 // CHECK-NOT: lstm.layer forward
 // CHECK: scf.for
 // CHECK: } else {
 // CHECK-COUNT-3: lstm.layer forward
 // CHECK: bufferization.alloc_tensor
-// CHECK: %[[Y0:.*]] = tensor.extract_slice %[[R]]#1[0, 0, 0, 0] [1, %[[R]]#2, %{{.*}}, 4]
-// CHECK: return %[[Y0]], %[[R]]#0
+// CHECK: %[[Y0:.*]] = tensor.extract_slice %[[R]]#0[0, 0, 0, 0] [1, %[[R]]#1, %{{.*}}, 4]
+// CHECK: %[[Y2:.*]] = tensor.extract_slice %[[R]]#0[2, 2, 0, 0] [1, %[[R]]#2, %{{.*}}, 4]
+// CHECK: return %[[Y0]], %[[Y2]]
 func.func @dynamic_batch(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tensor<4x4xf32>)
     -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
   %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)

@@ -178,7 +178,9 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     the batched cell's `[L, B, N]` value of diagonal `d` (of diagonal
     `L + T - 2 - d` in a reverse stack). Layer `l`'s sequence is then the
     contiguous view of its row from step `l` (`L - 1 - l` in reverse),
-    without a copy in the loop. Such outputs need a static `N`.
+    without a copy in the loop. Such outputs need a static `N`. Where the
+    link output is stored so (a training forward's `h`, a backward's `dG`),
+    the last layer's sequence is its view too, not a sequence of its own.
 
     Those stores, and the copies of the views that a function returns (one
     buffer per result), cost more than the layers where the wavefront does
@@ -260,8 +262,11 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     directions, bidirectional stacks (their layers feed a `tensor.concat`,
     not the next layer), layers with `lengths`, links through a product
     without `product-links`, and cells that differ in structure. Before
-    looking for chains, the layers are canonicalised (`lstm.layer`'s
-    patterns: a backward LSTM layer's unread `h_{t-1}` sequence goes).
+    looking for chains, each cell goes through CSE and the layers are then
+    canonicalised (`lstm.layer`'s patterns: a backward LSTM layer's unread
+    `h_{t-1}` sequence goes, and its `dG`, which it returns twice, for the
+    input and the recurrent weights' gradients, once CSE has made the two
+    one value, is stored once).
 
     Run it after `lstm-combine-gate-gemms`, which only rewrites the cells
     of `lstm.layer`s: a combined cell is batched like any other (its packed
