@@ -225,6 +225,11 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
     pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
+  // Without tensor cores cuBLAS runs a wavefront's deep batched products
+  // (a backward stack's links) with most of the GPU idle: their reductions
+  // split into a wider batch (docs/benchmarks.md, "Split reductions").
+  if (options.cublas && options.computeType == GemmComputeType::fp32)
+    pm.addPass(lstm::createSplitBatchedGemmsPass());
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.

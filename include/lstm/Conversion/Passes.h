@@ -27,6 +27,7 @@
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
 #include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
+#include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
 
 namespace mlir::lstm {
 

@@ -851,6 +851,56 @@ def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   ];
 }
 
+def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
+  let summary = "Split the reduction of deep batched GEMMs into a wider batch "
+                "and a sum";
+  let description = [{
+    A wavefront's batched gate multiplies L matrices of B rows at once: a
+    backward stack's link product `[L, B, 4N] × [L, 4N, N + I]` at appleyard
+    (L = 4, B = 64, N = 512) is 16 tiles of 32 × 32 per matrix, each through
+    all 2048 terms of the reduction. Without tensor cores (the fp32 compute
+    type) cuBLAS runs it with 32 × 32 tiles and no split of the reduction
+    (cublasLt refuses a split-K algorithm for a strided batch): 63 µs where
+    the four matrices split in K would take 39
+    (`bench/micro/gemm_splitk.cu`, docs/benchmarks.md, "Split
+    reductions").
+
+    This pass rewrites such a `linalg.batch_matmul` on tensors
+    (`C[l] += X[l] · W[l]ᵀ`, the form `convert-lstm-to-linalg` gives a
+    batched gate) into S times as many products of depth K/S: X and W are
+    transposed to `[L, S, ·, K/S]` (W right after its definition, so once
+    before a loop that it does not change), multiplied as one batch of L·S
+    matrices, and the partial products summed into C by a
+    `linalg.generic` (one more kernel). It applies where the reduction is
+    at least `min-depth` terms deep and at least twice as deep as the
+    result is wide (a forward step's `[L, B, N] × [L, N, 4N]` is left
+    alone: its matrices have tiles enough, and split it measured slower);
+    where the batch's rows are not static, an
+    `scf.if` keeps the product whole below `min-rows` rows (at B = 1 the
+    transposition and the sum cost more than the split gains). S is
+    `splits`, halved until it divides K into slices of a multiple of 4
+    terms (16-byte aligned for cuBLAS).
+
+    `lstm-to-nvvm` runs it under the fp32 compute type, after the pointwise
+    fusion: with tensor cores (tf32, bf16) the batched product is already
+    fast and the split measured slower.
+  }];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"8",
+           "Slices of the reduction per product">,
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"512",
+           "The least reduction depth K that is split">,
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"8",
+           "The least number of rows B that is split">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def LowerDynamicExpandShapePass : Pass<"lstm-lower-dynamic-expand-shape"> {
   let summary = "Rewrite contiguous memref.expand_shape with several dynamic extents per group as memref.reinterpret_cast";
   let description = [{

@@ -1,0 +1,240 @@
+//===- SplitBatchedGemms.cpp - Deep batched GEMMs split in K --------------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A batch of a few matrices with few rows and a deep reduction leaves most
+// of a GPU idle when each output tile runs through the whole reduction:
+// cuBLAS splits a single GEMM's K itself (cublasLt's split-K algorithms),
+// but not a strided batch's. The split is written here instead, on tensors:
+// C[l] += Σ_s X[l, s] · W[l, s]ᵀ over slices of K/S terms, the slices as
+// one batch of L·S matrices, the sum a generic after it. The transposition
+// of W goes right after W's definition (as lstm-gemm-operands-to-bf16 puts
+// its copies), so a weight is transposed once before the loop that reads
+// it, not once per step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_SPLITBATCHEDGEMMSPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+
+namespace {
+
+/// The indexing maps of `C[l, b, h] += X[l, b, k] · W[l, h, k]`, the form
+/// convert-lstm-to-linalg gives a batched gate's product.
+ArrayAttr transposedWeightMaps(MLIRContext *ctx) {
+  AffineExpr l, b, h, k;
+  bindDims(ctx, l, b, h, k);
+  Builder builder(ctx);
+  return builder.getAffineMapArrayAttr({AffineMap::get(4, 0, {l, b, k}, ctx),
+                                        AffineMap::get(4, 0, {l, h, k}, ctx),
+                                        AffineMap::get(4, 0, {l, b, h}, ctx)});
+}
+
+/// What a split product needs to know of a matched batch_matmul.
+struct SplitShape {
+  int64_t groups, depth, width, splits;
+};
+
+/// Slices of `depth` into at most `splits` parts of a multiple of 4 terms.
+int64_t chooseSplits(int64_t depth, int64_t splits) {
+  while (splits >= 2 && (depth % splits != 0 || (depth / splits) % 4 != 0))
+    splits /= 2;
+  return splits;
+}
+
+/// `[L, R, K]` as `[L·S, R, K/S]`: slice s of matrix l is matrix l·S + s.
+/// A weight's is made once, after its definition, and shared between the
+/// products that read it.
+class SliceTransposer {
+public:
+  Value transpose(RewriterBase &rewriter, Value value, int64_t splits,
+                  bool afterDefinition) {
+    // Only a transposition placed after the definition dominates every
+    // product that reads the value.
+    if (afterDefinition)
+      if (Value cached = cache.lookup({value, splits}))
+        return cached;
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (afterDefinition) {
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        rewriter.setInsertionPointToStart(arg.getOwner());
+      else
+        rewriter.setInsertionPointAfter(value.getDefiningOp());
+    }
+    Location loc = value.getLoc();
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t groups = type.getDimSize(0), depth = type.getDimSize(2);
+    int64_t slice = depth / splits;
+    OpFoldResult rows = tensor::getMixedSize(rewriter, loc, value, 1);
+    // [L, R, S, K/S] -> [L, S, R, K/S] -> [L·S, R, K/S].
+    SmallVector<OpFoldResult> expandedSizes = {
+        rewriter.getIndexAttr(groups), rows, rewriter.getIndexAttr(splits),
+        rewriter.getIndexAttr(slice)};
+    auto expandedType = RankedTensorType::get(
+        {groups, type.getDimSize(1), splits, slice}, type.getElementType());
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, loc, expandedType, value,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, expandedSizes);
+    SmallVector<OpFoldResult> transposedSizes = {
+        rewriter.getIndexAttr(groups), rewriter.getIndexAttr(splits), rows,
+        rewriter.getIndexAttr(slice)};
+    Value empty = tensor::EmptyOp::create(rewriter, loc, transposedSizes,
+                                          type.getElementType());
+    Value transposed =
+        linalg::TransposeOp::create(rewriter, loc, expanded, empty,
+                                    ArrayRef<int64_t>{0, 2, 1, 3})
+            .getResult()[0];
+    Value slices = tensor::CollapseShapeOp::create(
+        rewriter, loc, transposed,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    if (afterDefinition)
+      cache[{value, splits}] = slices;
+    return slices;
+  }
+
+private:
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> cache;
+};
+
+/// The split product of `op` (`C += X·Wᵀ` over K/S-term slices, summed
+/// into C).
+Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
+                        const SplitShape &shape, SliceTransposer &slicer) {
+  Location loc = op.getLoc();
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
+  Value acc = op.getDpsInits()[0];
+  auto accType = cast<RankedTensorType>(acc.getType());
+  Type elementType = accType.getElementType();
+  Value xSlices = slicer.transpose(rewriter, x, shape.splits,
+                                   /*afterDefinition=*/false);
+  Value wSlices = slicer.transpose(rewriter, w, shape.splits,
+                                   /*afterDefinition=*/true);
+
+  // The partial products, [L·S, B, N], from zeros.
+  OpFoldResult rows = tensor::getMixedSize(rewriter, loc, acc, 1);
+  SmallVector<OpFoldResult> partialSizes = {
+      rewriter.getIndexAttr(shape.groups * shape.splits), rows,
+      rewriter.getIndexAttr(shape.width)};
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, partialSizes, elementType);
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(elementType));
+  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  auto partialType = cast<RankedTensorType>(zeros.getType());
+  auto product = linalg::BatchMatmulOp::create(
+      rewriter, loc, TypeRange{partialType}, ValueRange{xSlices, wSlices},
+      ValueRange{zeros});
+  product.setIndexingMapsAttr(transposedWeightMaps(rewriter.getContext()));
+
+  // [L, S, B, N], summed over S into C: the reduction innermost, so that
+  // the parallel loops over C's elements become the kernel's threads.
+  auto groupedType = RankedTensorType::get(
+      {shape.groups, shape.splits, accType.getDimSize(1), shape.width},
+      elementType);
+  SmallVector<OpFoldResult> groupedSizes = {
+      rewriter.getIndexAttr(shape.groups), rewriter.getIndexAttr(shape.splits),
+      rows, rewriter.getIndexAttr(shape.width)};
+  Value grouped = tensor::ExpandShapeOp::create(
+      rewriter, loc, groupedType, product.getResult(0),
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}}, groupedSizes);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr l, b, h, s;
+  bindDims(ctx, l, b, h, s);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {l, s, b, h}, ctx),
+                                 AffineMap::get(4, 0, {l, b, h}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  return linalg::GenericOp::create(
+             rewriter, loc, accType, ValueRange{grouped}, ValueRange{acc}, maps,
+             iterators,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               Value sum = arith::AddFOp::create(nb, nl, args[1], args[0]);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
+struct SplitBatchedGemmsPass
+    : lstm::impl::SplitBatchedGemmsPassBase<SplitBatchedGemmsPass> {
+  using Base::Base;
+
+  /// The shape of the split if `op` is a product this pass splits.
+  std::optional<SplitShape> match(linalg::BatchMatmulOp op) {
+    if (!op.hasPureTensorSemantics() ||
+        op.getIndexingMapsAttr() != transposedWeightMaps(op.getContext()))
+      return std::nullopt;
+    auto x = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+    auto w = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+    auto acc = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    if (!x || !w || !acc || !isa<FloatType>(acc.getElementType()) ||
+        x.getElementType() != acc.getElementType() ||
+        w.getElementType() != acc.getElementType())
+      return std::nullopt;
+    // The groups, the depth and the width static (the batch may not be).
+    if (x.isDynamicDim(0) || x.isDynamicDim(2) || w.isDynamicDim(1))
+      return std::nullopt;
+    SplitShape shape{x.getDimSize(0), x.getDimSize(2), w.getDimSize(1), 0};
+    // A product whose matrices are wide enough for the GPU's tiles gains
+    // less from the split than its transpositions and sum cost: a forward
+    // step's [L, B, N] × [L, N, 4N] measured slower split.
+    if (shape.depth < minDepth || shape.depth < 2 * shape.width)
+      return std::nullopt;
+    if (!x.isDynamicDim(1) && x.getDimSize(1) < minRows)
+      return std::nullopt;
+    shape.splits = chooseSplits(shape.depth, splits);
+    if (shape.splits < 2)
+      return std::nullopt;
+    return shape;
+  }
+
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::BatchMatmulOp, SplitShape>> products;
+    getOperation()->walk([&](linalg::BatchMatmulOp op) {
+      if (std::optional<SplitShape> shape = match(op))
+        products.push_back({op, *shape});
+    });
+    IRRewriter rewriter(&getContext());
+    SliceTransposer slicer;
+    for (auto [op, shape] : products) {
+      rewriter.setInsertionPoint(op);
+      Location loc = op.getLoc();
+      Value x = op.getDpsInputs()[0];
+      if (!cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {
+        rewriter.replaceOp(op, buildSplitProduct(rewriter, op, shape, slicer));
+        continue;
+      }
+      // Below min-rows rows the whole product: the transposition and the
+      // sum would cost more than the split gains.
+      Value rows = tensor::DimOp::create(rewriter, loc, x, 1);
+      Value enough = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, rows,
+          arith::ConstantIndexOp::create(rewriter, loc, minRows));
+      auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(),
+                                      enough, /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(branch.thenBlock());
+      Value split = buildSplitProduct(rewriter, op, shape, slicer);
+      scf::YieldOp::create(rewriter, loc, split);
+      rewriter.setInsertionPointToStart(branch.elseBlock());
+      Operation *whole = rewriter.clone(*op);
+      scf::YieldOp::create(rewriter, loc, whole->getResults());
+      rewriter.replaceOp(op, branch.getResults());
+    }
+  }
+};
+
+} // namespace

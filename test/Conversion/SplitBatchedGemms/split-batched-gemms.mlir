@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-split-batched-gemms -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-split-batched-gemms=splits=4 -split-input-file | FileCheck %s --check-prefix=FOUR
+
+// A backward stack's link product at appleyard's sizes (L = 4, K = 2048,
+// N = 1024) with a dynamic batch: X sliced to [L·8, B, 256] where it is
+// multiplied, W right after its definition (here the function's argument),
+// the 32 partial products summed into the accumulator with the reduction
+// innermost; below 8 rows the product stays whole.
+// CHECK-LABEL: func.func @link_product
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?x2048xf32>, %[[W:.*]]: tensor<4x1024x2048xf32>, %[[ACC:.*]]: tensor<4x?x1024xf32>)
+// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[}}[0], [1], [2, 3]] output_shape [4, 1024, 8, 256]
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[WE]] : tensor<4x1024x8x256xf32>) outs(%{{.*}} : tensor<4x8x1024x256xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[WS:.*]] = tensor.collapse_shape %[[WT]] {{\[}}[0, 1], [2], [3]] : tensor<4x8x1024x256xf32> into tensor<32x1024x256xf32>
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[B]], %c8
+// CHECK: %[[R:.*]] = scf.if %[[ENOUGH]] -> (tensor<4x?x1024xf32>) {
+// CHECK: %[[XE:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [4, %{{.*}}, 8, 256]
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[XE]] : tensor<4x?x8x256xf32>) outs(%{{.*}} : tensor<4x8x?x256xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[XS:.*]] = tensor.collapse_shape %[[XT]] {{\[}}[0, 1], [2], [3]] : tensor<4x8x?x256xf32> into tensor<32x?x256xf32>
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x?x1024xf32>)
+// CHECK: %[[P:.*]] = linalg.batch_matmul indexing_maps = [#[[$XMAP:.*]], #[[$WMAP:.*]], #[[$CMAP:.*]]] ins(%[[XS]], %[[WS]] : tensor<32x?x256xf32>, tensor<32x1024x256xf32>) outs(%[[ZEROS]] : tensor<32x?x1024xf32>)
+// CHECK: %[[PG:.*]] = tensor.expand_shape %[[P]] {{\[}}[0, 1], [2], [3]] output_shape [4, 8, %{{.*}}, 1024]
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$PARTS:.*]], #[[$OUT:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[PG]] : tensor<4x8x?x1024xf32>) outs(%[[ACC]] : tensor<4x?x1024xf32>)
+// CHECK: arith.addf
+// CHECK: scf.yield %[[SUM]]
+// CHECK: } else {
+// CHECK: %[[WHOLE:.*]] = linalg.batch_matmul {{.*}} ins(%[[X]], %[[W]] : tensor<4x?x2048xf32>, tensor<4x1024x2048xf32>)
+// CHECK: scf.yield %[[WHOLE]]
+// CHECK: return %[[R]]
+// CHECK-DAG: #[[$PARTS]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+// CHECK-DAG: #[[$OUT]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// FOUR-LABEL: func.func @link_product
+// FOUR: tensor<16x1024x512xf32>
+// FOUR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x?x512xf32>, tensor<16x1024x512xf32>)
+func.func @link_product(%x: tensor<4x?x2048xf32>, %w: tensor<4x1024x2048xf32>,
+                        %acc: tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32> {
+  %r = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x, %w : tensor<4x?x2048xf32>, tensor<4x1024x2048xf32>)
+      outs(%acc : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+  return %r : tensor<4x?x1024xf32>
+}
+
+// -----
+
+// A static batch of 64 needs no branch; W is defined before the loop and
+// transposed there once, X (the step's value) in the loop; two products
+// on the same weight share its transposition. K = 1536 (Cho's GRU's
+// link, 3N, onto an input of 512): 8 slices of 192.
+// CHECK-LABEL: func.func @in_loop
+// CHECK: %[[W:.*]] = linalg.fill
+// CHECK-NEXT: tensor.expand_shape %[[W]]
+// CHECK-NEXT: tensor.empty() : tensor<2x8x512x192xf32>
+// CHECK-NEXT: linalg.transpose
+// CHECK-NEXT: %[[WS:.*]] = tensor.collapse_shape
+// CHECK-NOT: linalg.transpose {{.*}} tensor<2x512x8x192xf32>
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %[[WS]] : tensor<16x64x192xf32>, tensor<16x512x192xf32>)
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %[[WS]] : tensor<16x64x192xf32>, tensor<16x512x192xf32>)
+func.func @in_loop(%x: tensor<2x64x1536xf32>, %acc: tensor<2x64x512xf32>, %n: index)
+    -> tensor<2x64x512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<2x512x1536xf32>
+  %w = linalg.fill ins(%one : f32) outs(%e : tensor<2x512x1536xf32>) -> tensor<2x512x1536xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> (tensor<2x64x512xf32>) {
+    %p = linalg.batch_matmul
+        indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                         affine_map<(l, b, h, k) -> (l, h, k)>,
+                         affine_map<(l, b, h, k) -> (l, b, h)>]
+        ins(%x, %w : tensor<2x64x1536xf32>, tensor<2x512x1536xf32>)
+        outs(%a : tensor<2x64x512xf32>) -> tensor<2x64x512xf32>
+    %q = linalg.batch_matmul
+        indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                         affine_map<(l, b, h, k) -> (l, h, k)>,
+                         affine_map<(l, b, h, k) -> (l, b, h)>]
+        ins(%x, %w : tensor<2x64x1536xf32>, tensor<2x512x1536xf32>)
+        outs(%p : tensor<2x64x512xf32>) -> tensor<2x64x512xf32>
+    scf.yield %q : tensor<2x64x512xf32>
+  }
+  return %r : tensor<2x64x512xf32>
+}
+
+// -----
+
+// Left alone: a forward step's product (K = 512 below the width 2048), one
+// less than twice as deep as wide (K = 1536, width 1024), a shallow one
+// (K = 256 < min-depth), a static batch of 1, the default maps (W as
+// [L, K, N]).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @left_alone(%x: tensor<4x?x512xf32>, %w: tensor<4x2048x512xf32>,
+                      %acc: tensor<4x?x2048xf32>,
+                      %x2: tensor<4x?x256xf32>, %w2: tensor<4x64x256xf32>,
+                      %acc2: tensor<4x?x64xf32>,
+                      %x3: tensor<4x1x2048xf32>, %w3: tensor<4x512x2048xf32>,
+                      %acc3: tensor<4x1x512xf32>,
+                      %w4: tensor<4x2048x512xf32>, %acc4: tensor<4x1x512xf32>,
+                      %x5: tensor<4x?x1536xf32>, %w5: tensor<4x1024x1536xf32>,
+                      %acc5: tensor<4x?x1024xf32>)
+    -> (tensor<4x?x2048xf32>, tensor<4x?x64xf32>, tensor<4x1x512xf32>, tensor<4x1x512xf32>, tensor<4x?x1024xf32>) {
+  %r = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x, %w : tensor<4x?x512xf32>, tensor<4x2048x512xf32>)
+      outs(%acc : tensor<4x?x2048xf32>) -> tensor<4x?x2048xf32>
+  %r2 = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x2, %w2 : tensor<4x?x256xf32>, tensor<4x64x256xf32>)
+      outs(%acc2 : tensor<4x?x64xf32>) -> tensor<4x?x64xf32>
+  %r3 = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x3, %w3 : tensor<4x1x2048xf32>, tensor<4x512x2048xf32>)
+      outs(%acc3 : tensor<4x1x512xf32>) -> tensor<4x1x512xf32>
+  %r4 = linalg.batch_matmul
+      ins(%x3, %w4 : tensor<4x1x2048xf32>, tensor<4x2048x512xf32>)
+      outs(%acc4 : tensor<4x1x512xf32>) -> tensor<4x1x512xf32>
+  %r5 = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x5, %w5 : tensor<4x?x1536xf32>, tensor<4x1024x1536xf32>)
+      outs(%acc5 : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+  return %r, %r2, %r3, %r4, %r5 : tensor<4x?x2048xf32>, tensor<4x?x64xf32>, tensor<4x1x512xf32>, tensor<4x1x512xf32>, tensor<4x?x1024xf32>
+}
