@@ -53,3 +53,44 @@ func.func @unread_inputs(%x: tensor<?x?x8xf32>, %a: tensor<?x?x8xf32>, %b: tenso
   }
   return %y, %hT : tensor<?x?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// Outputs that yield whole columns of a wider output at every step (as Cho's
+// GRU's backward cell yields its gates' gradients whole and two slices of
+// them) become views of the wider output's sequence: %d is the wide
+// output's columns 0..3 (pieces %p at 0 and %q at 2, as the wide one has
+// them), %q its columns 2..3. %e covers columns 0..1 with a value the wide
+// output does not hold there, and %f leaves columns 2..3 undefined: both
+// stay.
+// CHECK-LABEL: func.func @slice_outputs
+// CHECK: %[[L:.*]]:3, %{{.*}} = lstm.layer forward
+// CHECK: lstm.yield out(%[[WIDE:.*]], %[[E:.*]], %[[F:.*]] : tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK: %[[T:.*]] = tensor.dim %[[L]]#0, %c0
+// CHECK: %[[B:.*]] = tensor.dim %[[L]]#0, %c1
+// CHECK: %[[D:.*]] = tensor.extract_slice %[[L]]#0[0, 0, 0] [%[[T]], %[[B]], 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+// CHECK: %[[Q:.*]] = tensor.extract_slice %[[L]]#0[0, 0, 2] [%{{.*}}, %{{.*}}, 2] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x2xf32>
+// CHECK: return %[[L]]#0, %[[D]], %[[Q]], %[[L]]#1, %[[L]]#2
+func.func @slice_outputs(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x2xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %w, %d, %q, %e, %f, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x2xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %c0 = arith.constant 0 : index
+    %b = tensor.dim %h, %c0 : tensor<?x8xf32>
+    %s = arith.addf %xt, %h : tensor<?x8xf32>
+    %p = tensor.extract_slice %s[0, 0] [%b, 2] [1, 1] : tensor<?x8xf32> to tensor<?x2xf32>
+    %q = tensor.extract_slice %s[0, 2] [%b, 2] [1, 1] : tensor<?x8xf32> to tensor<?x2xf32>
+    %r = tensor.extract_slice %s[0, 4] [%b, 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
+    %e8 = tensor.empty(%b) : tensor<?x8xf32>
+    %w0 = tensor.insert_slice %r into %e8[0, 4] [%b, 4] [1, 1] : tensor<?x4xf32> into tensor<?x8xf32>
+    %w1 = tensor.insert_slice %q into %w0[0, 2] [%b, 2] [1, 1] : tensor<?x2xf32> into tensor<?x8xf32>
+    %wide = tensor.insert_slice %p into %w1[0, 0] [%b, 2] [1, 1] : tensor<?x2xf32> into tensor<?x8xf32>
+    %e4 = tensor.empty(%b) : tensor<?x4xf32>
+    %d0 = tensor.insert_slice %q into %e4[0, 2] [%b, 2] [1, 1] : tensor<?x2xf32> into tensor<?x4xf32>
+    %dd = tensor.insert_slice %p into %d0[0, 0] [%b, 2] [1, 1] : tensor<?x2xf32> into tensor<?x4xf32>
+    %ee = tensor.insert_slice %q into %d0[0, 0] [%b, 2] [1, 1] : tensor<?x2xf32> into tensor<?x4xf32>
+    lstm.yield out(%wide, %dd, %q, %ee, %d0 : tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x4xf32>, tensor<?x4xf32>) state(%s : tensor<?x8xf32>)
+  }
+  return %w, %d, %q, %e, %f : tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x2xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}

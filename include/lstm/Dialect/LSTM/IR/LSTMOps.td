@@ -118,9 +118,10 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
   }];
 
   let hasVerifier = 1;
-  // Output sequences that nothing reads, outputs that yield the same value
-  // as an earlier one, and input sequences after the first that the cell
-  // does not read are dropped.
+  // Output sequences that nothing reads and outputs that yield the same
+  // value as another are dropped, outputs that yield whole columns of a
+  // wider output become views of its sequence, and input sequences after
+  // the first that the cell does not read are dropped.
   let hasCanonicalizer = 1;
 }
 

@@ -1,0 +1,304 @@
+//===- LayerCanonicalization.cpp - lstm.layer's canonical form ------------===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every output of a layer is a [T, B, N] sequence written at every step,
+// and every input after the first one read at every step: what a layer
+// returns or reads without need costs memory traffic each step. The
+// gradient functions of lstm-differentiate make such layers (one sequence
+// per weight gradient, several of them the same values), and these
+// patterns take out what is not needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::lstm;
+
+namespace {
+
+/// A value that fills the columns [offset, offset + width) of every row of
+/// a step's output.
+struct ColumnPiece {
+  Value value;
+  int64_t offset, width;
+};
+
+/// The static width of a step value `[B, W]`, if it has one.
+std::optional<int64_t> widthOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 2 || type.isDynamicDim(1))
+    return std::nullopt;
+  return type.getDimSize(1);
+}
+
+/// Whether `size` is every row of `dest`: its static extent, or the size
+/// that the `tensor.empty` at the root of its chain of inserts was made
+/// with.
+bool isAllRows(OpFoldResult size, Value dest) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  if (!type.isDynamicDim(0))
+    return isConstantIntValue(size, type.getDimSize(0));
+  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>())
+    dest = insert.getDest();
+  auto empty = dest.getDefiningOp<tensor::EmptyOp>();
+  return empty &&
+         isEqualConstantIntOrValue(size, OpFoldResult(empty.getDynamicSize(0)));
+}
+
+/// The pieces of a step value, sorted by column and disjoint: those of a
+/// chain of `tensor.insert_slice`s of whole rows into a `tensor.empty`
+/// (the backward cell assembles its gates' gradients so), or the value
+/// itself as one piece. Columns no piece covers are left out (a
+/// `tensor.empty`'s are undefined); overlapping inserts give no pieces.
+std::optional<SmallVector<ColumnPiece>> columnPieces(Value v) {
+  std::optional<int64_t> width = widthOf(v);
+  if (!width)
+    return std::nullopt;
+  SmallVector<ColumnPiece> pieces;
+  Value dest = v;
+  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+    std::optional<int64_t> pieceWidth = widthOf(insert.getSource());
+    std::optional<int64_t> row =
+        getConstantIntValue(insert.getMixedOffsets()[0]);
+    std::optional<int64_t> column =
+        getConstantIntValue(insert.getMixedOffsets()[1]);
+    if (!pieceWidth || row != 0 || !column || !insert.hasUnitStride() ||
+        insert.getSourceType().getRank() != 2 ||
+        !isAllRows(insert.getMixedSizes()[0], insert.getDest()))
+      break;
+    pieces.push_back({insert.getSource(), *column, *pieceWidth});
+    dest = insert.getDest();
+  }
+  if (!dest.getDefiningOp<tensor::EmptyOp>())
+    pieces.push_back({dest, 0, *width});
+  llvm::sort(pieces, [](const ColumnPiece &a, const ColumnPiece &b) {
+    return a.offset < b.offset;
+  });
+  for (size_t i = 1; i < pieces.size(); ++i)
+    if (pieces[i - 1].offset + pieces[i - 1].width > pieces[i].offset)
+      return std::nullopt;
+  return pieces;
+}
+
+/// Whether the pieces cover the columns [0, width) without a gap.
+bool covers(ArrayRef<ColumnPiece> pieces, int64_t width) {
+  int64_t next = 0;
+  for (const ColumnPiece &piece : pieces) {
+    if (piece.offset != next)
+      return false;
+    next += piece.width;
+  }
+  return next == width;
+}
+
+/// The column at which `part` is a slice of `whole` (every row of both),
+/// if it is one: every piece of `part` is a piece of `whole` at that
+/// column plus its own offset.
+std::optional<int64_t> sliceColumn(Value part, Value whole) {
+  std::optional<SmallVector<ColumnPiece>> partPieces = columnPieces(part);
+  std::optional<SmallVector<ColumnPiece>> wholePieces = columnPieces(whole);
+  if (!partPieces || !wholePieces || partPieces->empty() ||
+      !covers(*partPieces, *widthOf(part)))
+    return std::nullopt;
+  const ColumnPiece &first = partPieces->front();
+  for (const ColumnPiece &candidate : *wholePieces) {
+    if (candidate.value != first.value || candidate.width != first.width)
+      continue;
+    int64_t column = candidate.offset - first.offset;
+    bool all = llvm::all_of(*partPieces, [&](const ColumnPiece &piece) {
+      return llvm::any_of(*wholePieces, [&](const ColumnPiece &w) {
+        return w.value == piece.value && w.width == piece.width &&
+               w.offset == column + piece.offset;
+      });
+    });
+    if (all)
+      return column;
+  }
+  return std::nullopt;
+}
+
+/// What becomes of an output sequence.
+struct OutputFate {
+  enum Kind { Kept, Unread, SameAs, SliceOf } kind = Kept;
+  /// The output it repeats or is a slice of.
+  unsigned of = 0;
+  /// The column where its slice begins.
+  int64_t column = 0;
+};
+
+/// Drops the output sequences of a layer that nothing reads, those that
+/// yield the same value as another output (their uses take the other
+/// one), and those that yield whole columns of another output at every
+/// step (their uses take a view of the other's sequence): each output is a
+/// [T, B, N] buffer written at every step. The gradient functions of
+/// lstm-differentiate produce all three kinds (Cho's GRU's backward cell
+/// yields its gates' gradients whole for the input weights' gradient and
+/// two slices of them for the recurrent ones').
+struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Widest outputs first: an output is a slice of a kept one, which
+  /// nothing wider contains.
+  SmallVector<OutputFate> decide(LayerOp op) const {
+    YieldOp yield = op.getYield();
+    unsigned numOutputs = op.getOutputs().size();
+    SmallVector<unsigned> order = llvm::to_vector(llvm::seq(numOutputs));
+    auto width = [&](unsigned j) {
+      return widthOf(yield.getOutputs()[j]).value_or(ShapedType::kDynamic);
+    };
+    llvm::stable_sort(
+        order, [&](unsigned a, unsigned b) { return width(a) > width(b); });
+    SmallVector<OutputFate> fates(numOutputs);
+    SmallVector<unsigned> kept;
+    for (unsigned j : order) {
+      Value result = op.getOutputs()[j];
+      Value yielded = yield.getOutputs()[j];
+      OutputFate &fate = fates[j];
+      if (result.use_empty()) {
+        fate.kind = OutputFate::Unread;
+        continue;
+      }
+      for (unsigned k : kept) {
+        Value other = yield.getOutputs()[k];
+        if (other == yielded &&
+            op.getOutputs()[k].getType() == result.getType()) {
+          fate = {OutputFate::SameAs, k, 0};
+          break;
+        }
+        auto resultType = cast<RankedTensorType>(result.getType());
+        auto otherType = cast<RankedTensorType>(op.getOutputs()[k].getType());
+        if (resultType.getRank() != 3 || otherType.getRank() != 3 ||
+            resultType.getElementType() != otherType.getElementType() ||
+            width(k) <= width(j) || width(j) == ShapedType::kDynamic)
+          continue;
+        if (std::optional<int64_t> column = sliceColumn(yielded, other)) {
+          fate = {OutputFate::SliceOf, k, *column};
+          break;
+        }
+      }
+      if (fate.kind == OutputFate::Kept)
+        kept.push_back(j);
+    }
+    return fates;
+  }
+
+  LogicalResult matchAndRewrite(LayerOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<OutputFate> fates = decide(op);
+    if (llvm::all_of(fates, [](const OutputFate &f) {
+          return f.kind == OutputFate::Kept;
+        }))
+      return failure();
+
+    // The yield's operands before it yields the kept ones only.
+    SmallVector<Value> yielded = llvm::to_vector(op.getYield().getOutputs());
+    unsigned numOutputs = op.getOutputs().size();
+    SmallVector<std::optional<unsigned>> position(numOutputs);
+    SmallVector<Value> keptValues;
+    SmallVector<Type> keptTypes;
+    for (unsigned j = 0; j < numOutputs; ++j) {
+      if (fates[j].kind != OutputFate::Kept)
+        continue;
+      position[j] = keptValues.size();
+      keptValues.push_back(yielded[j]);
+      keptTypes.push_back(op.getOutputs()[j].getType());
+    }
+    auto simplified = LayerOp::create(
+        rewriter, op.getLoc(), keptTypes, op.getFinals().getTypes(),
+        op.getDirection(), op.getInputs(), op.getInits(), op.getLengths());
+    simplified->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getBody(), simplified.getBody(),
+                                simplified.getBody().end());
+    YieldOp newYield = simplified.getYield();
+    rewriter.modifyOpInPlace(
+        newYield, [&] { newYield.getOutputsMutable().assign(keptValues); });
+
+    SmallVector<Value> replacements;
+    for (unsigned j = 0; j < numOutputs; ++j) {
+      const OutputFate &fate = fates[j];
+      switch (fate.kind) {
+      case OutputFate::Kept:
+        replacements.push_back(simplified.getOutputs()[*position[j]]);
+        break;
+      case OutputFate::Unread:
+        replacements.push_back(Value());
+        break;
+      case OutputFate::SameAs:
+        replacements.push_back(simplified.getOutputs()[*position[fate.of]]);
+        break;
+      case OutputFate::SliceOf: {
+        Value whole = simplified.getOutputs()[*position[fate.of]];
+        Location loc = op.getLoc();
+        SmallVector<OpFoldResult> sizes =
+            tensor::getMixedSizes(rewriter, loc, whole);
+        sizes[2] = rewriter.getIndexAttr(*widthOf(yielded[j]));
+        SmallVector<OpFoldResult> offsets = {
+            rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+            rewriter.getIndexAttr(fate.column)};
+        SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+        Value view = tensor::ExtractSliceOp::create(rewriter, loc, whole,
+                                                    offsets, sizes, strides);
+        if (view.getType() != op.getOutputs()[j].getType())
+          view = tensor::CastOp::create(rewriter, loc,
+                                        op.getOutputs()[j].getType(), view);
+        replacements.push_back(view);
+        break;
+      }
+      }
+    }
+    llvm::append_range(replacements, simplified.getFinals());
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
+/// Drops the input sequences after the first that the cell does not read
+/// (the backward of an LSTM layer receives its h_{t-1} sequence for the
+/// weight gradient after the loop, not for its steps): a stacked loop
+/// would gather them a diagonal at a time. The first input stays: the
+/// layer's length and batch size are read from it.
+struct DropUnreadInputs : OpRewritePattern<LayerOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> unread;
+    for (auto [i, slice] : llvm::enumerate(op.getInputSlices()))
+      if (i > 0 && slice.use_empty())
+        unread.push_back(i);
+    if (unread.empty())
+      return failure();
+    SmallVector<Value> inputs;
+    for (auto [i, input] : llvm::enumerate(op.getInputs()))
+      if (!llvm::is_contained(unread, i))
+        inputs.push_back(input);
+    auto simplified =
+        LayerOp::create(rewriter, op.getLoc(), op.getOutputs().getTypes(),
+                        op.getFinals().getTypes(), op.getDirection(), inputs,
+                        op.getInits(), op.getLengths());
+    simplified->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getBody(), simplified.getBody(),
+                                simplified.getBody().end());
+    Block &cell = simplified.getBody().front();
+    rewriter.modifyOpInPlace(simplified, [&] {
+      for (unsigned i : llvm::reverse(unread))
+        cell.eraseArgument(i);
+    });
+    rewriter.replaceOp(op, simplified->getResults());
+    return success();
+  }
+};
+} // namespace
+
+void LayerOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<SimplifyLayerOutputs, DropUnreadInputs>(context);
+}
