@@ -21,9 +21,10 @@
 # computing in fp32 under both; bf16 as without it; for
 # bench/train_gpu.py --lib-dir gpu-build/train-persistent); with STACKS=0 too,
 # into gpu-build/train-persistent-nostack, each layer of a stack its own
-# kernel (lstm-to-persistent{stacks=false}), for comparison. PRODUCT_LINKS=1
-# adds lstm-wavefront's product-links (the stacks' backward as a reverse
-# wavefront too) to the CUDA libraries' lstm-optimize.
+# kernel (lstm-to-persistent{stacks=false}), for comparison. The CUDA
+# libraries' lstm-optimize takes lstm-wavefront's product-links (the stacks'
+# backward as a reverse wavefront too; docs/benchmarks.md, "Split
+# reductions"); PRODUCT_LINKS=0 leaves them out.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -39,8 +40,8 @@ stacks=${STACKS:-1}
 jobs=${JOBS:-$(nproc)}
 PYTHON=${PYTHON:-python3}
 TOOLS=$(cd "${TOOLS:-build/bin}" && pwd)
-links=
-[ -n "${PRODUCT_LINKS:-}" ] && links=" product-links=true"
+links=" product-links=true"
+[ "${PRODUCT_LINKS:-1}" = 0 ] && links=
 export PYTHON TOOLS target out persistent stacks links
 start=$(date +%s)
 # name L H I (the batch and the number of steps are run-time sizes)

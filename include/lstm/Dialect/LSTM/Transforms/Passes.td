@@ -221,11 +221,14 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     batched product over the previous diagonal's outputs of layers
     0 .. L-2 against their weights, stacked and transposed once before the
     loop, and counts it as a product of every diagonal below. That makes a
-    stack's backward a reverse wavefront; it is off by default, since its
-    batched products are as long as a step's gradients (`K = 4N` for the
-    LSTM) and cuBLAS splits no batched reduction: on the H100 it made
-    appleyard's Cho GRU training step 30% faster in TF32 and its LSTM's 48%
-    slower in fp32 (docs/benchmarks.md, "The backward as a wavefront").
+    stack's backward a reverse wavefront. Its batched products are as
+    deep as a step's gradients (`K = 4N` for the LSTM), which cuBLAS does
+    not split in a batch: `lstm-to-nvvm` splits them under the fp32 compute
+    type (`lstm-split-batched-gemms`). On the H100, with
+    `side-output-max-product=2^28` (`bench/compile_train.sh` passes both),
+    appleyard's training steps ran 4-31% faster, large's Cho GRU, above the
+    batch bound, 3-7% slower (docs/benchmarks.md, "Split reductions");
+    it is off by default, like the bound it shares.
     Other inputs than the first (the saved sequences a backward layer
     reads) must have the same types in every layer; each is laid out once
     before the loop as the stored outputs are, `[L, L + T - 1, ...]`, with
