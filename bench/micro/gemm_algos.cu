@@ -8,7 +8,7 @@
 //   nvcc -O3 -arch=sm_90 -o gemm_algos bench/micro/gemm_algos.cu -lcublasLt
 //   -lcublas
 //   ./gemm_algos [fp32|tf32] [m,k,n ...] [--batch=B]
-#include "cuda_check.h"
+#include "graph_timer.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -16,47 +16,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CHECK_BLAS(call)                                                       \
-  do {                                                                         \
-    int s = int(call);                                                         \
-    if (s != 0) {                                                              \
-      std::fprintf(stderr, "%s failed: status %d\n", #call, s);                \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
-/// GPU microseconds per launch() call: `reps` calls captured in a CUDA
-/// graph (so that the host's launch overhead does not count), the graph
-/// replayed once to warm up and then timed between two events.
-template <typename Launch>
-static float timeIt(cudaStream_t stream, int reps, Launch &&launch) {
-  for (int i = 0; i < 3; ++i)
-    launch();
-  CHECK(cudaStreamSynchronize(stream));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < reps; ++i)
-    launch();
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start, stream));
-  CHECK(cudaGraphLaunch(exec, stream));
-  CHECK(cudaEventRecord(stop, stream));
-  CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, start, stop));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  return ms * 1e3f / reps;
-}
 
 __global__ void fill(float *p, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -118,7 +77,7 @@ int main(int argc, char **argv) {
     float alpha = 1, beta = 0;
     // Column-major: Cᵀ[n×m] = W[n×k] · Aᵀ[k×m] (W row-major [n,k] is
     // column-major [k,n]: op T).
-    float gemmEx = timeIt(stream, 200, [&] {
+    float gemmEx = timeInGraph(stream, 200, [&] {
       CHECK_BLAS(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha,
                               w, CUDA_R_32F, k, a, CUDA_R_32F, k, &beta, c,
                               CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
@@ -150,7 +109,7 @@ int main(int argc, char **argv) {
     float best = 1e30f, bestFree = 1e30f;
     int bestIndex = -1;
     for (int i = 0; i < found; ++i) {
-      float us = timeIt(stream, 200, [&] {
+      float us = timeInGraph(stream, 200, [&] {
         CHECK_BLAS(cublasLtMatmul(lt, op, &alpha, w, la, a, lb, &beta, c, lc, c,
                                   lc, &results[i].algo, workspace,
                                   workspaceBytes, stream));
@@ -181,20 +140,20 @@ int main(int argc, char **argv) {
       CHECK(cudaMalloc(&cb, batch * m * n * 4));
       fill<<<256, 256, 0, stream>>>(ab, batch * m * k);
       fill<<<256, 256, 0, stream>>>(wb, batch * n * k);
-      float batched = timeIt(stream, 100, [&] {
+      float batched = timeInGraph(stream, 100, [&] {
         CHECK_BLAS(cublasGemmStridedBatchedEx(
             blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, wb, CUDA_R_32F, k,
             n * k, ab, CUDA_R_32F, k, m * k, &beta, cb, CUDA_R_32F, n, m * n,
             batch, compute, CUBLAS_GEMM_DEFAULT));
       });
-      float looped = timeIt(stream, 100, [&] {
+      float looped = timeInGraph(stream, 100, [&] {
         for (int i = 0; i < batch; ++i)
           CHECK_BLAS(cublasGemmEx(
               blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, wb + i * n * k,
               CUDA_R_32F, k, ab + i * m * k, CUDA_R_32F, k, &beta,
               cb + i * m * n, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
       });
-      float concurrent = timeIt(stream, 100, [&] {
+      float concurrent = timeInGraph(stream, 100, [&] {
         CHECK(cudaEventRecord(forkEvent, stream));
         for (int i = 0; i < batch; ++i) {
           CHECK(cudaStreamWaitEvent(sides[i], forkEvent));

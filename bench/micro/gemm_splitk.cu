@@ -10,48 +10,12 @@
 //
 //   nvcc -O3 -arch=sm_90 -o gemm_splitk bench/micro/gemm_splitk.cu -lcublas
 //   ./gemm_splitk [fp32|tf32] L,M,K,N [S ...]
-#include "cuda_check.h"
+#include "graph_timer.h"
 
 #include <cublas_v2.h>
 
 #include <cstring>
 #include <vector>
-
-#define CHECK_BLAS(call)                                                       \
-  do {                                                                         \
-    int s = int(call);                                                         \
-    if (s != 0) {                                                              \
-      std::fprintf(stderr, "%s failed: status %d\n", #call, s);                \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
-template <typename Launch>
-static float timeIt(cudaStream_t stream, int reps, Launch &&launch) {
-  for (int i = 0; i < 3; ++i)
-    launch();
-  CHECK(cudaStreamSynchronize(stream));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < reps; ++i)
-    launch();
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start, stream));
-  CHECK(cudaGraphLaunch(exec, stream));
-  CHECK(cudaEventRecord(stop, stream));
-  CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, start, stop));
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  return ms * 1e3f / reps;
-}
 
 __global__ void fill(float *p, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -124,7 +88,7 @@ int main(int argc, char **argv) {
   float alpha = 1, beta = 0;
   double flops = 2.0 * L * M * N * K;
   // Column-major: Cᵀ[N×M] = W[N×K] · Xᵀ[K×M] per matrix.
-  float batched = timeIt(stream, 100, [&] {
+  float batched = timeInGraph(stream, 100, [&] {
     CHECK_BLAS(cublasGemmStridedBatchedEx(
         blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w, CUDA_R_32F, K,
         N * K, x, CUDA_R_32F, K, M * K, &beta, c, CUDA_R_32F, N, M * N, L,
@@ -141,22 +105,22 @@ int main(int argc, char **argv) {
     int64_t Ks = K / S;
     splitTranspose<<<1024, 256, 0, stream>>>(w, wt, L, N, S, Ks);
     CHECK(cudaGetLastError());
-    float transposeX = timeIt(stream, 100, [&] {
+    float transposeX = timeInGraph(stream, 100, [&] {
       splitTranspose<<<1024, 256, 0, stream>>>(x, xt, L, M, S, Ks);
     });
-    float gemm = timeIt(stream, 100, [&] {
+    float gemm = timeInGraph(stream, 100, [&] {
       CHECK_BLAS(cublasGemmStridedBatchedEx(
           blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, Ks, &alpha, wt, CUDA_R_32F, Ks,
           N * Ks, xt, CUDA_R_32F, Ks, M * Ks, &beta, part, CUDA_R_32F, N,
           M * N, L * S, compute, CUBLAS_GEMM_DEFAULT));
     });
-    float sum = timeIt(stream, 100, [&] {
+    float sum = timeInGraph(stream, 100, [&] {
       sumSplits<<<1024, 256, 0, stream>>>(part, c, L, S, M * N);
     });
     // X as [M, L, K] and W as [N, L, K]: slice (l, s) at (l·S + s)·Ks,
     // leading dimension L·K (the same buffers stand in: only the speed is
     // measured here).
-    float strided = timeIt(stream, 100, [&] {
+    float strided = timeInGraph(stream, 100, [&] {
       CHECK_BLAS(cublasGemmStridedBatchedEx(
           blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, Ks, &alpha, w, CUDA_R_32F,
           L * K, Ks, x, CUDA_R_32F, L * K, Ks, &beta, part, CUDA_R_32F, N,

@@ -74,10 +74,7 @@ public:
     if (copy)
       return copy;
     OpBuilder::InsertionGuard guard(rewriter);
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      rewriter.setInsertionPointToStart(arg.getOwner());
-    else
-      rewriter.setInsertionPointAfter(value.getDefiningOp());
+    rewriter.setInsertionPointAfterValue(value);
     Location loc = value.getLoc();
     auto type = cast<RankedTensorType>(value.getType());
     Value empty = tensor::EmptyOp::create(

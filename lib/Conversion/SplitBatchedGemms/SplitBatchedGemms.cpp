@@ -69,12 +69,8 @@ public:
       if (Value cached = cache.lookup({value, splits}))
         return cached;
     OpBuilder::InsertionGuard guard(rewriter);
-    if (afterDefinition) {
-      if (auto arg = dyn_cast<BlockArgument>(value))
-        rewriter.setInsertionPointToStart(arg.getOwner());
-      else
-        rewriter.setInsertionPointAfter(value.getDefiningOp());
-    }
+    if (afterDefinition)
+      rewriter.setInsertionPointAfterValue(value);
     Location loc = value.getLoc();
     auto type = cast<RankedTensorType>(value.getType());
     int64_t groups = type.getDimSize(0), depth = type.getDimSize(2);
