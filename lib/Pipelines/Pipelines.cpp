@@ -118,6 +118,9 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   bufferization.allowReturnAllocsFromLoops = true;
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A layer's sequence that goes whole into a bigger tensor is built in
+  // its slice (the layers' branch of a wavefront's batch bound).
+  pm.addPass(lstm::createWriteSequencesInPlacePass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // What is still computed into a temporary and copied into place is
   // written in place (a backward step's dz into dG).

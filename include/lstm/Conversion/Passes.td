@@ -901,6 +901,31 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
   ];
 }
 
+def WriteSequencesInPlacePass : Pass<"lstm-write-sequences-in-place"> {
+  let summary = "Build a loop's sequence in the slice of the tensor it is "
+                "inserted into";
+  let description = [{
+    A layer's lowering builds each output sequence in a tensor of its own
+    (`bufferization.alloc_tensor`, the `iter_args` of its time loop). Where
+    the sequence then goes whole into a bigger tensor (the store that a
+    wavefront's batch-bound `scf.if` yields, which its layers' branch fills
+    with their sequences: docs/passes.md), bufferization copies it there
+    after the loop. Upstream's `eliminate-empty-tensors` would let the loop
+    write the slice itself, but it looks for `tensor.empty` only, and the
+    lowering's sequences must stay allocations of their own.
+
+    This pass rewrites `%s = bufferization.alloc_tensor(...)`, the initial
+    value of an `scf.for`'s iteration argument whose result is used only by
+    a `tensor.insert_slice` into `%d`, into `tensor.extract_slice` of `%d`
+    at the insert's offsets and sizes, where `%d` and those values are
+    defined before the allocation (the insert is then a copy of the slice
+    onto itself, which bufferization drops). The sequence's initial contents
+    were undefined, so nothing that the loop may read changes. Both
+    lowerings run it before bufferization.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def LowerDynamicExpandShapePass : Pass<"lstm-lower-dynamic-expand-shape"> {
   let summary = "Rewrite contiguous memref.expand_shape with several dynamic extents per group as memref.reinterpret_cast";
   let description = [{

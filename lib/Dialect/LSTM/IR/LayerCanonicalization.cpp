@@ -298,6 +298,47 @@ struct DropUnreadInputs : OpRewritePattern<LayerOp> {
 };
 } // namespace
 
+/// An output sequence is [T, B, ...] with T and B those of the first input
+/// (the verifier holds the layer to that), its other extents static; a
+/// final state has its initial state's extents. Extents known before the
+/// layer: a buffer the layer's outputs go into can be made before it.
+LogicalResult
+LayerOp::reifyResultShapes(OpBuilder &builder,
+                           ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  for (Value output : getOutputs()) {
+    auto type = cast<RankedTensorType>(output.getType());
+    // A step's own dynamic extent is not known before the layer runs.
+    for (int64_t d = 2; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        return failure();
+  }
+  Location loc = getLoc();
+  // A static extent of the result's type, else the extent of `source`.
+  auto extent = [&](RankedTensorType type, int64_t d, Value source,
+                    int64_t sourceDim) -> OpFoldResult {
+    if (!type.isDynamicDim(d))
+      return builder.getIndexAttr(type.getDimSize(d));
+    return tensor::getMixedSize(builder, loc, source, sourceDim);
+  };
+  Value input = getInputs().front();
+  for (Value output : getOutputs()) {
+    auto type = cast<RankedTensorType>(output.getType());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(d < 2 ? extent(type, d, input, d)
+                            : builder.getIndexAttr(type.getDimSize(d)));
+    reifiedReturnShapes.push_back(sizes);
+  }
+  for (auto [final, init] : llvm::zip(getFinals(), getInits())) {
+    auto type = cast<RankedTensorType>(final.getType());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(extent(type, d, init, d));
+    reifiedReturnShapes.push_back(sizes);
+  }
+  return success();
+}
+
 void LayerOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<SimplifyLayerOutputs, DropUnreadInputs>(context);

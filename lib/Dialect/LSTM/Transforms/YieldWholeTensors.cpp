@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -110,6 +111,53 @@ static SmallVector<DynamicSize> dynamicSizes(tensor::ExtractSliceOp view) {
   return sizes;
 }
 
+/// `tensor.dim %v, d` as early as it is known: through the ops that can
+/// say their results' extents from their operands (a layer's sequence has
+/// its input's length and batch, a reshape its output shape, ...), to a
+/// value defined before them, or the dim right after `v` where none can.
+static Value earliestExtent(RewriterBase &rewriter, Location loc, Value v,
+                            int64_t d) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  while (auto reify = v.getDefiningOp<ReifyRankedShapedTypeOpInterface>()) {
+    rewriter.setInsertionPoint(reify);
+    ReifiedRankedShapedTypeDims shapes;
+    if (failed(reify.reifyResultShapes(rewriter, shapes)))
+      break;
+    OpFoldResult size = shapes[cast<OpResult>(v).getResultNumber()][d];
+    if (auto attr = dyn_cast<Attribute>(size))
+      return arith::ConstantIndexOp::create(rewriter, loc,
+                                            cast<IntegerAttr>(attr).getInt());
+    Value extent = cast<Value>(size);
+    auto dim = extent.getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    if (!index)
+      return extent;
+    v = dim.getSource();
+    d = *index;
+  }
+  rewriter.setInsertionPointAfterValue(v);
+  return tensor::DimOp::create(rewriter, loc, v, d);
+}
+
+/// Moves the insertion point of `rewriter` in `block` after the definitions
+/// of `values` that lie in it (to the block's start where none does).
+static void setInsertionPointAfterAll(RewriterBase &rewriter, Block *block,
+                                      ValueRange values) {
+  Operation *latest = nullptr;
+  for (Value v : values) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    def = block->findAncestorOpInBlock(*def);
+    if (def && (!latest || latest->isBeforeInBlock(def)))
+      latest = def;
+  }
+  if (latest)
+    rewriter.setInsertionPointAfter(latest);
+  else
+    rewriter.setInsertionPointToStart(block);
+}
+
 scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
                                                scf::IfOp choice) {
   if (choice.getNumResults() == 0 || !choice.elseBlock())
@@ -176,20 +224,26 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
     operands[g.branch].push_back(g.whole);
     // The other branch puts what it yields where the views are, in a
     // tensor of the same type; its dynamic extents are the furthest any
-    // view reaches (what lies outside every view is never read).
+    // view reaches (what lies outside every view is never read). The
+    // tensor is made as early as those extents are known, and each value
+    // goes in right after it is computed, so that the op computing it can
+    // write it there (lstm-write-inserted-sequences-in-place).
     unsigned other = 1 - g.branch;
-    rewriter.setInsertionPoint(yields[other]);
+    Block *block = blocks[other];
     auto wholeType = cast<RankedTensorType>(g.whole.getType());
     SmallVector<SmallVector<OpFoldResult>> sizes;
+    SmallVector<Value> extentValues;
     for (auto [i, view] : llvm::zip(g.results, g.views)) {
       Value value = yields[other].getOperand(i);
       SmallVector<OpFoldResult> viewSizes = view.getMixedSizes();
-      for (DynamicSize dynamic : dynamicSizes(view))
-        viewSizes[dynamic.sourceDim] =
-            tensor::DimOp::create(rewriter, loc, value, dynamic.resultDim)
-                .getResult();
+      for (DynamicSize dynamic : dynamicSizes(view)) {
+        Value extent = earliestExtent(rewriter, loc, value, dynamic.resultDim);
+        viewSizes[dynamic.sourceDim] = extent;
+        extentValues.push_back(extent);
+      }
       sizes.push_back(viewSizes);
     }
+    setInsertionPointAfterAll(rewriter, block, extentValues);
     SmallVector<Value> extents;
     for (int64_t d = 0; d < wholeType.getRank(); ++d) {
       if (!wholeType.isDynamicDim(d))
@@ -213,10 +267,26 @@ scf::IfOp mlir::lstm::yieldWholeTensorsOfViews(RewriterBase &rewriter,
     // views the products downstream would copy again.
     Value whole =
         bufferization::AllocTensorOp::create(rewriter, loc, wholeType, extents);
-    for (auto [i, view, viewSizes] : llvm::zip(g.results, g.views, sizes))
+    // The values in the order they are computed.
+    SmallVector<unsigned> order =
+        llvm::to_vector(llvm::seq<unsigned>(0, g.views.size()));
+    auto position = [&](unsigned k) -> Operation * {
+      Operation *def = yields[other].getOperand(g.results[k]).getDefiningOp();
+      return def ? block->findAncestorOpInBlock(*def) : nullptr;
+    };
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      Operation *pa = position(a), *pb = position(b);
+      if (!pb)
+        return false;
+      return !pa || pa->isBeforeInBlock(pb);
+    });
+    for (unsigned k : order) {
+      Value value = yields[other].getOperand(g.results[k]);
+      setInsertionPointAfterAll(rewriter, block, {value, whole});
       whole = tensor::InsertSliceOp::create(
-          rewriter, loc, yields[other].getOperand(i), whole,
-          view.getMixedOffsets(), viewSizes, view.getMixedStrides());
+          rewriter, loc, value, whole, g.views[k].getMixedOffsets(), sizes[k],
+          g.views[k].getMixedStrides());
+    }
     operands[other].push_back(whole);
   }
   for (ViewGroup &g : groups)

@@ -42,7 +42,9 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
     RecursiveMemoryEffects, AttrSizedOperandSegments,
     AttrSizedResultSegments, SingleBlock, LSTM_CellMatchesLayer,
     DeclareOpInterfaceMethods<LoopLikeOpInterface, [
-        "getRegionIterArgs", "getYieldedValuesMutable", "getLoopResults"]>]> {
+        "getRegionIterArgs", "getYieldedValuesMutable", "getLoopResults"]>,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+                              ["reifyResultShapes"]>]> {
   let summary = "a recurrence over a [T, B, K] sequence with the cell as region";
   let description = [{
     Runs the cell held in the region once per time step. `ins` are sequences of

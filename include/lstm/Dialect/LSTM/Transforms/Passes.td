@@ -205,7 +205,10 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     large in TF32), 1.4-3% slower only at large in fp32 (docs/benchmarks.md,
     "Two LSTM layers as layers").
     The if yields each store whole, the layers' branch putting its
-    sequences where the views are, and the views are taken after it:
+    sequences where the views are (the store made before the layers, each
+    sequence put in right after its layer, which
+    `lstm-write-sequences-in-place` then has write it there), and the
+    views are taken after it:
     through the if's result a view's strides would not be known, and
     bufferization would copy every saved sequence before the backward's
     products collapse it.
@@ -227,7 +230,7 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     type (`lstm-split-batched-gemms`). On the H100, with
     `side-output-max-product=2^28` (`bench/compile_train.sh` passes both),
     appleyard's training steps ran 4-31% faster, large's Cho GRU, above the
-    batch bound, 3-7% slower (docs/benchmarks.md, "Split reductions");
+    batch bound, 1-2% slower (docs/benchmarks.md, "Split reductions");
     it is off by default, like the bound it shares.
     Other inputs than the first (the saved sequences a backward layer
     reads) must have the same types in every layer; each is laid out once
