@@ -111,8 +111,8 @@ int main(int argc, char **argv) {
     float gemm = timeInGraph(stream, 100, [&] {
       CHECK_BLAS(cublasGemmStridedBatchedEx(
           blas, CUBLAS_OP_T, CUBLAS_OP_N, N, M, Ks, &alpha, wt, CUDA_R_32F, Ks,
-          N * Ks, xt, CUDA_R_32F, Ks, M * Ks, &beta, part, CUDA_R_32F, N,
-          M * N, L * S, compute, CUBLAS_GEMM_DEFAULT));
+          N * Ks, xt, CUDA_R_32F, Ks, M * Ks, &beta, part, CUDA_R_32F, N, M * N,
+          L * S, compute, CUBLAS_GEMM_DEFAULT));
     });
     float sum = timeInGraph(stream, 100, [&] {
       sumSplits<<<1024, 256, 0, stream>>>(part, c, L, S, M * N);

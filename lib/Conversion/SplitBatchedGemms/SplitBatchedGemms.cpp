@@ -199,6 +199,15 @@ struct SplitBatchedGemmsPass
   }
 
   void runOnOperation() override {
+    if (splits < 1 || minDepth < 1 || minRows < 0) {
+      emitError(getOperation()->getLoc())
+          << "lstm-split-batched-gemms: splits ("
+          << Twine(static_cast<int64_t>(splits)) << ") and min-depth ("
+          << Twine(static_cast<int64_t>(minDepth))
+          << ") must be positive, min-rows ("
+          << Twine(static_cast<int64_t>(minRows)) << ") not negative";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::BatchMatmulOp, SplitShape>> products;
     getOperation()->walk([&](linalg::BatchMatmulOp op) {
       if (std::optional<SplitShape> shape = match(op))

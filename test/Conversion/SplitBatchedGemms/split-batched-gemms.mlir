@@ -135,3 +135,9 @@ func.func @left_alone(%x: tensor<4x?x512xf32>, %w: tensor<4x2048x512xf32>,
       outs(%acc5 : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
   return %r, %r2, %r3, %r4, %r5 : tensor<4x?x2048xf32>, tensor<4x?x64xf32>, tensor<4x1x512xf32>, tensor<4x1x512xf32>, tensor<4x?x1024xf32>
 }
+
+// Options that cannot be meant are refused, naming them.
+// RUN: not lstm-opt %s --lstm-split-batched-gemms=splits=0 2>&1 | FileCheck %s --check-prefix=SPLITS
+// RUN: not lstm-opt %s --lstm-split-batched-gemms=min-rows=-1 2>&1 | FileCheck %s --check-prefix=ROWS
+// SPLITS: error: lstm-split-batched-gemms: splits (0) and min-depth (512) must be positive, min-rows (8) not negative
+// ROWS: error: lstm-split-batched-gemms: splits (8) and min-depth (512) must be positive, min-rows (-1) not negative

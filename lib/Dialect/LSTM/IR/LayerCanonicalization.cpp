@@ -71,7 +71,6 @@ std::optional<SmallVector<ColumnPiece>> columnPieces(Value v) {
     std::optional<int64_t> column =
         getConstantIntValue(insert.getMixedOffsets()[1]);
     if (!pieceWidth || row != 0 || !column || !insert.hasUnitStride() ||
-        insert.getSourceType().getRank() != 2 ||
         !isAllRows(insert.getMixedSizes()[0], insert.getDest()))
       break;
     pieces.push_back({insert.getSource(), *column, *pieceWidth});

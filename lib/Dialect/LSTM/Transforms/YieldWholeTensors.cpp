@@ -118,16 +118,19 @@ static SmallVector<DynamicSize> dynamicSizes(tensor::ExtractSliceOp view) {
 static Value earliestExtent(RewriterBase &rewriter, Location loc, Value v,
                             int64_t d) {
   OpBuilder::InsertionGuard guard(rewriter);
-  while (auto reify = v.getDefiningOp<ReifyRankedShapedTypeOpInterface>()) {
-    rewriter.setInsertionPoint(reify);
-    ReifiedRankedShapedTypeDims shapes;
-    if (failed(reify.reifyResultShapes(rewriter, shapes)))
+  while (auto result = dyn_cast<OpResult>(v)) {
+    Operation *def = result.getOwner();
+    if (!isa<ReifyRankedShapedTypeOpInterface>(def))
       break;
-    OpFoldResult size = shapes[cast<OpResult>(v).getResultNumber()][d];
-    if (auto attr = dyn_cast<Attribute>(size))
+    rewriter.setInsertionPoint(def);
+    FailureOr<OpFoldResult> size =
+        reifyDimOfResult(rewriter, def, result.getResultNumber(), d);
+    if (failed(size))
+      break;
+    if (auto attr = dyn_cast<Attribute>(*size))
       return arith::ConstantIndexOp::create(rewriter, loc,
                                             cast<IntegerAttr>(attr).getInt());
-    Value extent = cast<Value>(size);
+    Value extent = cast<Value>(*size);
     auto dim = extent.getDefiningOp<tensor::DimOp>();
     std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
     if (!index)
