@@ -42,7 +42,7 @@ export PYTHON SIZES LOGDIR CHECK_TIMEOUT
 start=$(date +%s)
 
 if [ -f gpu-build/grad.tar.xz ]; then
-  for v in fp32 tf32 bf16 plain; do
+  for v in fp32 tf32 bf16 plain persistent persistent-tf32; do
     if tar -tJf gpu-build/grad.tar.xz "grad-$v/" > /dev/null 2>&1 && [ ! -d "gpu-build/grad-$v" ]; then
       tar -C gpu-build -xJf gpu-build/grad.tar.xz "grad-$v" || { echo "cannot unpack grad-$v"; exit 1; }
     fi

@@ -121,6 +121,8 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   // A layer's sequence that goes whole into a bigger tensor is built in
   // its slice (the layers' branch of a wavefront's batch bound).
   pm.addPass(lstm::createWriteSequencesInPlacePass());
+  // A diagonal's saved activations computed in the store's slot.
+  pm.addPass(lstm::createWriteResultsInPlacePass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // What is still computed into a temporary and copied into place is
   // written in place (a backward step's dz into dG).

@@ -53,6 +53,7 @@
 // PIPELINE-NEXT: lstm-read-only-arguments
 // PIPELINE-NEXT: ),
 // PIPELINE-NEXT: lstm-write-sequences-in-place,
+// PIPELINE-NEXT: lstm-write-results-in-place,
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16

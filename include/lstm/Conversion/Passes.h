@@ -28,6 +28,7 @@
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
 #include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
+#include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
 #include "lstm/Conversion/WriteSequencesInPlace/WriteSequencesInPlace.h"
 
 namespace mlir::lstm {

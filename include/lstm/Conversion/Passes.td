@@ -926,6 +926,40 @@ def WriteSequencesInPlacePass : Pass<"lstm-write-sequences-in-place"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def WriteResultsInPlacePass : Pass<"lstm-write-results-in-place"> {
+  let summary = "Compute a value that is inserted into a slice in that slice";
+  let description = [{
+    A wavefront's diagonal computes each saved activation into a tensor of
+    its own and then inserts it into the loop-carried store at the
+    diagonal's slot: after bufferization, a copy kernel a diagonal.
+    Upstream's `eliminate-empty-tensors` leaves these alone where the value
+    is also carried on (a cell's new state, which the loop yields) and does
+    not follow the `tensor.insert_slice` chains a backward cell assembles
+    its gates' gradients with.
+
+    For each `tensor.insert_slice %v into %d[...]` whose destination is
+    neither built in an empty tensor nor read by anything else (a layer's
+    sequence, whose slot `t` a step reads while it writes slot `t + 1`, is
+    left to `lstm-elide-copies`: bufferization cannot tell the slots apart
+    and would copy what the step reads), the pass follows `%v` back through the
+    destination operands it was built in (an `insert_slice`'s destination, a
+    linalg op's init that its body does not read) to the `tensor.empty` (or
+    content-less `bufferization.alloc_tensor`) it started from, and makes
+    that operand `tensor.extract_slice %d[...]` instead: the insert is then
+    a copy of the slice onto itself, which bufferization drops. The empty
+    tensor's contents were undefined, so no value changes. Where a value on
+    the way is used other than by reading it in place (yielded, written), the
+    slice would be copied out again; then, if `%v` is a `linalg.generic`'s
+    result built directly in the empty tensor, the generic gets one more
+    output, the same value computed into the slice, and the insert takes
+    that. Offsets and sizes defined after the chain starts are recomputed
+    before it where they are pure ops of values that are available. Both
+    lowerings run it before bufferization.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def LowerDynamicExpandShapePass : Pass<"lstm-lower-dynamic-expand-shape"> {
   let summary = "Rewrite contiguous memref.expand_shape with several dynamic extents per group as memref.reinterpret_cast";
   let description = [{

@@ -69,13 +69,30 @@ static std::pair<Value, int64_t> splitConstantOffset(OpFoldResult ofr) {
   return {v, offset};
 }
 
+/// Whether `a` and `b` are one value, or computed alike by pure ops from one
+/// set of values (a view and its copy that materializeBefore made earlier).
+static bool equivalent(Value a, Value b, int depth = 0) {
+  if (a == b)
+    return true;
+  Operation *defA = a.getDefiningOp(), *defB = b.getDefiningOp();
+  if (!defA || !defB || depth > 6 || !isMemoryEffectFree(defA) ||
+      defA->getNumRegions() != 0 ||
+      cast<OpResult>(a).getResultNumber() !=
+          cast<OpResult>(b).getResultNumber())
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      defA, defB,
+      [&](Value x, Value y) { return success(equivalent(x, y, depth + 1)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
+}
+
 /// Whether `a` and `b` are subviews of one buffer that no element shares:
 /// in some dimension their ranges do not overlap (constant sizes, offsets
 /// that differ by a constant: rows t and t + 1 of a sequence).
 static bool disjointViews(Value a, Value b) {
   auto sa = a.getDefiningOp<memref::SubViewOp>();
   auto sb = b.getDefiningOp<memref::SubViewOp>();
-  if (!sa || !sb || sa.getSource() != sb.getSource())
+  if (!sa || !sb || !equivalent(sa.getSource(), sb.getSource()))
     return false;
   auto unit = [](OpFoldResult s) { return isConstantIntValue(s, 1); };
   if (!llvm::all_of(sa.getMixedStrides(), unit) ||
@@ -88,7 +105,9 @@ static bool disjointViews(Value a, Value b) {
                            bn = getConstantIntValue(bs);
     auto [aBase, a0] = splitConstantOffset(ao);
     auto [bBase, b0] = splitConstantOffset(bo);
-    if (an && bn && aBase == bBase && (a0 + *an <= b0 || b0 + *bn <= a0))
+    if (an && bn &&
+        (aBase == bBase || (aBase && bBase && equivalent(aBase, bBase))) &&
+        (a0 + *an <= b0 || b0 + *bn <= a0))
       return true;
   }
   return false;
@@ -133,15 +152,15 @@ static bool interferes(Operation *op, Value dest, Value destRoot) {
 }
 
 /// Makes `dest` (a value or a chain of views) available before `point`:
-/// itself when it dominates it, else a copy of its view chain. Null when its
-/// operands do not dominate `point`.
+/// itself when it dominates it, else a copy of the pure ops it is computed
+/// by (views, and the extents and index arithmetic they take). Null when
+/// those do not start from values that dominate `point`.
 static Value materializeBefore(OpBuilder &b, DominanceInfo &dominance,
                                Value dest, Operation *point) {
   if (dominance.properlyDominates(dest, point))
     return dest;
   Operation *def = dest.getDefiningOp();
-  auto view = dyn_cast_if_present<ViewLikeOpInterface>(def);
-  if (!view || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+  if (!def || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
     return Value();
   IRMapping map;
   for (Value operand : def->getOperands()) {

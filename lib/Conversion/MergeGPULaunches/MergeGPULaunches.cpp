@@ -24,6 +24,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -131,12 +132,36 @@ static bool touchesNoMemory(Operation *op) {
   return true;
 }
 
+/// The memref that `v` is a view of.
+static Value viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `a` is (a view of) a buffer allocated after `b` is defined:
+/// `b`'s buffer is live then (the launches access it later), so the
+/// allocation cannot return any of its memory. Alias analysis does not see
+/// this where `b` is a loop's iteration argument, which may be a buffer an
+/// earlier iteration allocated at the same op (a wavefront's gather buffer
+/// and the links it reads).
+static bool allocatedAfter(Value a, Value b, DominanceInfo &dominance) {
+  Operation *alloc = viewRoot(a).getDefiningOp();
+  if (!isa_and_present<memref::AllocOp, gpu::AllocOp>(alloc))
+    return false;
+  return dominance.properlyDominates(viewRoot(b), alloc);
+}
+
 /// Whether memrefs `a` and `b` may share an element: not where alias
 /// analysis says they do not (distinct allocations, an allocation and an
-/// argument), nor where both are slices of one memref whose static offsets,
-/// sizes and strides in some dimension select disjoint indices (the
-/// states of a stack, [L, B, N], written a layer at a time).
-static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases) {
+/// argument), nor where one is allocated after the other is defined, nor
+/// where both are slices of one memref whose static offsets, sizes and
+/// strides in some dimension select disjoint indices (the states of a
+/// stack, [L, B, N], written a layer at a time).
+static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases,
+                       DominanceInfo &dominance) {
+  if (allocatedAfter(a, b, dominance) || allocatedAfter(b, a, dominance))
+    return false;
   auto sliceA = a.getDefiningOp<memref::SubViewOp>();
   auto sliceB = b.getDefiningOp<memref::SubViewOp>();
   if (sliceA && sliceB && sliceA.getSource() == sliceB.getSource()) {
@@ -165,10 +190,11 @@ static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases) {
 /// Whether `later` may run beside `earlier`: neither writes an element the
 /// other reads or writes.
 static bool independent(const Candidate &earlier, const Candidate &later,
-                        AliasAnalysis &aliases) {
+                        AliasAnalysis &aliases, DominanceInfo &dominance) {
   for (const Access &a : earlier.accesses)
     for (const Access &b : later.accesses)
-      if ((a.write || b.write) && mayOverlap(a.memref, b.memref, aliases))
+      if ((a.write || b.write) &&
+          mayOverlap(a.memref, b.memref, aliases, dominance))
         return false;
   return true;
 }
@@ -250,6 +276,8 @@ struct MergeGPULaunchesPass
     : lstm::impl::MergeGPULaunchesPassBase<MergeGPULaunchesPass> {
   void runOnOperation() override {
     AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
+    // Merging adds ops to these blocks, whose dominance is by order.
+    DominanceInfo dominance(getOperation());
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) {
       if (!block->getParentOp()->getParentOfType<gpu::LaunchOp>() &&
@@ -275,11 +303,11 @@ struct MergeGPULaunchesPass
           flush();
           continue;
         }
-        bool joins = !group.empty() &&
-                     sameBlockSize(group.front().launch, launch) &&
-                     llvm::all_of(group, [&](const Candidate &member) {
-                       return independent(member, *candidate, aliases);
-                     });
+        bool joins =
+            !group.empty() && sameBlockSize(group.front().launch, launch) &&
+            llvm::all_of(group, [&](const Candidate &member) {
+              return independent(member, *candidate, aliases, dominance);
+            });
         if (!joins)
           flush();
         group.push_back(std::move(*candidate));

@@ -22,7 +22,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_SPLITBATCHEDGEMMSPASS
@@ -106,6 +109,14 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> cache;
 };
 
+/// The fill that makes `acc` a tensor of zeros, if one does.
+linalg::FillOp zeroFill(Value acc) {
+  auto fill = acc.getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+    return nullptr;
+  return fill;
+}
+
 /// The split product of `op` (`C += X·Wᵀ` over K/S-term slices, summed
 /// into C).
 Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
@@ -136,8 +147,10 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
       ValueRange{zeros});
   product.setIndexingMapsAttr(transposedWeightMaps(rewriter.getContext()));
 
-  // [L, S, B, N], summed over S into C: the reduction innermost, so that
-  // the parallel loops over C's elements become the kernel's threads.
+  // [L, S, B, N]; the S partial products of each [L, B, N] element summed by
+  // one elementwise kernel (a reduction generic would load and store C
+  // once per term). A C of zeros (the usual case: a product's fill) is not
+  // read: the sum starts from the first term, and the fill is left dead.
   auto groupedType = RankedTensorType::get(
       {shape.groups, shape.splits, accType.getDimSize(1), shape.width},
       elementType);
@@ -147,19 +160,31 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
   Value grouped = tensor::ExpandShapeOp::create(
       rewriter, loc, groupedType, product.getResult(0),
       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}}, groupedSizes);
+  SmallVector<Value> terms;
+  for (int64_t s = 0; s < shape.splits; ++s) {
+    SmallVector<OpFoldResult> offsets = {
+        rewriter.getIndexAttr(0), rewriter.getIndexAttr(s),
+        rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = groupedSizes;
+    sizes[1] = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
+    terms.push_back(tensor::ExtractSliceOp::create(
+        rewriter, loc, accType, grouped, offsets, sizes, strides));
+  }
+  linalg::FillOp accZeros = zeroFill(acc);
+  Value init = accZeros ? accZeros.getOutputs()[0] : acc;
   MLIRContext *ctx = rewriter.getContext();
-  AffineExpr l, b, h, s;
-  bindDims(ctx, l, b, h, s);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {l, s, b, h}, ctx),
-                                 AffineMap::get(4, 0, {l, b, h}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  SmallVector<AffineMap> maps(shape.splits + 1,
+                              AffineMap::getMultiDimIdentityMap(3, ctx));
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  bool fromZero = static_cast<bool>(accZeros);
   return linalg::GenericOp::create(
-             rewriter, loc, accType, ValueRange{grouped}, ValueRange{acc}, maps,
-             iterators,
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               Value sum = arith::AddFOp::create(nb, nl, args[1], args[0]);
+             rewriter, loc, accType, terms, ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               // In C's order: C + P_0 + P_1 + ...
+               Value sum = fromZero ? args[0] : args.back();
+               for (Value term : args.drop_back().drop_front(fromZero ? 1 : 0))
+                 sum = arith::AddFOp::create(nb, nl, sum, term);
                linalg::YieldOp::create(nb, nl, sum);
              })
       .getResult(0);
@@ -215,7 +240,10 @@ struct SplitBatchedGemmsPass
     });
     IRRewriter rewriter(&getContext());
     SliceTransposer slicer;
+    llvm::SetVector<Operation *> fills;
     for (auto [op, shape] : products) {
+      if (linalg::FillOp zeros = zeroFill(op.getDpsInits()[0]))
+        fills.insert(zeros);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       Value x = op.getDpsInputs()[0];
@@ -235,9 +263,26 @@ struct SplitBatchedGemmsPass
       Value split = buildSplitProduct(rewriter, op, shape, slicer);
       scf::YieldOp::create(rewriter, loc, split);
       rewriter.setInsertionPointToStart(branch.elseBlock());
-      Operation *whole = rewriter.clone(*op);
+      // The whole product's zeros made in its branch: the split one does not
+      // read them.
+      IRMapping zerosInBranch;
+      Value acc = op.getDpsInits()[0];
+      if (linalg::FillOp zeros = zeroFill(acc))
+        zerosInBranch.map(acc, rewriter.clone(*zeros)->getResult(0));
+      Operation *whole = rewriter.clone(*op, zerosInBranch);
       scf::YieldOp::create(rewriter, loc, whole->getResults());
       rewriter.replaceOp(op, branch.getResults());
+    }
+    // Zeros that only the products read: bufferization would still fill
+    // them. (Their extents are the filled tensor's.)
+    for (Operation *op : fills) {
+      auto fill = cast<linalg::FillOp>(op);
+      for (OpOperand &use : llvm::make_early_inc_range(fill->getUses()))
+        if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+          rewriter.modifyOpInPlace(
+              dim, [&] { dim.getSourceMutable().set(fill.getOutputs()[0]); });
+      if (fill->use_empty())
+        rewriter.eraseOp(fill);
     }
   }
 };

@@ -32,6 +32,46 @@ func.func @chain(%a: memref<4x8xf32>, %d: memref<4x16xf32>) {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
+// The same into a store's slot whose view (and the extent it takes) is made
+// after the producer, as a backward diagonal's dG is: the view and its
+// extent are made again before the producer, and the second part's view,
+// computed alike from the first's view chain, counts as disjoint from it.
+// CHECK-LABEL: func.func @into_slot
+// CHECK-SAME: (%[[A:.*]]: memref<?x8xf32>, %[[S:.*]]: memref<?x?x16xf32>, %[[T:.*]]: index)
+// CHECK: %[[N0:.*]] = memref.dim %[[S]], %c1
+// CHECK: %[[SLOT0:.*]] = memref.subview %[[S]][%[[T]], 0, 0] [1, %[[N0]], 16]
+// CHECK: %[[V0:.*]] = memref.subview %[[SLOT0]][0, 0]
+// CHECK: %[[N1:.*]] = memref.dim %[[S]], %c1
+// CHECK: %[[SLOT1:.*]] = memref.subview %[[S]][%[[T]], 0, 0] [1, %[[N1]], 16]
+// CHECK: %[[V1:.*]] = memref.subview %[[SLOT1]][0, 8]
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : memref<?x8xf32>) outs(%[[V0]], %[[V1]] :
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.alloc
+func.func @into_slot(%a: memref<?x8xf32>, %s: memref<?x?x16xf32>, %t: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %a, %c0 : memref<?x8xf32>
+  %t0 = memref.alloc(%b) : memref<?x8xf32>
+  %t1 = memref.alloc(%b) : memref<?x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x8xf32>) outs(%t0, %t1 : memref<?x8xf32>, memref<?x8xf32>) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %x, %m : f32, f32
+  }
+  %n = memref.dim %s, %c1 : memref<?x?x16xf32>
+  %slot = memref.subview %s[%t, 0, 0] [1, %n, 16] [1, 1, 1] : memref<?x?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+  %v0 = memref.subview %slot[0, 0] [%b, 8] [1, 1] : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+  memref.copy %t0, %v0 : memref<?x8xf32> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+  %v1 = memref.subview %slot[0, 8] [%b, 8] [1, 1] : memref<?x16xf32, strided<[16, 1], offset: ?>> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+  memref.copy %t1, %v1 : memref<?x8xf32> to memref<?x8xf32, strided<[16, 1], offset: ?>>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
 // The producer reads the destination: writing it early would change its
 // input. The copy stays.
 // CHECK-LABEL: func.func @reads_destination

@@ -145,3 +145,44 @@ func.func @overlapping_slices(%g: index) -> memref<4x8xf32> {
   }
   return %out : memref<4x8xf32>
 }
+
+// -----
+
+// A wavefront diagonal's gather: one launch copies the step's input into a
+// buffer allocated in this iteration, the other the links the loop carries
+// (a buffer an earlier iteration allocated at the same op) into the same
+// buffer. Alias analysis cannot tell the carried buffer from the fresh one;
+// the allocation comes after the carried buffer is defined, and that buffer
+// is still read, so they are distinct: one launch. A buffer allocated after
+// the launches (the next step's) is left out of this.
+// CHECK-LABEL: func.func @fresh_buffer
+// CHECK: scf.for
+// CHECK: %[[G:.*]] = memref.alloc
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: scf.yield %[[G]]
+func.func @fresh_buffer(%x: memref<?x?x8xf32>, %init: memref<2x?x8xf32>, %n: index, %g: index) -> memref<2x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %b = memref.dim %init, %c1 : memref<2x?x8xf32>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%links = %init) -> (memref<2x?x8xf32>) {
+    %gather = memref.alloc(%b) : memref<2x?x8xf32>
+    %xt = memref.subview %x[%t, 0, 0] [1, %b, 8] [1, 1, 1] : memref<?x?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    %g0 = memref.subview %gather[0, 0, 0] [1, %b, 8] [1, 1, 1] : memref<2x?x8xf32> to memref<?x8xf32, strided<[8, 1]>>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %v = memref.load %xt[%bx, %tx] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+      memref.store %v, %g0[%bx, %tx] : memref<?x8xf32, strided<[8, 1]>>
+      gpu.terminator
+    }
+    %l0 = memref.subview %links[0, 0, 0] [1, %b, 8] [1, 1, 1] : memref<2x?x8xf32> to memref<?x8xf32, strided<[8, 1]>>
+    %g1 = memref.subview %gather[1, 0, 0] [1, %b, 8] [1, 1, 1] : memref<2x?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %v = memref.load %l0[%bx, %tx] : memref<?x8xf32, strided<[8, 1]>>
+      memref.store %v, %g1[%bx, %tx] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+      gpu.terminator
+    }
+    scf.yield %gather : memref<2x?x8xf32>
+  }
+  return %r : memref<2x?x8xf32>
+}

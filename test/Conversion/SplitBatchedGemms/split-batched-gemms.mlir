@@ -5,8 +5,9 @@
 // A backward stack's link product at appleyard's sizes (L = 4, K = 2048,
 // N = 1024) with a dynamic batch: X sliced to [L·8, B, 256] where it is
 // multiplied, W right after its definition (here the function's argument),
-// the 32 partial products summed into the accumulator with the reduction
-// innermost; below 8 rows the product stays whole.
+// the 32 partial products summed into the accumulator by one elementwise
+// generic (each element's 8 terms in order after the accumulator's value);
+// below 8 rows the product stays whole.
 // CHECK-LABEL: func.func @link_product
 // CHECK-SAME: (%[[X:.*]]: tensor<4x?x2048xf32>, %[[W:.*]]: tensor<4x1024x2048xf32>, %[[ACC:.*]]: tensor<4x?x1024xf32>)
 // CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[}}[0], [1], [2, 3]] output_shape [4, 1024, 8, 256]
@@ -21,20 +22,54 @@
 // CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x?x1024xf32>)
 // CHECK: %[[P:.*]] = linalg.batch_matmul indexing_maps = [#[[$XMAP:.*]], #[[$WMAP:.*]], #[[$CMAP:.*]]] ins(%[[XS]], %[[WS]] : tensor<32x?x256xf32>, tensor<32x1024x256xf32>) outs(%[[ZEROS]] : tensor<32x?x1024xf32>)
 // CHECK: %[[PG:.*]] = tensor.expand_shape %[[P]] {{\[}}[0, 1], [2], [3]] output_shape [4, 8, %{{.*}}, 1024]
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$PARTS:.*]], #[[$OUT:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[PG]] : tensor<4x8x?x1024xf32>) outs(%[[ACC]] : tensor<4x?x1024xf32>)
-// CHECK: arith.addf
+// CHECK: %[[P0:.*]] = tensor.extract_slice %[[PG]][0, 0, 0, 0] [4, 1, %{{.*}}, 1024] [1, 1, 1, 1] : tensor<4x8x?x1024xf32> to tensor<4x?x1024xf32>
+// CHECK-COUNT-7: tensor.extract_slice %[[PG]][0, {{[1-7]}}, 0, 0] [4, 1, %{{.*}}, 1024]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P0]], {{.*}} outs(%[[ACC]] : tensor<4x?x1024xf32>)
+// CHECK-NEXT: ^bb0(%[[T0:[^:]*]]: f32, {{.*}}, %[[C:[^:]*]]: f32):
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[C]], %[[T0]]
+// CHECK-COUNT-7: arith.addf
+// CHECK-NEXT: linalg.yield
 // CHECK: scf.yield %[[SUM]]
 // CHECK: } else {
 // CHECK: %[[WHOLE:.*]] = linalg.batch_matmul {{.*}} ins(%[[X]], %[[W]] : tensor<4x?x2048xf32>, tensor<4x1024x2048xf32>)
 // CHECK: scf.yield %[[WHOLE]]
 // CHECK: return %[[R]]
-// CHECK-DAG: #[[$PARTS]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
-// CHECK-DAG: #[[$OUT]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // FOUR-LABEL: func.func @link_product
 // FOUR: tensor<16x1024x512xf32>
 // FOUR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x?x512xf32>, tensor<16x1024x512xf32>)
 func.func @link_product(%x: tensor<4x?x2048xf32>, %w: tensor<4x1024x2048xf32>,
                         %acc: tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32> {
+  %r = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x, %w : tensor<4x?x2048xf32>, tensor<4x1024x2048xf32>)
+      outs(%acc : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+  return %r : tensor<4x?x1024xf32>
+}
+
+// -----
+
+// The usual accumulator, zeros: the sum starts from the first term and does
+// not read them, the whole product's branch fills its own, and the fill
+// before the branch is gone.
+// CHECK-LABEL: func.func @zero_filled
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<4x?x1024xf32>
+// CHECK-NOT: linalg.fill {{.*}} tensor<4x?x1024xf32>
+// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<4x?x1024xf32>)
+// CHECK-NEXT: ^bb0(%[[T0:[^:]*]]: f32, %[[T1:[^:]*]]: f32,
+// CHECK-NEXT: arith.addf %[[T0]], %[[T1]]
+// CHECK: } else {
+// CHECK-NEXT: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4x?x1024xf32>)
+// CHECK-NEXT: linalg.batch_matmul {{.*}} outs(%[[Z]] : tensor<4x?x1024xf32>)
+func.func @zero_filled(%x: tensor<4x?x2048xf32>, %w: tensor<4x1024x2048xf32>)
+    -> tensor<4x?x1024xf32> {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c1 : tensor<4x?x2048xf32>
+  %e = tensor.empty(%b) : tensor<4x?x1024xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
   %r = linalg.batch_matmul
       indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
                        affine_map<(l, b, h, k) -> (l, h, k)>,

@@ -1,0 +1,266 @@
+//===- WriteResultsInPlace.cpp - Results computed in the slice they fill --===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A wavefront's diagonal computes each saved activation into a temporary and
+// then inserts it into the loop-carried store at the diagonal's slot; after
+// bufferization that insert is a copy kernel a diagonal (a fifth of the
+// forward's and backward's elementwise time at appleyard's sizes). Upstream's
+// eliminate-empty-tensors does not reach these: the cells' results are also
+// the loop's new states (yielded, so the slice may not be their buffer) and
+// the backward's dG is assembled from pieces, then read by the link product.
+//
+// Here, at tensor level: the value an insert_slice puts into a slice is
+// traced back through the destination operands it was built in to the empty
+// tensor it started from, and that tensor becomes the destination's slice.
+// Where the value escapes (a yield would force bufferization to copy it out
+// of the slice), a linalg.generic producing it gets a second output instead,
+// computed by the same body into the slice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::lstm {
+#define GEN_PASS_DEF_WRITERESULTSINPLACEPASS
+#include "lstm/Conversion/Passes.h.inc"
+} // namespace mlir::lstm
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `v` holds nothing defined: a tensor.empty, or an allocation
+/// without contents.
+bool isUndefined(Value v) {
+  if (v.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  auto alloc = v.getDefiningOp<bufferization::AllocTensorOp>();
+  return alloc && !alloc.getCopy() && !alloc.getMemorySpace();
+}
+
+/// The operand through which `v` was built in an undefined tensor: following
+/// the destination of each tensor.insert_slice and the init of each linalg
+/// op whose body does not read it, back to the operand that takes the
+/// tensor.empty (or content-less alloc_tensor). Null if the chain ends
+/// elsewhere.
+OpOperand *undefinedRoot(Value v) {
+  OpOperand *root = nullptr;
+  while (!isUndefined(v)) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return nullptr;
+    Operation *op = result.getOwner();
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      root = &insert.getDestMutable();
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
+      if (linalgOp.payloadUsesValueFromOperand(init))
+        return nullptr;
+      root = init;
+    } else {
+      return nullptr;
+    }
+    v = root->get();
+  }
+  return root;
+}
+
+/// Whether every use of `v` other than `except` only reads it where it is:
+/// extents, linalg inputs, copies' sources and views with such uses. A
+/// yield or a write would make bufferization copy the slice's contents.
+bool onlyReadInPlace(Value v, Operation *except) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == except || isa<tensor::DimOp>(user))
+      continue;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+        linalgOp && linalgOp.isDpsInput(&use))
+      continue;
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+        insert && &insert.getSourceMutable() == &use)
+      continue;
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(user) &&
+        llvm::all_of(user->getResults(),
+                     [](Value r) { return onlyReadInPlace(r, nullptr); }))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// `v`, or a clone of the pure ops it is computed by, available before
+/// `point`; null if that takes more than a few ops or something that does
+/// not dominate `point`.
+Value availableBefore(OpBuilder &b, DominanceInfo &dominance, Value v,
+                      Operation *point, int depth = 0) {
+  if (dominance.properlyDominates(v, point))
+    return v;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 4 || def->getNumRegions() != 0 ||
+      def->getNumResults() != 1 || !isMemoryEffectFree(def))
+    return Value();
+  IRMapping map;
+  for (Value operand : def->getOperands()) {
+    Value available = availableBefore(b, dominance, operand, point, depth + 1);
+    if (!available)
+      return Value();
+    map.map(operand, available);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(point);
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// `insert`'s destination slice as a tensor.extract_slice of the type of
+/// `insert`'s source, made before `point`; null if its operands cannot be.
+Value sliceBefore(OpBuilder &b, DominanceInfo &dominance,
+                  tensor::InsertSliceOp insert, Operation *point) {
+  SmallVector<Value> operands;
+  for (Value v : insert->getOperands().drop_front()) {
+    Value available = availableBefore(b, dominance, v, point);
+    if (!available)
+      return Value();
+    operands.push_back(available);
+  }
+  // The dynamic offsets, sizes and strides, in the insert's operand order.
+  auto dynamic = ArrayRef<Value>(operands).drop_front();
+  auto take = [&](ArrayRef<int64_t> statics) {
+    SmallVector<OpFoldResult> mixed;
+    for (int64_t s : statics) {
+      if (ShapedType::isDynamic(s)) {
+        mixed.push_back(dynamic.front());
+        dynamic = dynamic.drop_front();
+      } else {
+        mixed.push_back(b.getIndexAttr(s));
+      }
+    }
+    return mixed;
+  };
+  SmallVector<OpFoldResult> offsets = take(insert.getStaticOffsets());
+  SmallVector<OpFoldResult> sizes = take(insert.getStaticSizes());
+  SmallVector<OpFoldResult> strides = take(insert.getStaticStrides());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(point);
+  return tensor::ExtractSliceOp::create(b, insert.getLoc(),
+                                        insert.getSourceType(), operands[0],
+                                        offsets, sizes, strides);
+}
+
+/// `generic` with one more output, computed as its result `index` is, into
+/// `init`; the new op's last result.
+Value addOutput(RewriterBase &rewriter, linalg::GenericOp generic,
+                unsigned index, Value init) {
+  SmallVector<Value> inits(generic.getDpsInits());
+  inits.push_back(init);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  maps.push_back(
+      generic.getMatchingIndexingMap(generic.getDpsInitOperand(index)));
+  SmallVector<Type> types(generic->getResultTypes());
+  types.push_back(init.getType());
+  rewriter.setInsertionPoint(generic);
+  auto wider = linalg::GenericOp::create(rewriter, generic.getLoc(), types,
+                                         generic.getDpsInputs(), inits, maps,
+                                         generic.getIteratorTypesArray());
+  wider->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+  Region &body = wider.getRegion();
+  rewriter.inlineRegionBefore(generic.getRegion(), body, body.end());
+  Block &block = body.front();
+  block.addArgument(getElementTypeOrSelf(init.getType()), generic.getLoc());
+  Operation *yield = block.getTerminator();
+  SmallVector<Value> yielded(yield->getOperands());
+  yielded.push_back(yielded[index]);
+  rewriter.setInsertionPoint(yield);
+  rewriter.replaceOpWithNewOp<linalg::YieldOp>(yield, yielded);
+  rewriter.replaceOp(generic, wider->getResults().drop_back());
+  return wider->getResults().back();
+}
+
+/// Has `insert`'s source computed in the destination's slice; whether it
+/// did.
+bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
+                  tensor::InsertSliceOp insert) {
+  // Inserts into temporaries are left to bufferization (and lstm-elide-
+  // copies): the temporary itself may become a slice here.
+  if (undefinedRoot(insert.getDest()) || isUndefined(insert.getDest()))
+    return false;
+  // A destination that is also read (a layer's sequence, whose slot t the
+  // step reads while it writes slot t + 1) is left to lstm-elide-copies:
+  // bufferization cannot tell the slots apart and would copy what the step
+  // reads.
+  if (!llvm::all_of(insert.getDest().getUsers(), [&](Operation *user) {
+        return user == insert || isa<tensor::DimOp>(user);
+      }))
+    return false;
+  Value source = insert.getSource();
+  OpOperand *root = undefinedRoot(source);
+  if (!root || root->get().getType() != insert.getSourceType())
+    return false;
+
+  // The chain's values may be read on the way, not carried elsewhere.
+  bool escapes = false;
+  Value v = source;
+  Operation *consumer = insert;
+  while (true) {
+    escapes |= !onlyReadInPlace(v, consumer);
+    Operation *def = v.getDefiningOp();
+    if (def == root->getOwner())
+      break;
+    consumer = def;
+    v = cast<DestinationStyleOpInterface>(def)
+            .getTiedOpOperand(cast<OpResult>(v))
+            ->get();
+  }
+
+  if (!escapes) {
+    Value slice = sliceBefore(rewriter, dominance, insert, root->getOwner());
+    if (!slice)
+      return false;
+    rewriter.modifyOpInPlace(root->getOwner(), [&] { root->set(slice); });
+    return true;
+  }
+  // An escaping result: computed twice by its generic, into the slice too.
+  auto generic = source.getDefiningOp<linalg::GenericOp>();
+  if (!generic || root->getOwner() != generic)
+    return false;
+  Value slice = sliceBefore(rewriter, dominance, insert, generic);
+  if (!slice)
+    return false;
+  Value copy = addOutput(rewriter, generic,
+                         cast<OpResult>(source).getResultNumber(), slice);
+  rewriter.modifyOpInPlace(insert,
+                           [&] { insert.getSourceMutable().set(copy); });
+  return true;
+}
+
+struct WriteResultsInPlacePass
+    : lstm::impl::WriteResultsInPlacePassBase<WriteResultsInPlacePass> {
+  void runOnOperation() override {
+    SmallVector<tensor::InsertSliceOp> inserts;
+    getOperation()->walk(
+        [&](tensor::InsertSliceOp insert) { inserts.push_back(insert); });
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(getOperation());
+    for (tensor::InsertSliceOp insert : inserts) {
+      // A generic given an output is a new op with a new region: dominance
+      // is asked afresh after a rewrite.
+      if (writeInPlace(rewriter, dominance, insert))
+        dominance.invalidate();
+    }
+  }
+};
+
+} // namespace
