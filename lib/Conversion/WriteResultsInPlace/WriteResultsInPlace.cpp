@@ -129,35 +129,30 @@ Value availableBefore(OpBuilder &b, DominanceInfo &dominance, Value v,
 /// `insert`'s source, made before `point`; null if its operands cannot be.
 Value sliceBefore(OpBuilder &b, DominanceInfo &dominance,
                   tensor::InsertSliceOp insert, Operation *point) {
-  SmallVector<Value> operands;
-  for (Value v : insert->getOperands().drop_front()) {
-    Value available = availableBefore(b, dominance, v, point);
-    if (!available)
-      return Value();
-    operands.push_back(available);
-  }
-  // The dynamic offsets, sizes and strides, in the insert's operand order.
-  auto dynamic = ArrayRef<Value>(operands).drop_front();
-  auto take = [&](ArrayRef<int64_t> statics) {
-    SmallVector<OpFoldResult> mixed;
-    for (int64_t s : statics) {
-      if (ShapedType::isDynamic(s)) {
-        mixed.push_back(dynamic.front());
-        dynamic = dynamic.drop_front();
-      } else {
-        mixed.push_back(b.getIndexAttr(s));
+  Value dest = availableBefore(b, dominance, insert.getDest(), point);
+  bool available = static_cast<bool>(dest);
+  auto before = [&](ArrayRef<OpFoldResult> mixed) {
+    SmallVector<OpFoldResult> result;
+    for (OpFoldResult ofr : mixed) {
+      if (auto v = dyn_cast<Value>(ofr)) {
+        Value moved = availableBefore(b, dominance, v, point);
+        available &= static_cast<bool>(moved);
+        ofr = moved;
       }
+      result.push_back(ofr);
     }
-    return mixed;
+    return result;
   };
-  SmallVector<OpFoldResult> offsets = take(insert.getStaticOffsets());
-  SmallVector<OpFoldResult> sizes = take(insert.getStaticSizes());
-  SmallVector<OpFoldResult> strides = take(insert.getStaticStrides());
+  SmallVector<OpFoldResult> offsets = before(insert.getMixedOffsets());
+  SmallVector<OpFoldResult> sizes = before(insert.getMixedSizes());
+  SmallVector<OpFoldResult> strides = before(insert.getMixedStrides());
+  if (!available)
+    return Value();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(point);
   return tensor::ExtractSliceOp::create(b, insert.getLoc(),
-                                        insert.getSourceType(), operands[0],
-                                        offsets, sizes, strides);
+                                        insert.getSourceType(), dest, offsets,
+                                        sizes, strides);
 }
 
 /// `generic` with one more output, computed as its result `index` is, into
