@@ -18,12 +18,12 @@
 
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
 
+#include "lstm/Dialect/LSTM/Utils/Matmul.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -109,14 +109,6 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> cache;
 };
 
-/// The fill that makes `acc` a tensor of zeros, if one does.
-linalg::FillOp zeroFill(Value acc) {
-  auto fill = acc.getDefiningOp<linalg::FillOp>();
-  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
-    return nullptr;
-  return fill;
-}
-
 /// The split product of `op` (`C += X·Wᵀ` over K/S-term slices, summed
 /// into C).
 Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
@@ -125,6 +117,11 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
   Value acc = op.getDpsInits()[0];
   auto accType = cast<RankedTensorType>(acc.getType());
+  // A C of zeros (the usual case: a product's fill) is not read: the sum
+  // starts from the first term into the fill's tensor, and the fill is left
+  // dead.
+  linalg::FillOp accZeros = lstm::getZeroFill(acc);
+  Value init = accZeros ? accZeros.getOutputs()[0] : acc;
   Type elementType = accType.getElementType();
   Value xSlices = slicer.transpose(rewriter, x, shape.splits,
                                    /*afterDefinition=*/false);
@@ -132,7 +129,7 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
                                    /*afterDefinition=*/true);
 
   // The partial products, [L·S, B, N], from zeros.
-  OpFoldResult rows = tensor::getMixedSize(rewriter, loc, acc, 1);
+  OpFoldResult rows = tensor::getMixedSize(rewriter, loc, init, 1);
   SmallVector<OpFoldResult> partialSizes = {
       rewriter.getIndexAttr(shape.groups * shape.splits), rows,
       rewriter.getIndexAttr(shape.width)};
@@ -149,8 +146,7 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
 
   // [L, S, B, N]; the S partial products of each [L, B, N] element summed by
   // one elementwise kernel (a reduction generic would load and store C
-  // once per term). A C of zeros (the usual case: a product's fill) is not
-  // read: the sum starts from the first term, and the fill is left dead.
+  // once per term).
   auto groupedType = RankedTensorType::get(
       {shape.groups, shape.splits, accType.getDimSize(1), shape.width},
       elementType);
@@ -171,8 +167,6 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
     terms.push_back(tensor::ExtractSliceOp::create(
         rewriter, loc, accType, grouped, offsets, sizes, strides));
   }
-  linalg::FillOp accZeros = zeroFill(acc);
-  Value init = accZeros ? accZeros.getOutputs()[0] : acc;
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<AffineMap> maps(shape.splits + 1,
                               AffineMap::getMultiDimIdentityMap(3, ctx));
@@ -242,7 +236,7 @@ struct SplitBatchedGemmsPass
     SliceTransposer slicer;
     llvm::SetVector<Operation *> fills;
     for (auto [op, shape] : products) {
-      if (linalg::FillOp zeros = zeroFill(op.getDpsInits()[0]))
+      if (linalg::FillOp zeros = lstm::getZeroFill(op.getDpsInits()[0]))
         fills.insert(zeros);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
@@ -267,23 +261,17 @@ struct SplitBatchedGemmsPass
       // read them.
       IRMapping zerosInBranch;
       Value acc = op.getDpsInits()[0];
-      if (linalg::FillOp zeros = zeroFill(acc))
+      if (linalg::FillOp zeros = lstm::getZeroFill(acc))
         zerosInBranch.map(acc, rewriter.clone(*zeros)->getResult(0));
       Operation *whole = rewriter.clone(*op, zerosInBranch);
       scf::YieldOp::create(rewriter, loc, whole->getResults());
       rewriter.replaceOp(op, branch.getResults());
     }
     // Zeros that only the products read: bufferization would still fill
-    // them. (Their extents are the filled tensor's.)
-    for (Operation *op : fills) {
-      auto fill = cast<linalg::FillOp>(op);
-      for (OpOperand &use : llvm::make_early_inc_range(fill->getUses()))
-        if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
-          rewriter.modifyOpInPlace(
-              dim, [&] { dim.getSourceMutable().set(fill.getOutputs()[0]); });
+    // them.
+    for (Operation *fill : fills)
       if (fill->use_empty())
         rewriter.eraseOp(fill);
-    }
   }
 };
 

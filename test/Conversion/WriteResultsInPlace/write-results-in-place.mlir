@@ -52,8 +52,9 @@ func.func @cell_into_stores(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
 // -----
 
 // A backward step's gradient assembled from two pieces in a wider empty
-// tensor, read by a product, then stored: the wider tensor starts as the
-// store's slice (the pieces' own inserts are left to bufferization).
+// tensor, read by a product and through a reshape (as the split product
+// reads it), then stored: the wider tensor starts as the store's slice (the
+// pieces' own inserts are left to bufferization).
 // CHECK-LABEL: func.func @pieces_into_store
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[W:.*]]: tensor<8x3xf32>, %[[S:.*]]: tensor<?x?x8xf32>, %[[T:.*]]: index, %[[B:.*]]: index)
 // CHECK: %[[P:.*]]:2 = linalg.generic
@@ -61,10 +62,12 @@ func.func @cell_into_stores(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
 // CHECK: %[[I0:.*]] = tensor.insert_slice %[[P]]#0 into %[[SL]][0, 0] [%[[B]], 4]
 // CHECK: %[[I1:.*]] = tensor.insert_slice %[[P]]#1 into %[[I0]][0, 4] [%[[B]], 4]
 // CHECK: linalg.matmul ins(%[[I1]], %[[W]]
+// CHECK: %[[HALVES:.*]] = tensor.expand_shape %[[I1]]
+// CHECK: linalg.generic {{.*}} ins(%[[HALVES]] :
 // CHECK: tensor.insert_slice %[[I1]] into %[[S]][%[[T]], 0, 0]
 func.func @pieces_into_store(%x: tensor<?x4xf32>, %w: tensor<8x3xf32>,
                              %s: tensor<?x?x8xf32>, %t: index, %B: index)
-    -> (tensor<?x?x8xf32>, tensor<?x3xf32>) {
+    -> (tensor<?x?x8xf32>, tensor<?x3xf32>, tensor<?x4xf32>) {
   %e4 = tensor.empty(%B) : tensor<?x4xf32>
   %e8 = tensor.empty(%B) : tensor<?x8xf32>
   %p:2 = linalg.generic {
@@ -80,8 +83,17 @@ func.func @pieces_into_store(%x: tensor<?x4xf32>, %w: tensor<8x3xf32>,
   %i1 = tensor.insert_slice %p#1 into %i0[0, 4] [%B, 4] [1, 1] : tensor<?x4xf32> into tensor<?x8xf32>
   %e3 = tensor.empty(%B) : tensor<?x3xf32>
   %mm = linalg.matmul ins(%i1, %w : tensor<?x8xf32>, tensor<8x3xf32>) outs(%e3 : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %halves = tensor.expand_shape %i1 [[0], [1, 2]] output_shape [%B, 2, 4] : tensor<?x8xf32> into tensor<?x2x4xf32>
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(b, j, n) -> (b, j, n)>, affine_map<(b, j, n) -> (b, n)>],
+      iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%halves : tensor<?x2x4xf32>) outs(%x : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %add = arith.addf %a, %o : f32
+    linalg.yield %add : f32
+  } -> tensor<?x4xf32>
   %r = tensor.insert_slice %i1 into %s[%t, 0, 0] [1, %B, 8] [1, 1, 1] : tensor<?x8xf32> into tensor<?x?x8xf32>
-  return %r, %mm : tensor<?x?x8xf32>, tensor<?x3xf32>
+  return %r, %mm, %sum : tensor<?x?x8xf32>, tensor<?x3xf32>, tensor<?x4xf32>
 }
 
 // -----
@@ -155,4 +167,21 @@ func.func @reads_its_store(%s0: tensor<?x?x4xf32>, %T: index, %B: index)
     scf.yield %w : tensor<?x?x4xf32>
   }
   return %r : tensor<?x?x4xf32>
+}
+
+// -----
+
+// An assembled value that is also returned (it would be copied out of the
+// slice) and is not one generic's result: nothing to duplicate, left alone.
+// CHECK-LABEL: func.func @assembled_and_returned
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+func.func @assembled_and_returned(%x: tensor<?x4xf32>, %s: tensor<?x?x8xf32>,
+                                  %t: index, %B: index)
+    -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %e8 = tensor.empty(%B) : tensor<?x8xf32>
+  %i0 = tensor.insert_slice %x into %e8[0, 0] [%B, 4] [1, 1] : tensor<?x4xf32> into tensor<?x8xf32>
+  %i1 = tensor.insert_slice %x into %i0[0, 4] [%B, 4] [1, 1] : tensor<?x4xf32> into tensor<?x8xf32>
+  %r = tensor.insert_slice %i1 into %s[%t, 0, 0] [1, %B, 8] [1, 1, 1] : tensor<?x8xf32> into tensor<?x?x8xf32>
+  return %r, %i1 : tensor<?x?x8xf32>, tensor<?x8xf32>
 }

@@ -33,8 +33,14 @@ mlir::lstm::matchZeroFilledMatmul(Operation *op) {
                                            utils::IteratorType::parallel,
                                            utils::IteratorType::reduction})
     return std::nullopt;
-  auto fill = linalgOp.getDpsInits().front().getDefiningOp<linalg::FillOp>();
-  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+  if (!getZeroFill(linalgOp.getDpsInits().front()))
     return std::nullopt;
   return std::make_pair(linalgOp.getDpsInputs()[0], linalgOp.getDpsInputs()[1]);
+}
+
+linalg::FillOp mlir::lstm::getZeroFill(Value value) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+    return nullptr;
+  return fill;
 }

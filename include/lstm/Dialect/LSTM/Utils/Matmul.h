@@ -15,6 +15,7 @@
 #ifndef LSTM_DIALECT_LSTM_UTILS_MATMUL_H
 #define LSTM_DIALECT_LSTM_UTILS_MATMUL_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
@@ -26,6 +27,10 @@ namespace mlir::lstm {
 /// into a zero-filled [M, N] on tensors: linalg.matmul, or a linalg op of
 /// its indexing maps, iterators and contraction body.
 std::optional<std::pair<Value, Value>> matchZeroFilledMatmul(Operation *op);
+
+/// The linalg.fill that makes `value` a tensor of (floating-point) zeros, if
+/// one does.
+linalg::FillOp getZeroFill(Value value);
 
 } // namespace mlir::lstm
 
