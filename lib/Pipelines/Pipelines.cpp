@@ -235,6 +235,10 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   // split into a wider batch (docs/benchmarks.md, "Split reductions").
   if (options.cublas && options.computeType == GemmComputeType::fp32)
     pm.addPass(lstm::createSplitBatchedGemmsPass());
+  // Two products that a cell adds (a wavefront diagonal's input and
+  // recurrent ones) run as one cuBLAS call of twice the depth.
+  if (options.cublas)
+    pm.addPass(lstm::createConcatSummedProductsPass());
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.
@@ -256,6 +260,11 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   ConvertParallelLoopsToGPUPassOptions launch;
   launch.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
+  // The extents a launch delinearises its index by are computed on the host
+  // from the loops' bounds: folded here, the static ones go into the kernel
+  // as constants (below) and their divisions become shifts and masks, not
+  // 64-bit divisions by a kernel argument.
+  pm.addPass(createCanonicalizerPass());
   // Independent consecutive launches (copies and fills of a few kilobytes)
   // as one.
   pm.addNestedPass<func::FuncOp>(lstm::createMergeGPULaunchesPass());

@@ -56,14 +56,17 @@ def eager_lstm(L, T, B, leaves):
 EAGER = dict(tg.EAGER, lstm=eager_lstm)
 
 
-def check_networks(directory, cases, seed, input_size=24):
-    """Each (L, H, cell, sizes) of `cases`: DIR/{cell}_l{L}_h{H}.so (or
-    DIR/{cell}_h{H}.so for L = 1) against float64 eager autograd at each
-    (T, B) of `sizes`. Returns (all passed, largest relative error)."""
+def check_networks(directory, cases, seed, input_size=24, tolerances=(1e-5, 1e-4),
+                   suffix=''):
+    """Each (L, H, cell, sizes) of `cases`: DIR/{cell}_l{L}_h{H}{suffix}.so
+    (or DIR/{cell}_h{H}{suffix}.so for L = 1) against float64 eager autograd
+    at each (T, B) of `sizes`, within `tolerances` (outputs, gradients).
+    Returns (all passed, largest relative error)."""
+    out_tol, grad_tol = tolerances
     worst = 0.0
     ok = True
     for L, H, cell, sizes in cases:
-        name = f'{cell}_h{H}.so' if L == 1 else f'{cell}_l{L}_h{H}.so'
+        name = (f'{cell}_h{H}' if L == 1 else f'{cell}_l{L}_h{H}') + suffix + '.so'
         net = GradNet(os.path.join(directory, name), device='cuda')
         for T, B in sizes:
             tg.CONFIGS['w'] = (L, H, B, T, input_size)
@@ -79,9 +82,9 @@ def check_networks(directory, cases, seed, input_size=24):
             e_out = max(tg.rel_err(o, r) for o, r in zip(outs, ref))
             e_grad = max(tg.rel_err(g, l.grad) for g, l in zip(grads, leaves))
             worst = max(worst, e_out, e_grad)
-            bad = not (e_out < 1e-5 and e_grad < 1e-4)
+            bad = not (e_out < out_tol and e_grad < grad_tol)
             ok &= not bad
-            print(f'{cell:9s} L={L} H={H:5d} T={T} B={B:2d}: outputs {e_out:.1e} '
+            print(f'{cell:9s}{suffix} L={L} H={H:5d} T={T} B={B:2d}: outputs {e_out:.1e} '
                   f'gradients {e_grad:.1e}{"  FAILED" if bad else ""}', flush=True)
     return ok, worst
 

@@ -41,13 +41,15 @@
 // TENSOR-NOT: arith.truncf
 // TENSOR: scf.yield {{.*}} : tensor<
 
-// Where it runs: after the tensor level's fusion and clean-up, right before
-// bufferization.
+// Where it runs: after the tensor level's fusion and clean-up (and after
+// lstm-concat-summed-products, so that a concatenated operand is rounded
+// once), right before bufferization.
 // PIPELINE: lstm-fuse-pointwise-generics,
 // PIPELINE: cse,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
+// PIPELINE-NEXT: lstm-concat-summed-products,
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments

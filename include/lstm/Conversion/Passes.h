@@ -9,6 +9,7 @@
 
 #include "lstm/Conversion/ApproximateMath/ApproximateMath.h"
 #include "lstm/Conversion/CollapseBeforeSlice/CollapseBeforeSlice.h"
+#include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"

@@ -851,6 +851,48 @@ def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   ];
 }
 
+def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
+  let summary = "Compute two products that an elementwise op adds as one "
+                "product of the concatenated operands";
+  let description = [{
+    A cell adds the product of its input with the input weights to the
+    product of its state with the recurrent weights. Where both are computed
+    in the loop (a wavefront's diagonal, whose layer l reads layer l-1's
+    output of the diagonal before), they are two GEMMs of depth K, each
+    zero-filled, whose results the fused cell adds. One GEMM of depth 2K,
+    `[X H] · [W R]ᵀ = X·Wᵀ + H·Rᵀ`, takes less time than the two: at
+    appleyard's forward diagonal, `4 × [64 × 1024] · [1024 × 2048]` in
+    TF32 measured 10.2 µs against 2 × 7.4 µs on its own
+    (`bench/micro/gemm_splitk.cu`'s whole batched products); in fp32 it is
+    slower on its own (41.5 µs against 2 × 18.6) but the training step,
+    whose diagonals read 32 MB of weights each, ran 2.8% faster with it
+    (docs/benchmarks.md, "One product a forward diagonal").
+
+    The pass looks for a `linalg.generic` without reductions whose body adds
+    two of its inputs (`arith.addf` of two block arguments that nothing else
+    uses, read through the same indexing map), each of which is a
+    contraction on tensors or an equal `tensor.extract_slice` of one (the
+    slice read only there): two inputs, a zero-filled init, one reduction
+    dimension that both inputs index and the result does not, the same op,
+    attributes and body (the depths may differ). Where every use of the two
+    products is such a pair in one generic (or a `tensor.dim`), it replaces
+    them with one product of the same kind over the operands concatenated
+    along the reduction dimension, which each pair's first input reads; the
+    addition keeps that input alone. The concatenations (an empty tensor
+    and two `tensor.insert_slice`) go right after both operands are defined:
+    the weights' once before the loop that reads them. The extents other
+    than the reduction's are the first product's operands'; the generic's
+    elementwise addition already required them equal.
+
+    The sum is reassociated (`x·w` and `h·r` accumulated in one reduction
+    instead of added after two), as any GEMM's blocking reassociates.
+    `lstm-to-nvvm` runs it after the pointwise fusion where the GEMMs go to
+    cuBLAS, under every compute type.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
   let summary = "Split the reduction of deep batched GEMMs into a wider batch "
                 "and a sum";

@@ -152,38 +152,51 @@ static bool allocatedAfter(Value a, Value b, DominanceInfo &dominance) {
   return dominance.properlyDominates(viewRoot(b), alloc);
 }
 
+/// Whether two slices of one memref select disjoint indices in some
+/// dimension by their static offsets, sizes and strides.
+static bool disjointSlices(memref::SubViewOp sliceA, memref::SubViewOp sliceB) {
+  if (sliceA.getSource() != sliceB.getSource())
+    return false;
+  for (auto [offsetA, sizeA, strideA, offsetB, sizeB, strideB] :
+       llvm::zip(sliceA.getStaticOffsets(), sliceA.getStaticSizes(),
+                 sliceA.getStaticStrides(), sliceB.getStaticOffsets(),
+                 sliceB.getStaticSizes(), sliceB.getStaticStrides())) {
+    if (ShapedType::isDynamic(offsetA) || ShapedType::isDynamic(sizeA) ||
+        ShapedType::isDynamic(strideA) || ShapedType::isDynamic(offsetB) ||
+        ShapedType::isDynamic(sizeB) || ShapedType::isDynamic(strideB))
+      continue;
+    if (sizeA == 0 || sizeB == 0)
+      return true;
+    // The indices each selects span [low, high] whatever the stride's
+    // sign.
+    int64_t endA = offsetA + (sizeA - 1) * strideA;
+    int64_t endB = offsetB + (sizeB - 1) * strideB;
+    if (std::max(offsetA, endA) < std::min(offsetB, endB) ||
+        std::max(offsetB, endB) < std::min(offsetA, endA))
+      return true;
+  }
+  return false;
+}
+
 /// Whether memrefs `a` and `b` may share an element: not where alias
 /// analysis says they do not (distinct allocations, an allocation and an
 /// argument), nor where one is allocated after the other is defined, nor
-/// where both are slices of one memref whose static offsets, sizes and
-/// strides in some dimension select disjoint indices (the states of a
-/// stack, [L, B, N], written a layer at a time).
+/// where they are within slices of one memref whose static offsets, sizes
+/// and strides in some dimension select disjoint indices (the states of a
+/// stack, [L, B, N], written a layer at a time; the two halves of a
+/// concatenation, one of them filled through slices of its slice).
 static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases,
                        DominanceInfo &dominance) {
   if (allocatedAfter(a, b, dominance) || allocatedAfter(b, a, dominance))
     return false;
-  auto sliceA = a.getDefiningOp<memref::SubViewOp>();
-  auto sliceB = b.getDefiningOp<memref::SubViewOp>();
-  if (sliceA && sliceB && sliceA.getSource() == sliceB.getSource()) {
-    for (auto [offsetA, sizeA, strideA, offsetB, sizeB, strideB] :
-         llvm::zip(sliceA.getStaticOffsets(), sliceA.getStaticSizes(),
-                   sliceA.getStaticStrides(), sliceB.getStaticOffsets(),
-                   sliceB.getStaticSizes(), sliceB.getStaticStrides())) {
-      if (ShapedType::isDynamic(offsetA) || ShapedType::isDynamic(sizeA) ||
-          ShapedType::isDynamic(strideA) || ShapedType::isDynamic(offsetB) ||
-          ShapedType::isDynamic(sizeB) || ShapedType::isDynamic(strideB))
-        continue;
-      if (sizeA == 0 || sizeB == 0)
+  // A slice of a slice lies within the outer one: disjoint outer slices
+  // have disjoint contents.
+  for (auto sliceA = a.getDefiningOp<memref::SubViewOp>(); sliceA;
+       sliceA = sliceA.getSource().getDefiningOp<memref::SubViewOp>())
+    for (auto sliceB = b.getDefiningOp<memref::SubViewOp>(); sliceB;
+         sliceB = sliceB.getSource().getDefiningOp<memref::SubViewOp>())
+      if (disjointSlices(sliceA, sliceB))
         return false;
-      // The indices each selects span [low, high] whatever the stride's
-      // sign.
-      int64_t endA = offsetA + (sizeA - 1) * strideA;
-      int64_t endB = offsetB + (sizeB - 1) * strideB;
-      if (std::max(offsetA, endA) < std::min(offsetB, endB) ||
-          std::max(offsetB, endB) < std::min(offsetA, endA))
-        return false;
-    }
-  }
   return !aliases.alias(a, b).isNo();
 }
 

@@ -186,3 +186,36 @@ func.func @fresh_buffer(%x: memref<?x?x8xf32>, %init: memref<2x?x8xf32>, %n: ind
   }
   return %r : memref<2x?x8xf32>
 }
+
+// -----
+
+// A concatenation along the last dimension, [B, 16] from two [B, 8]
+// halves: the left half is filled through a slice of its slice (a gather
+// built in the concatenation), the right half copied in. The outer slices'
+// static columns [0, 8) and [8, 16) are disjoint, so are the slices within
+// them: one launch.
+// CHECK-LABEL: func.func @nested_slices
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @nested_slices(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %g: index) -> memref<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %n = memref.dim %a, %c0 : memref<?x8xf32>
+  %out = memref.alloc(%n) : memref<?x16xf32>
+  %left = memref.subview %out[0, 0] [%n, 8] [1, 1] : memref<?x16xf32> to memref<?x8xf32, strided<[16, 1]>>
+  %rows = memref.subview %left[1, 0] [%g, 8] [1, 1] : memref<?x8xf32, strided<[16, 1]>> to memref<?x8xf32, strided<[16, 1], offset: 16>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%bx, %tx] : memref<?x8xf32>
+    memref.store %v, %rows[%bx, %tx] : memref<?x8xf32, strided<[16, 1], offset: 16>>
+    gpu.terminator
+  }
+  %right = memref.subview %out[0, 8] [%n, 8] [1, 1] : memref<?x16xf32> to memref<?x8xf32, strided<[16, 1], offset: 8>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %g, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %b[%bx, %tx] : memref<?x8xf32>
+    memref.store %v, %right[%bx, %tx] : memref<?x8xf32, strided<[16, 1], offset: 8>>
+    gpu.terminator
+  }
+  return %out : memref<?x16xf32>
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// RUN: lstm-opt %s --lstm-concat-summed-products -split-input-file | FileCheck %s
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+#vec = affine_map<(l, b, n) -> (l, n)>
+
+// A wavefront's forward diagonal at appleyard's sizes: the layers' inputs
+// gathered from x_t and the links, times the input weights; the states
+// times the recurrent weights; the fused cell adds the two products gate by
+// gate (with a bias between the sums of the last gate). One product of
+// depth 1024 instead: the gather is built in the left half of its operand,
+// the states copied into the right half; the weights concatenated right
+// after the later one is defined, before the loop. Each gate reads one
+// slice; the additions of the products are gone, the bias's stays.
+// CHECK-LABEL: func.func @diagonal
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x512xf32>, %[[LINKS:[^:]*]]: tensor<3x?x512xf32>, %[[H:[^:]*]]: tensor<4x?x512xf32>, %[[W:[^:]*]]: tensor<4x1024x512xf32>, %[[R:[^:]*]]: tensor<4x1024x512xf32>, %[[BIAS:[^:]*]]: tensor<4x512xf32>, %[[N:[^:]*]]: index)
+// CHECK: %[[WE:.*]] = tensor.empty() : tensor<4x1024x1024xf32>
+// CHECK: %[[W1:.*]] = tensor.insert_slice %[[W]] into %[[WE]][0, 0, 0] [4, 1024, 512] [1, 1, 1]
+// CHECK: %[[WR:.*]] = tensor.insert_slice %[[R]] into %[[W1]][0, 0, 512] [4, 1024, 512] [1, 1, 1]
+// CHECK: scf.for {{.*}} iter_args(%[[STATE:.*]] = %[[H]])
+// CHECK: %[[B:.*]] = tensor.dim %[[H]], %c1
+// CHECK: %[[XE:.*]] = tensor.empty(%[[B]]) : tensor<4x?x1024xf32>
+// CHECK: %[[LEFT:.*]] = tensor.extract_slice %[[XE]][0, 0, 0] [4, %[[B]], 512] [1, 1, 1]
+// CHECK: %[[G0:.*]] = tensor.insert_slice %[[X]] into %[[LEFT]][0, 0, 0] [1, %[[B]], 512]
+// CHECK: %[[G1:.*]] = tensor.insert_slice %[[LINKS]] into %[[G0]][1, 0, 0] [3, %[[B]], 512]
+// CHECK: %[[XH0:.*]] = tensor.insert_slice %[[G1]] into %[[XE]][0, 0, 0] [4, %[[B]], 512]
+// CHECK: %[[XH:.*]] = tensor.insert_slice %[[STATE]] into %[[XH0]][0, 0, 512] [4, %[[B]], 512]
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[ZEROS:.*]] = linalg.fill
+// CHECK-NEXT: %[[P:.*]] = linalg.batch_matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%[[XH]], %[[WR]] : tensor<4x?x1024xf32>, tensor<4x1024x1024xf32>) outs(%[[ZEROS]] : tensor<4x?x1024xf32>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK-DAG: %[[S0:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [4, %{{.*}}, 512]
+// CHECK-DAG: %[[S1:.*]] = tensor.extract_slice %[[P]][0, 0, 512] [4, %{{.*}}, 512]
+// CHECK: linalg.generic {{.*}} ins(%[[S0]], %[[S1]], %[[BIAS]] : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x512xf32>)
+// CHECK-NEXT: ^bb0(%[[A:[^:]*]]: f32, %[[C:[^:]*]]: f32, %[[D:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[SIG:.*]] = arith.negf %[[A]]
+// CHECK: %[[T:.*]] = arith.addf %[[C]], %[[D]]
+// CHECK-NEXT: math.tanh %[[T]]
+func.func @diagonal(%x: tensor<?x512xf32>, %links: tensor<3x?x512xf32>,
+                    %h: tensor<4x?x512xf32>, %w: tensor<4x1024x512xf32>,
+                    %r: tensor<4x1024x512xf32>, %bias: tensor<4x512xf32>,
+                    %n: index) -> tensor<4x?x512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %out = scf.for %i = %c0 to %n step %c1 iter_args(%state = %h) -> tensor<4x?x512xf32> {
+    %b = tensor.dim %h, %c1 : tensor<4x?x512xf32>
+    %e = tensor.empty(%b) : tensor<4x?x512xf32>
+    %g0 = tensor.insert_slice %x into %e[0, 0, 0] [1, %b, 512] [1, 1, 1] : tensor<?x512xf32> into tensor<4x?x512xf32>
+    %g = tensor.insert_slice %links into %g0[1, 0, 0] [3, %b, 512] [1, 1, 1] : tensor<3x?x512xf32> into tensor<4x?x512xf32>
+    %pe = tensor.empty(%b) : tensor<4x?x1024xf32>
+    %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+    %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+        ins(%g, %w : tensor<4x?x512xf32>, tensor<4x1024x512xf32>)
+        outs(%pz : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+    %px0 = tensor.extract_slice %px[0, 0, 0] [4, %b, 512] [1, 1, 1] : tensor<4x?x1024xf32> to tensor<4x?x512xf32>
+    %px1 = tensor.extract_slice %px[0, 0, 512] [4, %b, 512] [1, 1, 1] : tensor<4x?x1024xf32> to tensor<4x?x512xf32>
+    %b2 = tensor.dim %state, %c1 : tensor<4x?x512xf32>
+    %he = tensor.empty(%b2) : tensor<4x?x1024xf32>
+    %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+    %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+        ins(%state, %r : tensor<4x?x512xf32>, tensor<4x1024x512xf32>)
+        outs(%hz : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+    %ph0 = tensor.extract_slice %ph[0, 0, 0] [4, %b2, 512] [1, 1, 1] : tensor<4x?x1024xf32> to tensor<4x?x512xf32>
+    %ph1 = tensor.extract_slice %ph[0, 0, 512] [4, %b2, 512] [1, 1, 1] : tensor<4x?x1024xf32> to tensor<4x?x512xf32>
+    %cell = linalg.generic {indexing_maps = [#id, #id, #id, #vec, #id, #id],
+                            iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%px0, %ph0, %px1, %bias, %ph1 : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x512xf32>, tensor<4x?x512xf32>)
+        outs(%e : tensor<4x?x512xf32>) {
+    ^bb0(%a: f32, %bb: f32, %c: f32, %d: f32, %f: f32, %o: f32):
+      %s0 = arith.addf %a, %bb : f32
+      %n0 = arith.negf %s0 : f32
+      %s1 = arith.addf %f, %c : f32
+      %s2 = arith.addf %s1, %d : f32
+      %t = math.tanh %s2 : f32
+      %y = arith.mulf %n0, %t : f32
+      linalg.yield %y : f32
+    } -> tensor<4x?x512xf32>
+    scf.yield %cell : tensor<4x?x512xf32>
+  }
+  return %out : tensor<4x?x512xf32>
+}
+
+// -----
+
+// Plain matmuls of another depth each (an LSTMP cell's x and projected h),
+// read whole, summed in either order: one product of depth 96 + 32.
+// CHECK-LABEL: func.func @whole_products
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x96xf32>, %[[W:[^:]*]]: tensor<96x64xf32>, %[[H:[^:]*]]: tensor<8x32xf32>, %[[R:[^:]*]]: tensor<32x64xf32>)
+// CHECK: %[[RE:.*]] = tensor.empty() : tensor<128x64xf32>
+// CHECK: %[[R0:.*]] = tensor.insert_slice %[[W]] into %[[RE]][0, 0] [96, 64] [1, 1]
+// CHECK: %[[WR:.*]] = tensor.insert_slice %[[R]] into %[[R0]][96, 0] [32, 64] [1, 1]
+// CHECK: %[[LE:.*]] = tensor.empty() : tensor<8x128xf32>
+// CHECK: %[[L0:.*]] = tensor.insert_slice %[[X]] into %[[LE]][0, 0] [8, 96] [1, 1]
+// CHECK: %[[XH:.*]] = tensor.insert_slice %[[H]] into %[[L0]][0, 96] [8, 32] [1, 1]
+// CHECK: linalg.fill
+// CHECK-NEXT: %[[P:.*]] = linalg.matmul ins(%[[XH]], %[[WR]] : tensor<8x128xf32>, tensor<128x64xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x64xf32>)
+// CHECK-NEXT: ^bb0(%[[A:[^:]*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: math.tanh %[[A]]
+func.func @whole_products(%x: tensor<8x96xf32>, %w: tensor<96x64xf32>,
+                          %h: tensor<8x32xf32>, %r: tensor<32x64xf32>) -> tensor<8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %px = linalg.matmul ins(%x, %w : tensor<8x96xf32>, tensor<96x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ph = linalg.matmul ins(%h, %r : tensor<8x32xf32>, tensor<32x64xf32>) outs(%z2 : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(b, n) -> (b, n)>, affine_map<(b, n) -> (b, n)>, affine_map<(b, n) -> (b, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ph, %px : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %b, %a : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+// Left alone: a product also read elsewhere (its value is needed on its
+// own), a sum that is not of the two reads alone (a third term in
+// between), slices of different columns, a product into a non-zero
+// accumulator, and products of different kinds.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-LABEL: func.func @not_a_pair
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-LABEL: func.func @other_columns
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-LABEL: func.func @accumulated
+// CHECK-COUNT-2: linalg.matmul
+#m = affine_map<(b, n) -> (b, n)>
+func.func @left_alone(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>,
+                      %h: tensor<8x16xf32>, %r: tensor<16x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %px = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ph = linalg.matmul ins(%h, %r : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%px, %ph : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %y, %px : tensor<8x64xf32>, tensor<8x64xf32>
+}
+func.func @not_a_pair(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>,
+                      %h: tensor<8x16xf32>, %r: tensor<16x64xf32>, %k: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %px = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ph = linalg.matmul ins(%h, %r : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#m, #m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%px, %ph, %k : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = arith.addf %s, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+func.func @other_columns(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>,
+                         %h: tensor<8x16xf32>, %r: tensor<16x64xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %e2 = tensor.empty() : tensor<8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %px = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ph = linalg.matmul ins(%h, %r : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %sx = tensor.extract_slice %px[0, 0] [8, 32] [1, 1] : tensor<8x64xf32> to tensor<8x32xf32>
+  %sh = tensor.extract_slice %ph[0, 32] [8, 32] [1, 1] : tensor<8x64xf32> to tensor<8x32xf32>
+  %y = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%sx, %sh : tensor<8x32xf32>, tensor<8x32xf32>) outs(%e2 : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+func.func @accumulated(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>,
+                       %h: tensor<8x16xf32>, %r: tensor<16x64xf32>, %acc: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %px = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x64xf32>) outs(%acc : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %ph = linalg.matmul ins(%h, %r : tensor<8x16xf32>, tensor<16x64xf32>) outs(%z : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%px, %ph : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
