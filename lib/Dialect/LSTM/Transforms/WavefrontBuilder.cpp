@@ -10,7 +10,9 @@
 // runs the L + T - 1 diagonals in order and, within a diagonal, all L
 // layers' cells as one batched cell (batched gates over weights stacked
 // [L, H, K], pointwise math on [L, B, H]). WavefrontPlan.cpp decides which
-// chains qualify; this file builds the loop.
+// chains qualify; this file builds the loop and its diagonal's cell,
+// WavefrontResults.cpp what each diagonal stores and carries on and what
+// the loop's results replace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,12 +158,14 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
   Value numRows = arith::AddIOp::create(
       rewriter, loc, seqLen,
       arith::ConstantIndexOp::create(rewriter, loc, numLayers - 1));
+  // A stored state is written a row ahead (storedState): one more row.
+  Value numRowsAhead = arith::AddIOp::create(rewriter, loc, numRows, c1);
   for (unsigned k : plan.sideOutputs) {
     auto storeType =
         prependExtent(prependExtent(ref.getYield().getOutputs()[k].getType(),
                                     ShapedType::kDynamic),
                       numLayers);
-    SmallVector<Value> sizes = {numRows};
+    SmallVector<Value> sizes = {storedState(k) ? numRowsAhead : numRows};
     if (storeType.isDynamicDim(2))
       sizes.push_back(batch);
     iterInits.push_back(
@@ -404,119 +408,6 @@ Operation *WavefrontBuilder::batchOp(Diagonal &diag, Operation *refOp,
         result.setType(prependExtent(result.getType(), numLayers));
   });
   return batched;
-}
-
-/// The next states (inactive layers keep theirs), this diagonal's outputs,
-/// and the output sequence with the last layer's output written in.
-SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
-                                                       ValueRange iterArgs) {
-  // Operand positions of lstm.yield's ODS groups: 0 outputs, 1 state.
-  YieldOp refYield = ref.getYield();
-  unsigned yieldPos = refOps.size() - 1;
-  unsigned stateBegin = refYield.getODSOperandIndexAndLength(1).first;
-  SmallVector<Value> next;
-  for (unsigned k = 0; k < numStates; ++k)
-    next.push_back(keepInactive(
-        rewriter, loc, diag.d, seqLen, numLayers,
-        operandOf(diag, refYield, yieldPos, stateBegin + k), iterArgs[k]));
-  unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
-  Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
-  next.push_back(combinedPosition ? diag.linkProducts : outs);
-  // Where the link output is also a side output, the last layer's steps
-  // are in its store (replaceLayers views them there): the sequence stays
-  // as it came in, and the canonicaliser drops it.
-  next.push_back(linkOutputStore()
-                     ? iterArgs[numStates + 1]
-                     : insertLastOutput(diag, outs, iterArgs[numStates + 1]));
-  // The side outputs of all layers go to one step of their stores: the
-  // diagonal's, counted from the last (reverse) so that every layer's steps
-  // come in ascending order (sideOutputView).
-  Value row = storeStep(diag.d);
-  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
-    next.push_back(insertStep(rewriter, loc,
-                              operandOf(diag, refYield, yieldPos, outBegin + k),
-                              iterArgs[numStates + 2 + i], row));
-  return next;
-}
-
-/// The last layer runs step d - (L-1). Before it starts, its output goes
-/// to its first step's row, which step 0 then overwrites.
-Value WavefrontBuilder::insertLastOutput(Diagonal &diag, Value outs,
-                                         Value sequence) {
-  Value stepLast = arith::MaxSIOp::create(
-      rewriter, loc,
-      arith::SubIOp::create(
-          rewriter, loc, diag.d,
-          arith::ConstantIndexOp::create(rewriter, loc, numLayers - 1)),
-      c0);
-  Value timeLast =
-      reverse
-          ? arith::SubIOp::create(rewriter, loc, lastStep, stepLast).getResult()
-          : stepLast;
-  Value lastOut = takeRows(rewriter, loc, outs, numLayers - 1, 1, outType);
-  SmallVector<OpFoldResult> offsets = {timeLast, rewriter.getIndexAttr(0),
-                                       rewriter.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      rewriter.getIndexAttr(1), tensor::getMixedSize(rewriter, loc, lastOut, 0),
-      tensor::getMixedSize(rewriter, loc, lastOut, 1)};
-  SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(rewriter, loc, lastOut, sequence,
-                                       offsets, sizes, strides);
-}
-
-std::optional<unsigned> WavefrontBuilder::linkOutputStore() const {
-  auto it = llvm::find(plan.sideOutputs, plan.linkOutput);
-  if (it == plan.sideOutputs.end())
-    return std::nullopt;
-  return numStates + 2 + (it - plan.sideOutputs.begin());
-}
-
-/// Layer `l`'s sequence out of a side output's store [L, L + T - 1, B, N]:
-/// from step l (forward; layer l runs step t on diagonal l + t) or
-/// L - 1 - l (reverse; the steps count the diagonals from the last).
-Value WavefrontBuilder::sideOutputView(Value store, unsigned l,
-                                       RankedTensorType type) {
-  return rowSteps(rewriter, loc, store, l, storeFirstStep(l),
-                  tensor::getMixedSize(rewriter, loc, x, 0), type);
-}
-
-/// The last layer's link output is the loop's sequence, the side outputs
-/// views of their stores; each layer's finals are its rows of the stacked
-/// states.
-void WavefrontBuilder::replaceLayers(scf::ForOp loop) {
-  rewriter.setInsertionPointAfter(loop);
-  for (auto [i, k] : llvm::enumerate(plan.sideOutputs))
-    for (auto [l, layer] : llvm::enumerate(plan.layers)) {
-      Value output = LayerOp(layer).getOutputs()[k];
-      // Read by no one but the next layer, which the loop replaces.
-      bool onlyLinks = llvm::all_of(output.getUsers(), [&](Operation *user) {
-        return l + 1 < plan.layers.size() &&
-               user == LayerOp(plan.layers[l + 1]).getOperation();
-      });
-      if (onlyLinks || (layer == ref && k == plan.linkOutput))
-        continue;
-      rewriter.replaceAllUsesWith(
-          output, sideOutputView(loop.getResults()[numStates + 2 + i], l,
-                                 cast<RankedTensorType>(output.getType())));
-    }
-  Value linkOutput = ref.getOutputs()[plan.linkOutput];
-  rewriter.replaceAllUsesWith(
-      linkOutput,
-      linkOutputStore()
-          ? sideOutputView(loop.getResults()[*linkOutputStore()], numLayers - 1,
-                           cast<RankedTensorType>(linkOutput.getType()))
-          : loop.getResults()[numStates + 1]);
-  for (auto [l, layer] : llvm::enumerate(plan.layers))
-    for (auto [k, final] : llvm::enumerate(LayerOp(layer).getFinals()))
-      rewriter.replaceAllUsesWith(
-          final, takeRows(rewriter, loc, loop.getResults()[k], l, 1,
-                          cast<RankedTensorType>(final.getType())));
-  // Last to first: a link's product reads the layer before it.
-  for (int64_t l = numLayers - 1; l >= 0; --l) {
-    rewriter.eraseOp(plan.layers[l]);
-    if (l > 0 && !plan.projections.empty())
-      eraseLinkProduct(plan.projections[l - 1]);
-  }
 }
 
 FailureOr<scf::ForOp> mlir::lstm::wavefrontLayers(RewriterBase &rewriter,

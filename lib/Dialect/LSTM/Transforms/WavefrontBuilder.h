@@ -91,6 +91,9 @@ private:
   /// also holds the link output, if it is one: the last layer's output
   /// sequence is then a view of it rather than a sequence of its own.
   std::optional<unsigned> linkOutputStore() const;
+  /// The state that side output `k` is, if it is one that the loop stores
+  /// a row ahead.
+  std::optional<unsigned> storedState(unsigned k) const;
   Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
   void eraseLinkProduct(ProjectedLink link);

@@ -197,6 +197,20 @@ Value mlir::lstm::wavefront::insertStep(OpBuilder &b, Location loc, Value value,
                                        at.sizes, at.strides);
 }
 
+Value mlir::lstm::wavefront::insertLayerStep(OpBuilder &b, Location loc,
+                                             Value value, Value store,
+                                             int64_t row, int64_t step) {
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(row),
+                                       b.getIndexAttr(step), b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     tensor::getMixedSize(b, loc, value, 0),
+                                     tensor::getMixedSize(b, loc, value, 1)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, value, store, offsets, sizes,
+                                       strides);
+}
+
 /// Step `step` of every row of `store` `[L, S, B, N]`, as `type`
 /// (`[L, B, N]`): the converse of insertStep.
 Value mlir::lstm::wavefront::extractStoreStep(OpBuilder &b, Location loc,

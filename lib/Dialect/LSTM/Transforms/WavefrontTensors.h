@@ -53,6 +53,11 @@ Value extractStep(OpBuilder &b, Location loc, Value seq, Value t,
 Value insertStep(OpBuilder &b, Location loc, Value value, Value store,
                  OpFoldResult step);
 
+/// `value` `[B, N]` written at step `step` of row `row` of `store`
+/// `[L, S, B, N]`.
+Value insertLayerStep(OpBuilder &b, Location loc, Value value, Value store,
+                      int64_t row, int64_t step);
+
 /// Step `step` of every row of `store` `[L, S, B, N]`, as `type`
 /// (`[L, B, N]`): the converse of insertStep.
 Value extractStoreStep(OpBuilder &b, Location loc, Value store,

@@ -182,3 +182,27 @@ func.func @no_side_outputs(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %W: tens
 // TRAIN-COUNT-3: lstm.layer forward
 // TRAIN: } {lstm.persistent_stack}
 // TRAIN-LABEL: func.func @forward_backward
+
+// -----
+
+// A side output that is the state a step starts from (stack3's training
+// forward saves c_{t-1}): each diagonal stores the state it computes a row
+// ahead (the cell writes it there as it computes it, instead of a copy of
+// the loop-carried state), the store has L + T rows, and after the loop
+// each layer's first row, which a diagonal that layer did not run wrote,
+// gets the layer's initial state.
+// RUN: lstm-opt %examples/stack3.mlir --lstm-combine-gate-gemms --lstm-differentiate --lstm-wavefront=side-output-max-product=268435456 | FileCheck %s --check-prefix=STATE
+// STATE-LABEL: func.func @forward_train
+// STATE: %[[ROWS:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
+// STATE-NEXT: %[[AHEAD:.*]] = arith.addi %[[ROWS]], %c1{{.*}} : index
+// STATE: %[[STORE:.*]] = tensor.empty(%[[AHEAD]], %{{.*}}) : tensor<3x?x?x128xf32>
+// STATE: %[[LOOP:.*]]:10 = scf.for %[[D:arg[0-9]+]] = {{.*}} iter_args({{.*}}, %[[S:arg[0-9]+]] = %[[STORE]],
+// STATE: %[[NEXT:.*]] = arith.addi %[[D]], %c1
+// STATE-NOT: scf.yield
+// STATE: tensor.insert_slice %{{.*}} into %[[S]][0, %[[NEXT]], 0, 0] [3, 1, %{{.*}}, 128]
+// STATE: scf.yield
+// STATE: %[[F0:.*]] = tensor.insert_slice %{{.*}} into %[[LOOP]]#6[0, 0, 0, 0] [1, 1, %{{.*}}, 128]
+// STATE-NOT: scf.for
+// STATE: %[[F1:.*]] = tensor.insert_slice %{{.*}} into %[[F0]][1, 1, 0, 0] [1, 1, %{{.*}}, 128]
+// STATE-NOT: scf.for
+// STATE: %[[F2:.*]] = tensor.insert_slice %{{.*}} into %[[F1]][2, 2, 0, 0] [1, 1, %{{.*}}, 128]
