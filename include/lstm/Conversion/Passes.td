@@ -872,7 +872,8 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     two of its inputs (`arith.addf` of two block arguments that nothing else
     uses, read through the same indexing map), each of which is a
     contraction on tensors or an equal `tensor.extract_slice` of one (the
-    slice read only there): two inputs, a zero-filled init, one reduction
+    slice read only there, taking all of each dynamic extent, so that the
+    two products' extents are equal): two inputs, a zero-filled init, one reduction
     dimension that both inputs index and the result does not, the same op,
     attributes and body (the depths may differ). Where every use of the two
     products is such a pair in one generic (or a `tensor.dim`), it replaces

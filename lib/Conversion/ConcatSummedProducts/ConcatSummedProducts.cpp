@@ -108,6 +108,29 @@ struct ProductRead {
   tensor::ExtractSliceOp slice;
 };
 
+/// Whether `slice` of `product` takes all of each of its dynamic extents
+/// (offset 0, stride 1 and the extent of the empty tensor the product's
+/// zeros fill). Two such slices that one generic reads alike make the two
+/// products' dynamic extents equal, and so their operands' (but for the
+/// reduction): what the concatenation assumes.
+bool coversDynamicExtents(tensor::ExtractSliceOp slice,
+                          linalg::LinalgOp product) {
+  auto type = cast<RankedTensorType>(product->getResult(0).getType());
+  auto empty = lstm::getZeroFill(product.getDpsInits()[0])
+                   .getOutputs()[0]
+                   .getDefiningOp<tensor::EmptyOp>();
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    if (!empty || !isConstantIntValue(slice.getMixedOffsets()[i], 0) ||
+        !isConstantIntValue(slice.getMixedStrides()[i], 1) ||
+        !isEqualConstantIntOrValue(slice.getMixedSizes()[i],
+                                   empty.getMixedSizes()[i]))
+      return false;
+  }
+  return true;
+}
+
 std::optional<ProductRead> productRead(OpOperand &operand) {
   Value v = operand.get();
   auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
@@ -115,14 +138,16 @@ std::optional<ProductRead> productRead(OpOperand &operand) {
     return std::nullopt;
   auto product =
       (slice ? slice.getSource() : v).getDefiningOp<linalg::LinalgOp>();
-  if (!product || !summableProduct(product))
+  if (!product || !summableProduct(product) ||
+      (slice && !coversDynamicExtents(slice, product)))
     return std::nullopt;
   return ProductRead{&operand, product, slice};
 }
 
 /// Whether two reads that one generic reads through one indexing map take
 /// the same part of their products. Their extents need not be compared: the
-/// generic's iteration domain makes them equal (or the program undefined).
+/// generic's iteration domain makes them equal (its run-time checks stop a
+/// program where they are not).
 bool sameView(ProductRead a, ProductRead b) {
   if (!a.slice || !b.slice)
     return !a.slice && !b.slice;
