@@ -26,6 +26,7 @@
 
 #include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"
 
+#include "lstm/Conversion/Utils/UndefinedRoots.h"
 #include "lstm/Dialect/LSTM/Utils/Matmul.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -37,7 +38,6 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -250,29 +250,6 @@ std::optional<OpBuilder::InsertPoint> afterBoth(Value a, Value b,
   return std::nullopt;
 }
 
-/// The operand through which `v` was built in a tensor.empty: following the
-/// destination operands (a gather of insert_slices, a linalg op's init that
-/// its body does not read) while nothing else reads the values on the way.
-/// Null if the chain ends elsewhere.
-OpOperand *emptyRootOperand(Value v) {
-  OpOperand *root = nullptr;
-  while (!v.getDefiningOp<tensor::EmptyOp>()) {
-    auto result = dyn_cast<OpResult>(v);
-    if (!result || (root && !v.hasOneUse()))
-      return nullptr;
-    auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
-    if (!dps ||
-        !isa<tensor::InsertSliceOp, linalg::LinalgOp>(result.getOwner()))
-      return nullptr;
-    root = dps.getTiedOpOperand(result);
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(result.getOwner());
-        linalgOp && linalgOp.payloadUsesValueFromOperand(root))
-      return nullptr;
-    v = root->get();
-  }
-  return root;
-}
-
 /// `[a b]` along dimension `dim` (the other extents are `a`'s). Where `a`
 /// was built in an empty tensor (a wavefront's gather of the layers'
 /// inputs), it is built in the concatenation's slice instead, and only `b`
@@ -280,7 +257,11 @@ OpOperand *emptyRootOperand(Value v) {
 Value concatenate(RewriterBase &rewriter, Location loc, Value a, Value b,
                   int64_t dim) {
   auto type = cast<RankedTensorType>(a.getType());
-  OpOperand *root = emptyRootOperand(a);
+  // A gather built in a tensor.empty (nothing else reading it on the way):
+  // its empty tensor becomes the concatenation's left half.
+  OpOperand *root = lstm::getUndefinedRoot(a, /*singleUse=*/true);
+  if (root && !root->get().getDefiningOp<tensor::EmptyOp>())
+    root = nullptr;
   // `a`'s extents are its empty tensor's (a tensor.dim of `a` would be one
   // more reader of it).
   SmallVector<OpFoldResult> partSizes =

@@ -23,6 +23,8 @@
 
 #include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
 
+#include "lstm/Conversion/Utils/UndefinedRoots.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -41,42 +43,6 @@ namespace mlir::lstm {
 using namespace mlir;
 
 namespace {
-
-/// Whether `v` holds nothing defined: a tensor.empty, or an allocation
-/// without contents.
-bool isUndefined(Value v) {
-  if (v.getDefiningOp<tensor::EmptyOp>())
-    return true;
-  auto alloc = v.getDefiningOp<bufferization::AllocTensorOp>();
-  return alloc && !alloc.getCopy() && !alloc.getMemorySpace();
-}
-
-/// The operand through which `v` was built in an undefined tensor: following
-/// the destination of each tensor.insert_slice and the init of each linalg
-/// op whose body does not read it, back to the operand that takes the
-/// tensor.empty (or content-less alloc_tensor). Null if the chain ends
-/// elsewhere.
-OpOperand *undefinedRoot(Value v) {
-  OpOperand *root = nullptr;
-  while (!isUndefined(v)) {
-    auto result = dyn_cast<OpResult>(v);
-    if (!result)
-      return nullptr;
-    Operation *op = result.getOwner();
-    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-      root = &insert.getDestMutable();
-    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
-      if (linalgOp.payloadUsesValueFromOperand(init))
-        return nullptr;
-      root = init;
-    } else {
-      return nullptr;
-    }
-    v = root->get();
-  }
-  return root;
-}
 
 /// Whether every use of `v` other than `except` only reads it where it is:
 /// extents, linalg inputs, copies' sources and views with such uses. A
@@ -190,7 +156,8 @@ bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
                   tensor::InsertSliceOp insert) {
   // Inserts into temporaries are left to bufferization (and lstm-elide-
   // copies): the temporary itself may become a slice here.
-  if (undefinedRoot(insert.getDest()) || isUndefined(insert.getDest()))
+  if (lstm::getUndefinedRoot(insert.getDest()) ||
+      lstm::isUndefinedTensor(insert.getDest()))
     return false;
   // A destination that is also read (a layer's sequence, whose slot t the
   // step reads while it writes slot t + 1) is left to lstm-elide-copies:
@@ -201,7 +168,7 @@ bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
       }))
     return false;
   Value source = insert.getSource();
-  OpOperand *root = undefinedRoot(source);
+  OpOperand *root = lstm::getUndefinedRoot(source);
   if (!root || root->get().getType() != insert.getSourceType())
     return false;
 
