@@ -121,8 +121,14 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   // A layer's sequence that goes whole into a bigger tensor is built in
   // its slice (the layers' branch of a wavefront's batch bound).
   pm.addPass(lstm::createWriteSequencesInPlacePass());
+  // A gradient assembled twice (Cho's GRU's dG and its leading columns)
+  // once.
+  pm.addPass(lstm::createShareAssembledColumnsPass());
   // A diagonal's saved activations computed in the store's slot.
   pm.addPass(lstm::createWriteResultsInPlacePass());
+  // Each product its own zeros, each result its own init: one buffer
+  // shared by several writers is copied around.
+  pm.addPass(lstm::createSeparateSharedInitsPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // What is still computed into a temporary and copied into place is
   // written in place (a backward step's dz into dG).

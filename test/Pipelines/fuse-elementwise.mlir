@@ -50,13 +50,13 @@
 // KERNEL: gpu.return
 //
 // Cho's GRU: two pointwise kernels per step (its reset is applied before
-// the GEMM of n), around three GEMMs (the zero fill of the second GEMM's
-// result runs in the first GEMM's launch: lstm-merge-gpu-launches); its
-// only state, h, is read from and
+// the GEMM of n), around three GEMMs (each GEMM's zero fill made right
+// before it, lstm-separate-shared-inits, and run in a launch with other
+// work, lstm-merge-gpu-launches); its only state, h, is read from and
 // written to the output sequence: the loop carries nothing.
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/cho-gru.mlir --lstm-combine-gate-gemms --lstm-fuse-elementwise --lstm-to-nvvm=cublas=false -mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHO
 // CHO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHO-COUNT-7: gpu.launch_func
+// CHO-COUNT-6: gpu.launch_func
 // CHO-NOT: gpu.launch_func
 // CHO: gpu.wait
 // CHO-NEXT: }

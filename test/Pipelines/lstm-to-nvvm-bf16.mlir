@@ -55,7 +55,9 @@
 // PIPELINE-NEXT: lstm-read-only-arguments
 // PIPELINE-NEXT: ),
 // PIPELINE-NEXT: lstm-write-sequences-in-place,
+// PIPELINE-NEXT: lstm-share-assembled-columns,
 // PIPELINE-NEXT: lstm-write-results-in-place,
+// PIPELINE-NEXT: lstm-separate-shared-inits,
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16

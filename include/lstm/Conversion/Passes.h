@@ -28,6 +28,8 @@
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
 #include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
+#include "lstm/Conversion/SeparateSharedInits/SeparateSharedInits.h"
+#include "lstm/Conversion/ShareAssembledColumns/ShareAssembledColumns.h"
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
 #include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
 #include "lstm/Conversion/WriteSequencesInPlace/WriteSequencesInPlace.h"

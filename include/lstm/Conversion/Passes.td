@@ -969,6 +969,58 @@ def WriteSequencesInPlacePass : Pass<"lstm-write-sequences-in-place"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def ShareAssembledColumnsPass : Pass<"lstm-share-assembled-columns"> {
+  let summary = "Make a tensor assembled from the leading pieces of another a slice of it";
+  let description = [{
+    A backward cell assembles its gates' gradients with
+    `tensor.insert_slice`s of whole rows into the columns (the last
+    dimension) of a `tensor.empty`. Cho's GRU's does it twice: all three
+    gates' (`dG`, for the input weights' gradient and the link to the layer
+    below) and the reset and update gates' (the operand of the recurrent
+    product `R_rzᵀ`), which are `dG`'s leading columns. Each assembly is a
+    buffer of its own after bufferization, and each piece is copied into
+    both: on the GPU, copy kernels a step.
+
+    Where every column of one assembled tensor is a piece that another
+    assembled tensor of the same block holds at the same offset plus a
+    constant column (every other dimension whole in both), the first is
+    replaced by `tensor.extract_slice` of the second at that column, which
+    bufferization makes a view. The ops that assemble the second move up to
+    the first's first use where they come later and their operands are
+    available there (they are pure); otherwise nothing changes. Both
+    lowerings run it before bufferization.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def SeparateSharedInitsPass : Pass<"lstm-separate-shared-inits"> {
+  let summary = "Give each op that writes a shared empty or filled tensor one of its own";
+  let description = [{
+    The lowering makes a product's accumulator `linalg.fill` of a
+    `tensor.empty` and an elementwise result's init a `tensor.empty`; CSE
+    merges those of equal shape, and one value ends up the init of several
+    ops that overwrite it. One-shot bufferization then gives them one
+    buffer: the first writer overwrites it in place, so the zeros a later
+    product accumulates into are copied out beforehand (on the GPU a copy
+    kernel), and unrelated results share an allocation, which keeps
+    `lstm-elide-copies` from computing any of them where it is copied to.
+
+    For every linalg op with tensor semantics whose init is a
+    `tensor.empty`, or a `linalg.fill` of one, that has other uses too, the
+    pass clones the empty tensor (and the fill) right before the op and
+    makes the clone its init, for every such writer; originals left unused
+    are erased.
+    (`tensor.insert_slice`s into a shared empty tensor stay: that is how a
+    value is assembled in a slice of another.) A
+    fill next to its product is what the BLAS and cuBLAS call-outs turn
+    into beta = 0. No value changes: an empty tensor's contents are
+    undefined, and each fill writes the same value. Both lowerings run it
+    before bufferization.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def WriteResultsInPlacePass : Pass<"lstm-write-results-in-place"> {
   let summary = "Compute a value that is inserted into a slice in that slice";
   let description = [{

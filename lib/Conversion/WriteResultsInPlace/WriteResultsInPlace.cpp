@@ -68,6 +68,28 @@ bool onlyReadInPlace(Value v, Operation *except) {
   return true;
 }
 
+/// Whether `user` is a view whose every use, and its views' uses, only
+/// reads it and comes before `point` in `point`'s block.
+bool readsBefore(Operation *user, Operation *point) {
+  if (!isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+           tensor::CollapseShapeOp>(user) ||
+      !onlyReadInPlace(user->getResult(0), nullptr))
+    return false;
+  Block *block = point->getBlock();
+  for (Operation *reader : user->getResult(0).getUsers()) {
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(reader)) {
+      if (!readsBefore(reader, point))
+        return false;
+      continue;
+    }
+    Operation *inBlock = block->findAncestorOpInBlock(*reader);
+    if (!inBlock || !inBlock->isBeforeInBlock(point))
+      return false;
+  }
+  return true;
+}
+
 /// `v`, or a clone of the pure ops it is computed by, available before
 /// `point`; null if that takes more than a few ops or something that does
 /// not dominate `point`.
@@ -159,17 +181,20 @@ bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
   if (lstm::getUndefinedRoot(insert.getDest()) ||
       lstm::isUndefinedTensor(insert.getDest()))
     return false;
-  // A destination that is also read (a layer's sequence, whose slot t the
-  // step reads while it writes slot t + 1) is left to lstm-elide-copies:
-  // bufferization cannot tell the slots apart and would copy what the step
-  // reads.
-  if (!llvm::all_of(insert.getDest().getUsers(), [&](Operation *user) {
-        return user == insert || isa<tensor::DimOp>(user);
-      }))
-    return false;
   Value source = insert.getSource();
   OpOperand *root = lstm::getUndefinedRoot(source);
   if (!root || root->get().getType() != insert.getSourceType())
+    return false;
+  // A destination that is also read (a layer's sequence, whose slot t the
+  // step reads while it writes slot t + 1) is left to lstm-elide-copies:
+  // bufferization cannot tell the slots apart and would copy what the step
+  // reads. Unless every read is done before the value starts being
+  // computed (a backward wavefront's diagonal reads the previous one's row
+  // of the store it writes: lstm-wavefront's link from the store).
+  if (!llvm::all_of(insert.getDest().getUsers(), [&](Operation *user) {
+        return user == insert || isa<tensor::DimOp>(user) ||
+               readsBefore(user, root->getOwner());
+      }))
     return false;
 
   // The chain's values may be read on the way, not carried elsewhere.

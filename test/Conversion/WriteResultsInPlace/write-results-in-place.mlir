@@ -185,3 +185,66 @@ func.func @assembled_and_returned(%x: tensor<?x4xf32>, %s: tensor<?x?x8xf32>,
   %r = tensor.insert_slice %i1 into %s[%t, 0, 0] [1, %B, 8] [1, 1, 1] : tensor<?x8xf32> into tensor<?x?x8xf32>
   return %r, %i1 : tensor<?x?x8xf32>, tensor<?x8xf32>
 }
+
+// -----
+
+// A reverse wavefront's diagonal reads the previous diagonal's row of the
+// store it writes (row t + 1) before computing this one's (row t): every
+// read done before the value starts being computed, the value is computed
+// in its row. Where the store is read after that (the second loop), the
+// insert is left alone.
+// CHECK-LABEL: func.func @read_row_behind
+// CHECK: scf.for %[[T:.*]] = {{.*}} iter_args(%[[S:.*]] = %{{.*}})
+// CHECK: %[[PREV:.*]] = tensor.extract_slice %[[S]][%{{.*}}, 0, 0] [1, %{{.*}}, 4]
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[PREV]],
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[S]][%[[T]], 0, 0] [1, %{{.*}}, 4]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<?x4xf32>) outs(%[[ROW]] : tensor<?x4xf32>)
+// CHECK: tensor.insert_slice %[[G]] into %[[S]][%[[T]], 0, 0]
+// CHECK: scf.for
+// CHECK: %[[E:.*]] = tensor.empty
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: tensor.insert_slice
+// CHECK: linalg.matmul
+func.func @read_row_behind(%s0: tensor<?x?x4xf32>, %w: tensor<4x4xf32>,
+                           %T: index, %B: index)
+    -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %t = %c0 to %T step %c1 iter_args(%s = %s0) -> (tensor<?x?x4xf32>) {
+    %t1 = arith.addi %t, %c1 : index
+    %prev = tensor.extract_slice %s[%t1, 0, 0] [1, %B, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x4xf32>
+    %e0 = tensor.empty(%B) : tensor<?x4xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x4xf32>) -> tensor<?x4xf32>
+    %p = linalg.matmul ins(%prev, %w : tensor<?x4xf32>, tensor<4x4xf32>) outs(%z : tensor<?x4xf32>) -> tensor<?x4xf32>
+    %e = tensor.empty(%B) : tensor<?x4xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(b, n) -> (b, n)>, affine_map<(b, n) -> (b, n)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%p : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = math.tanh %a : f32
+      linalg.yield %m : f32
+    } -> tensor<?x4xf32>
+    %i = tensor.insert_slice %g into %s[%t, 0, 0] [1, %B, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<?x?x4xf32>
+    scf.yield %i : tensor<?x?x4xf32>
+  }
+  %r2 = scf.for %t = %c0 to %T step %c1 iter_args(%s = %s0) -> (tensor<?x?x4xf32>) {
+    %t1 = arith.addi %t, %c1 : index
+    %prev = tensor.extract_slice %s[%t1, 0, 0] [1, %B, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x4xf32>
+    %e = tensor.empty(%B) : tensor<?x4xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(b, n) -> (b, n)>, affine_map<(b, n) -> (b, n)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%prev : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = math.tanh %a : f32
+      linalg.yield %m : f32
+    } -> tensor<?x4xf32>
+    %i = tensor.insert_slice %g into %s[%t, 0, 0] [1, %B, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<?x?x4xf32>
+    %e0 = tensor.empty(%B) : tensor<?x4xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x4xf32>) -> tensor<?x4xf32>
+    %late = linalg.matmul ins(%prev, %w : tensor<?x4xf32>, tensor<4x4xf32>) outs(%z : tensor<?x4xf32>) -> tensor<?x4xf32>
+    %i2 = tensor.insert_slice %late into %i[%t1, 0, 0] [1, %B, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<?x?x4xf32>
+    scf.yield %i2 : tensor<?x?x4xf32>
+  }
+  return %r, %r2 : tensor<?x?x4xf32>, tensor<?x?x4xf32>
+}

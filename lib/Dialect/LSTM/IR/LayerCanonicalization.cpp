@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Utils/AssembledTensors.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -23,106 +24,6 @@ using namespace mlir;
 using namespace mlir::lstm;
 
 namespace {
-
-/// A value that fills the columns [offset, offset + width) of every row of
-/// a step's output.
-struct ColumnPiece {
-  Value value;
-  int64_t offset, width;
-};
-
-/// The static width of a step value `[B, W]`, if it has one.
-std::optional<int64_t> widthOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || type.getRank() != 2 || type.isDynamicDim(1))
-    return std::nullopt;
-  return type.getDimSize(1);
-}
-
-/// Whether `size` is every row of `dest`: its static extent, or the size
-/// that the `tensor.empty` at the root of its chain of inserts was made
-/// with.
-bool isAllRows(OpFoldResult size, Value dest) {
-  auto type = cast<RankedTensorType>(dest.getType());
-  if (!type.isDynamicDim(0))
-    return isConstantIntValue(size, type.getDimSize(0));
-  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>())
-    dest = insert.getDest();
-  auto empty = dest.getDefiningOp<tensor::EmptyOp>();
-  return empty &&
-         isEqualConstantIntOrValue(size, OpFoldResult(empty.getDynamicSize(0)));
-}
-
-/// The pieces of a step value, sorted by column and disjoint: those of a
-/// chain of `tensor.insert_slice`s of whole rows into a `tensor.empty`
-/// (the backward cell assembles its gates' gradients so), or the value
-/// itself as one piece. Columns no piece covers are left out (a
-/// `tensor.empty`'s are undefined); overlapping inserts give no pieces.
-std::optional<SmallVector<ColumnPiece>> columnPieces(Value v) {
-  std::optional<int64_t> width = widthOf(v);
-  if (!width)
-    return std::nullopt;
-  SmallVector<ColumnPiece> pieces;
-  Value dest = v;
-  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
-    std::optional<int64_t> pieceWidth = widthOf(insert.getSource());
-    std::optional<int64_t> row =
-        getConstantIntValue(insert.getMixedOffsets()[0]);
-    std::optional<int64_t> column =
-        getConstantIntValue(insert.getMixedOffsets()[1]);
-    if (!pieceWidth || row != 0 || !column || !insert.hasUnitStride() ||
-        !isAllRows(insert.getMixedSizes()[0], insert.getDest()))
-      break;
-    pieces.push_back({insert.getSource(), *column, *pieceWidth});
-    dest = insert.getDest();
-  }
-  if (!dest.getDefiningOp<tensor::EmptyOp>())
-    pieces.push_back({dest, 0, *width});
-  llvm::sort(pieces, [](const ColumnPiece &a, const ColumnPiece &b) {
-    return a.offset < b.offset;
-  });
-  for (size_t i = 1; i < pieces.size(); ++i)
-    if (pieces[i - 1].offset + pieces[i - 1].width > pieces[i].offset)
-      return std::nullopt;
-  return pieces;
-}
-
-/// Whether the pieces cover the columns [0, width) without a gap.
-bool covers(ArrayRef<ColumnPiece> pieces, int64_t width) {
-  int64_t next = 0;
-  for (const ColumnPiece &piece : pieces) {
-    if (piece.offset != next)
-      return false;
-    next += piece.width;
-  }
-  return next == width;
-}
-
-/// The column at which `part` is a slice of `whole` (every row of both),
-/// if it is one: every piece of `part` is a piece of `whole` at that
-/// column plus its own offset.
-std::optional<int64_t> sliceColumn(Value part, Value whole) {
-  std::optional<SmallVector<ColumnPiece>> partPieces = columnPieces(part);
-  std::optional<SmallVector<ColumnPiece>> wholePieces = columnPieces(whole);
-  if (!partPieces || !wholePieces || partPieces->empty() ||
-      !covers(*partPieces, *widthOf(part)))
-    return std::nullopt;
-  const ColumnPiece &first = partPieces->front();
-  for (const ColumnPiece &candidate : *wholePieces) {
-    if (candidate.value != first.value || candidate.width != first.width)
-      continue;
-    int64_t column = candidate.offset - first.offset;
-    bool all = llvm::all_of(*partPieces, [&](const ColumnPiece &piece) {
-      return llvm::any_of(*wholePieces, [&](const ColumnPiece &w) {
-        return w.value == piece.value && w.width == piece.width &&
-               w.offset == column + piece.offset;
-      });
-    });
-    if (all)
-      return column;
-  }
-  return std::nullopt;
-}
 
 /// What becomes of an output sequence.
 struct OutputFate {
@@ -151,7 +52,8 @@ struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
     unsigned numOutputs = op.getOutputs().size();
     SmallVector<unsigned> order = llvm::to_vector(llvm::seq(numOutputs));
     auto width = [&](unsigned j) {
-      return widthOf(yield.getOutputs()[j]).value_or(ShapedType::kDynamic);
+      return getColumnWidth(yield.getOutputs()[j])
+          .value_or(ShapedType::kDynamic);
     };
     llvm::stable_sort(
         order, [&](unsigned a, unsigned b) { return width(a) > width(b); });
@@ -178,7 +80,7 @@ struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
             resultType.getElementType() != otherType.getElementType() ||
             width(k) <= width(j) || width(j) == ShapedType::kDynamic)
           continue;
-        if (std::optional<int64_t> column = sliceColumn(yielded, other)) {
+        if (std::optional<int64_t> column = getSliceColumn(yielded, other)) {
           fate = {OutputFate::SliceOf, k, *column};
           break;
         }
@@ -238,7 +140,7 @@ struct SimplifyLayerOutputs : OpRewritePattern<LayerOp> {
         Location loc = op.getLoc();
         SmallVector<OpFoldResult> sizes =
             tensor::getMixedSizes(rewriter, loc, whole);
-        sizes[2] = rewriter.getIndexAttr(*widthOf(yielded[j]));
+        sizes[2] = rewriter.getIndexAttr(*getColumnWidth(yielded[j]));
         SmallVector<OpFoldResult> offsets = {
             rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
             rewriter.getIndexAttr(fate.column)};

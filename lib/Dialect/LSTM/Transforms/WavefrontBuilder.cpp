@@ -158,19 +158,25 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
   Value numRows = arith::AddIOp::create(
       rewriter, loc, seqLen,
       arith::ConstantIndexOp::create(rewriter, loc, numLayers - 1));
-  // A stored state is written a row ahead (storedState): one more row.
+  // A stored state is written a row ahead (storedState), and the link
+  // outputs that the first diagonal reads a row behind (linkFromStore) are
+  // zeros after the last row: one more row.
   Value numRowsAhead = arith::AddIOp::create(rewriter, loc, numRows, c1);
   for (unsigned k : plan.sideOutputs) {
     auto storeType =
         prependExtent(prependExtent(ref.getYield().getOutputs()[k].getType(),
                                     ShapedType::kDynamic),
                       numLayers);
-    SmallVector<Value> sizes = {storedState(k) ? numRowsAhead : numRows};
+    bool linkRow = linkFromStore() && k == plan.linkOutput;
+    SmallVector<Value> sizes = {storedState(k) || linkRow ? numRowsAhead
+                                                          : numRows};
     if (storeType.isDynamicDim(2))
       sizes.push_back(batch);
-    iterInits.push_back(
-        tensor::EmptyOp::create(rewriter, loc, storeType.getShape(),
-                                storeType.getElementType(), sizes));
+    Value store = tensor::EmptyOp::create(rewriter, loc, storeType.getShape(),
+                                          storeType.getElementType(), sizes);
+    if (linkRow)
+      store = insertStep(rewriter, loc, iterInits[numStates], store, numRows);
+    iterInits.push_back(store);
   }
   return iterInits;
 }
@@ -229,6 +235,7 @@ Value WavefrontBuilder::operandOf(Diagonal &diag, Operation *refOp,
 void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
   Diagonal diag;
   diag.d = d;
+  diag.row = storeStep(d);
   // Layer 0 runs step min(d, T-1): past the end it is inactive and only
   // needs an in-bounds slice.
   Value step0 = arith::MinSIOp::create(rewriter, loc, d, lastStep);
@@ -238,10 +245,20 @@ void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
           : step0;
   // Layers 1 .. L-1 read the previous diagonal's outputs of 0 .. L-2
   // (times their links' weights where the links are products).
-  diag.prevBelow =
-      takeRows(rewriter, loc, iterArgs[numStates], 0, numLayers - 1,
-               prependExtent(combinedPosition ? plan.linkType() : outType,
-                             numLayers - 1));
+  auto belowType = prependExtent(combinedPosition ? plan.linkType() : outType,
+                                 numLayers - 1);
+  if (linkFromStore()) {
+    // The previous diagonal's row of the store: the next one up (reverse),
+    // for the first diagonal the zeros after the last.
+    Value store = iterArgs[*linkOutputStore()];
+    Value rowBehind = arith::AddIOp::create(rewriter, loc, diag.row, c1);
+    Value outs = extractStoreStep(rewriter, loc, store, rowBehind,
+                                  prependExtent(outType, numLayers));
+    diag.prevBelow = takeRows(rewriter, loc, outs, 0, numLayers - 1, belowType);
+  } else {
+    diag.prevBelow = takeRows(rewriter, loc, iterArgs[numStates], 0,
+                              numLayers - 1, belowType);
+  }
   if (linkWeights && !combinedPosition)
     diag.prevBelow = GateOp::create(
         rewriter, loc, prependExtent(plan.linkType(), numLayers - 1),
@@ -252,7 +269,7 @@ void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
     diag.map.map(
         ref.getInputSlices()[i + 1],
         extractStoreStep(
-            rewriter, loc, store, storeStep(d),
+            rewriter, loc, store, diag.row,
             prependExtent(ref.getInputSlices()[i + 1].getType(), numLayers)));
   // Layer 0 reads x_t (with another input size, only through the
   // projections made before the loop).

@@ -37,6 +37,9 @@ private:
   /// What one diagonal's body works with.
   struct Diagonal {
     Value d;
+    /// The step of the `[L, L + T - 1, ...]` stores it reads and writes
+    /// (storeStep).
+    Value row;
     /// The step (in time) that layer 0 runs.
     Value time0;
     /// The previous diagonal's outputs of layers 0 .. L-2, `[L-1, B, N]`.
@@ -94,6 +97,9 @@ private:
   /// The state that side output `k` is, if it is one that the loop stores
   /// a row ahead.
   std::optional<unsigned> storedState(unsigned k) const;
+  /// Whether a diagonal reads the previous diagonal's link outputs from
+  /// their store, a row behind, rather than from a loop-carried copy.
+  bool linkFromStore() const;
   Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
   void eraseLinkProduct(ProjectedLink link);

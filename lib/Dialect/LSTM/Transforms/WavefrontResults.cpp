@@ -40,7 +40,11 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
         operandOf(diag, refYield, yieldPos, stateBegin + k), iterArgs[k]));
   unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
   Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
-  next.push_back(combinedPosition ? diag.linkProducts : outs);
+  // (Read from their store instead, they stay as they came in, and the
+  // canonicaliser drops them.)
+  next.push_back(linkFromStore()    ? iterArgs[numStates]
+                 : combinedPosition ? diag.linkProducts
+                                    : outs);
   // Where the link output is also a side output, the last layer's steps
   // are in its store (replaceLayers views them there): the sequence stays
   // as it came in, and the canonicaliser drops it.
@@ -52,7 +56,7 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
   // come in ascending order (sideOutputView). A stored state goes a row
   // ahead: the state this diagonal computes is the one the next diagonal's
   // step starts from.
-  Value row = storeStep(diag.d);
+  Value row = diag.row;
   Value rowAhead;
   for (auto [i, k] : llvm::enumerate(plan.sideOutputs)) {
     Value store = iterArgs[numStates + 2 + i];
@@ -89,6 +93,20 @@ std::optional<unsigned> WavefrontBuilder::storedState(unsigned k) const {
     if (arg == stateArg)
       return s;
   return std::nullopt;
+}
+
+/// A backward stack's link output is its gates' gradients dG, which the
+/// loop also stores for the weights' gradients: each diagonal can read the
+/// previous one's there, a row behind, instead of carrying a copy. Where
+/// the cell assembles dG from pieces (Cho's GRU's three gates from two
+/// pointwise parts), a carried copy is what keeps the pieces from being
+/// computed in the store's row (lstm-write-results-in-place), and costs a
+/// copy kernel a diagonal. Reverse wavefronts (the row behind is the one
+/// after, and the first diagonal's an extra row of zeros after the last);
+/// not where the link products are combined with the cell's (the carried
+/// values are then those products).
+bool WavefrontBuilder::linkFromStore() const {
+  return reverse && linkOutputStore() && !combinedPosition;
 }
 
 /// The last layer runs step d - (L-1). Before it starts, its output goes
