@@ -243,8 +243,13 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
     pm.addPass(lstm::createSplitBatchedGemmsPass());
   // Two products that a cell adds (a wavefront diagonal's input and
   // recurrent ones) run as one cuBLAS call of twice the depth.
-  if (options.cublas)
-    pm.addPass(lstm::createConcatSummedProductsPass());
+  if (options.cublas) {
+    // Products of different widths (Cho's GRU's) too, but not in fp32,
+    // where the zeros they multiply cost more than the launch they save.
+    lstm::ConcatSummedProductsPassOptions concat;
+    concat.padColumns = options.computeType != GemmComputeType::fp32;
+    pm.addPass(lstm::createConcatSummedProductsPass(concat));
+  }
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.

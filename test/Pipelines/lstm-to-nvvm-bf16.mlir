@@ -7,6 +7,8 @@
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=bf16 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // fp32 (the default) and tf32 do not run the pass: no bf16 anywhere.
 // RUN: lstm-opt --lstm-to-nvvm --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
+// RUN: lstm-opt --lstm-to-nvvm --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PADFP32
+// RUN: lstm-opt --lstm-to-nvvm=compute-type=tf32 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PADTF32
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=tf32 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-optimize | lstm-opt --lstm-to-nvvm=compute-type=tf32 | FileCheck %s --check-prefix=FP32
 
@@ -49,7 +51,7 @@
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
-// PIPELINE-NEXT: lstm-concat-summed-products,
+// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=true},
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments
@@ -61,4 +63,8 @@
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16
+// Products of different widths combined with zero weights under TF32 and
+// bf16, not in fp32 (lstm-concat-summed-products' pad-columns).
+// PADFP32: lstm-concat-summed-products{pad-columns=false}
+// PADTF32: lstm-concat-summed-products{pad-columns=true}
 // FP32-NOT: bf16

@@ -889,9 +889,27 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     instead of added after two), as any GEMM's blocking reassociates.
     `lstm-to-nvvm` runs it after the pointwise fusion where the GEMMs go to
     cuBLAS, under every compute type.
+
+    With `pad-columns` (the default), the two products may have different
+    numbers of columns (static): Cho's GRU's forward diagonal adds the
+    reset and update gates' columns of its input product `[3N]` to its
+    recurrent product `[2N]` (the third gate's recurrent product reads
+    `r ⊙ h`). The narrower product's weights get zero rows for the other
+    columns (once, before the loop); the other reads of the wider product
+    (slices of columns the narrower has none of, read after the later
+    product) read the new one's. That computes zeros: `lstm-to-nvvm` takes
+    it under TF32 and bf16 only, where appleyard's Cho GRU training step
+    gained 6.6%; in fp32 it lost 2.3% (docs/benchmarks.md, "Cho's GRU:
+    fewer kernels a diagonal").
   }];
+  let options = [
+    Option<"padColumns", "pad-columns", "bool", /*default=*/"true",
+           "Also combine products with different numbers of columns, the "
+           "narrower one's weights padded with zeros">
+  ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {

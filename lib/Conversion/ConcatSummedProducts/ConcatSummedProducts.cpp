@@ -77,16 +77,62 @@ std::optional<ReductionDims> summableProduct(linalg::LinalgOp op) {
   return ReductionDims{*lhs, *rhs};
 }
 
+/// Where a contraction's output columns are: the position, in the result
+/// and in the right-hand input, of its only dimension that the right-hand
+/// input and the result index and the left-hand input does not (`n` of
+/// `[m, k] · [n, k]ᵀ`).
+struct ColumnDims {
+  int64_t result, rhs;
+};
+
+std::optional<ColumnDims> columnDims(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<ColumnDims> found;
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
+    AffineExpr dim = getAffineDimExpr(d, op.getContext());
+    std::optional<unsigned> rhs = maps[1].getResultPosition(dim);
+    std::optional<unsigned> result = maps[2].getResultPosition(dim);
+    if (!rhs || !result || maps[0].getResultPosition(dim))
+      continue;
+    if (found)
+      return std::nullopt;
+    found = ColumnDims{*result, *rhs};
+  }
+  return found;
+}
+
+/// The static number of columns of `op`'s result, if it has one.
+std::optional<int64_t> columnCount(linalg::LinalgOp op) {
+  std::optional<ColumnDims> dims = columnDims(op);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!dims || type.isDynamicDim(dims->result))
+    return std::nullopt;
+  return type.getDimSize(dims->result);
+}
+
 /// Whether `a` and `b` compute alike: the same op with the same attributes
 /// (indexing maps, iterators) and body, operands of the same ranks and
-/// element types and one result type. The depths of their reductions may
-/// differ.
+/// element types and results of one type but, where both are static, for
+/// the number of columns. The depths of their reductions may differ; a
+/// product with fewer columns takes zero weights for the others.
 bool computeAlike(linalg::LinalgOp a, linalg::LinalgOp b) {
   if (a->getName() != b->getName() ||
       a->getAttrDictionary() != b->getAttrDictionary() ||
-      a->getResultTypes() != b->getResultTypes() ||
       a->getNumRegions() != b->getNumRegions())
     return false;
+  if (a->getResultTypes() != b->getResultTypes()) {
+    std::optional<ColumnDims> dims = columnDims(a);
+    if (!dims || !columnCount(a) || !columnCount(b))
+      return false;
+    auto ta = cast<RankedTensorType>(a->getResult(0).getType());
+    auto tb = cast<RankedTensorType>(b->getResult(0).getType());
+    if (ta.getElementType() != tb.getElementType() ||
+        ta.getRank() != tb.getRank())
+      return false;
+    for (int64_t i = 0, e = ta.getRank(); i < e; ++i)
+      if (i != dims->result && ta.getDimSize(i) != tb.getDimSize(i))
+        return false;
+  }
   for (auto [x, y] : llvm::zip(a->getOperandTypes(), b->getOperandTypes())) {
     auto tx = cast<RankedTensorType>(x), ty = cast<RankedTensorType>(y);
     if (tx.getRank() != ty.getRank() ||
@@ -170,7 +216,7 @@ struct SummedPair {
 using PairsByProducts = llvm::MapVector<std::pair<Operation *, Operation *>,
                                         SmallVector<SummedPair>>;
 
-PairsByProducts findSummedPairs(linalg::GenericOp generic) {
+PairsByProducts findSummedPairs(linalg::GenericOp generic, bool padColumns) {
   PairsByProducts pairs;
   if (generic.getNumReductionLoops() != 0)
     return pairs;
@@ -188,7 +234,9 @@ PairsByProducts findSummedPairs(linalg::GenericOp generic) {
       continue;
     std::optional<ProductRead> ra = productRead(*a), rb = productRead(*b);
     if (!ra || !rb || ra->product == rb->product || !sameView(*ra, *rb) ||
-        !computeAlike(ra->product, rb->product))
+        !computeAlike(ra->product, rb->product) ||
+        (!padColumns &&
+         ra->product->getResultTypes() != rb->product->getResultTypes()))
       continue;
     // One orientation per pair of products.
     if (rb->product->isBeforeInBlock(ra->product) &&
@@ -199,10 +247,15 @@ PairsByProducts findSummedPairs(linalg::GenericOp generic) {
   return pairs;
 }
 
-/// Whether the pairs read everything the two products are read for: every
-/// use of either is a read in `pairs` (or a tensor.dim).
-bool coversAllUses(linalg::LinalgOp first, linalg::LinalgOp second,
-                   ArrayRef<SummedPair> pairs) {
+/// The other reads of the product with more columns, if the pairs read
+/// everything else the two products are read for: every use of either is a
+/// read in `pairs` or a tensor.dim, or a slice of the wider product's
+/// columns that the narrower has none of (where the combined product adds
+/// zeros to them), in `point`'s block and read only after `point`. None
+/// otherwise.
+std::optional<SmallVector<tensor::ExtractSliceOp>>
+otherReads(linalg::LinalgOp first, linalg::LinalgOp second,
+           ArrayRef<SummedPair> pairs, Operation *point) {
   llvm::SmallPtrSet<Operation *, 8> reads;
   llvm::SmallPtrSet<OpOperand *, 8> directReads;
   for (const SummedPair &pair : pairs)
@@ -212,14 +265,32 @@ bool coversAllUses(linalg::LinalgOp first, linalg::LinalgOp second,
       else
         directReads.insert(read.operand);
     }
+  int64_t narrow =
+      std::min(columnCount(first).value_or(0), columnCount(second).value_or(0));
+  SmallVector<tensor::ExtractSliceOp> others;
   for (linalg::LinalgOp product : {first, second})
     for (OpOperand &use : product->getResult(0).getUses()) {
       Operation *user = use.getOwner();
-      if (!isa<tensor::DimOp>(user) && !reads.contains(user) &&
-          !directReads.contains(&use))
-        return false;
+      if (isa<tensor::DimOp>(user) || reads.contains(user) ||
+          directReads.contains(&use))
+        continue;
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      std::optional<ColumnDims> dims = columnDims(product);
+      if (!slice || !dims || columnCount(product) <= narrow ||
+          slice->getBlock() != point->getBlock() ||
+          llvm::any_of(slice->getUsers(), [&](Operation *reader) {
+            Operation *op = point->getBlock()->findAncestorOpInBlock(*reader);
+            return !op || !point->isBeforeInBlock(op);
+          }))
+        return std::nullopt;
+      std::optional<int64_t> offset =
+          getConstantIntValue(slice.getMixedOffsets()[dims->result]);
+      if (!offset || *offset < narrow ||
+          !isConstantIntValue(slice.getMixedStrides()[dims->result], 1))
+        return std::nullopt;
+      others.push_back(slice);
     }
-  return true;
+  return others;
 }
 
 /// Where a value computed from both `a` and `b` can go as early as possible:
@@ -321,27 +392,73 @@ Value concatenateEarly(RewriterBase &rewriter, Value a, Value b, int64_t dim,
 /// Replaces the two products of `pairs` with one over the concatenated
 /// operands; each pair's first read takes the slice of it, the addition
 /// takes that read alone.
+/// `weights` with zero columns appended along `dim` up to `count`, made
+/// right after `weights` is defined.
+Value padColumns(RewriterBase &rewriter, Location loc, Value weights,
+                 int64_t dim, int64_t count, DominanceInfo &dominance) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  std::optional<OpBuilder::InsertPoint> point =
+      afterBoth(weights, weights, dominance);
+  rewriter.restoreInsertionPoint(*point);
+  auto type = cast<RankedTensorType>(weights.getType());
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(rewriter, loc, weights);
+  sizes[dim] = rewriter.getIndexAttr(count - type.getDimSize(dim));
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  return concatenate(rewriter, loc, weights, zeros, dim);
+}
+
 void combine(RewriterBase &rewriter, linalg::GenericOp generic,
              linalg::LinalgOp first, linalg::LinalgOp second,
-             ArrayRef<SummedPair> pairs, DominanceInfo &dominance) {
+             ArrayRef<SummedPair> pairs,
+             ArrayRef<tensor::ExtractSliceOp> others,
+             DominanceInfo &dominance) {
   ReductionDims dims = *summableProduct(first);
   // The new product goes where the later of the two was.
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
+  // It computes the columns of the wider one: the narrower one's weights
+  // get zeros for the others.
+  Value firstWeights = first.getDpsInputs()[1];
+  Value secondWeights = second.getDpsInputs()[1];
+  linalg::LinalgOp wide = first;
+  if (first->getResultTypes() != second->getResultTypes()) {
+    ColumnDims columns = *columnDims(first);
+    int64_t a = *columnCount(first), b = *columnCount(second);
+    if (a < b) {
+      wide = second;
+      firstWeights = padColumns(rewriter, first.getLoc(), firstWeights,
+                                columns.rhs, b, dominance);
+    } else {
+      secondWeights = padColumns(rewriter, second.getLoc(), secondWeights,
+                                 columns.rhs, a, dominance);
+    }
+  }
   Value lhs =
       concatenateEarly(rewriter, first.getDpsInputs()[0],
                        second.getDpsInputs()[0], dims.lhs, later, dominance);
-  Value rhs =
-      concatenateEarly(rewriter, first.getDpsInputs()[1],
-                       second.getDpsInputs()[1], dims.rhs, later, dominance);
+  Value rhs = concatenateEarly(rewriter, firstWeights, secondWeights, dims.rhs,
+                               later, dominance);
   rewriter.setInsertionPoint(later);
   IRMapping operands;
-  operands.map(first.getDpsInputs()[0], lhs);
-  operands.map(first.getDpsInputs()[1], rhs);
+  operands.map(wide.getDpsInputs()[0], lhs);
+  operands.map(wide.getDpsInputs()[1], rhs);
   // The zeros are filled right before the product, where the GEMM call-outs
   // look for them (a fill they can replace with beta = 0).
-  Value init = first.getDpsInits()[0];
+  Value init = wide.getDpsInits()[0];
   operands.map(init, rewriter.clone(*lstm::getZeroFill(init))->getResult(0));
-  Operation *product = rewriter.clone(*first, operands);
+  Operation *product = rewriter.clone(*wide, operands);
+  // The wider product's columns that the other has none of: the same
+  // columns of the new one (plus zeros).
+  for (tensor::ExtractSliceOp slice : others) {
+    if (slice->isBeforeInBlock(product))
+      rewriter.moveOpAfter(slice, product);
+    rewriter.modifyOpInPlace(
+        slice, [&] { slice.getSourceMutable().set(product->getResult(0)); });
+  }
 
   rewriter.setInsertionPoint(generic);
   for (SummedPair pair : pairs) {
@@ -399,15 +516,20 @@ struct ConcatSummedProductsPass
     SmallVector<Operation *> changed;
     for (linalg::GenericOp generic : generics) {
       bool combined = false;
-      for (auto &[products, pairs] : findSummedPairs(generic)) {
+      for (auto &[products, pairs] : findSummedPairs(generic, padColumns)) {
         auto first = cast<linalg::LinalgOp>(products.first);
         auto second = cast<linalg::LinalgOp>(products.second);
         // Both products in one block, so that the combined one can take the
         // later one's place.
-        if (first->getBlock() != second->getBlock() ||
-            !coversAllUses(first, second, pairs))
+        if (first->getBlock() != second->getBlock())
           continue;
-        combine(rewriter, generic, first, second, pairs, dominance);
+        linalg::LinalgOp later =
+            first->isBeforeInBlock(second) ? second : first;
+        std::optional<SmallVector<tensor::ExtractSliceOp>> others =
+            otherReads(first, second, pairs, later);
+        if (!others)
+          continue;
+        combine(rewriter, generic, first, second, pairs, *others, dominance);
         combined = true;
       }
       if (combined)

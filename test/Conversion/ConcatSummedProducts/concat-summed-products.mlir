@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-concat-summed-products -split-input-file | FileCheck %s
+// RUN: lstm-opt %s --lstm-concat-summed-products=pad-columns=false -split-input-file | FileCheck %s --check-prefix=NOPAD
 
 #x = affine_map<(l, b, h, k) -> (l, b, k)>
 #w = affine_map<(l, b, h, k) -> (l, h, k)>
@@ -231,4 +232,117 @@ func.func @some_rows(%x: tensor<?x16xf32>, %w: tensor<16x64xf32>,
     linalg.yield %s : f32
   } -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
+}
+
+// -----
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// Cho's GRU's forward diagonal (2 layers, hidden 4): the input product has
+// three gates' columns, the recurrent one two (r and z; n's recurrent
+// product reads r ⊙ h). The reset and update gates add the two; n reads
+// the input product's last columns alone, through a slice made before the
+// recurrent product. One product: the recurrent weights get zero rows for
+// n's columns, the new product's last columns are n's input product (plus
+// zeros), and n's slice moves after it.
+// Without pad-columns (lstm-to-nvvm's choice in fp32), the two stay.
+// NOPAD-LABEL: func.func @gru_columns
+// NOPAD-COUNT-2: linalg.batch_matmul
+// NOPAD: return
+// CHECK-LABEL: func.func @gru_columns
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x?x4xf32>, %[[H:[^:]*]]: tensor<2x?x4xf32>, %[[W:[^:]*]]: tensor<2x12x4xf32>, %[[R:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: index)
+// CHECK: %[[ZE:.*]] = tensor.empty() : tensor<2x4x4xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[ZE]] : tensor<2x4x4xf32>)
+// CHECK: %[[RE:.*]] = tensor.empty() : tensor<2x12x4xf32>
+// CHECK: %[[R0:.*]] = tensor.insert_slice %[[R]] into %[[RE]][0, 0, 0] [2, 8, 4] [1, 1, 1]
+// CHECK: %[[RPAD:.*]] = tensor.insert_slice %[[Z]] into %[[R0]][0, 8, 0] [2, 4, 4] [1, 1, 1]
+// CHECK: %[[WE:.*]] = tensor.empty() : tensor<2x12x8xf32>
+// CHECK: %[[W0:.*]] = tensor.insert_slice %[[W]] into %[[WE]][0, 0, 0] [2, 12, 4] [1, 1, 1]
+// CHECK: %[[WR:.*]] = tensor.insert_slice %[[RPAD]] into %[[W0]][0, 0, 4] [2, 12, 4] [1, 1, 1]
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[ZEROS:.*]] = linalg.fill
+// CHECK-NEXT: %[[P:.*]] = linalg.batch_matmul {{.*}} ins(%{{.*}}, %[[WR]] : tensor<2x?x8xf32>, tensor<2x12x8xf32>) outs(%[[ZEROS]] : tensor<2x?x12xf32>)
+// CHECK-NEXT: %[[N:.*]] = tensor.extract_slice %[[P]][0, 0, 8] [2, %[[B]], 4]
+// CHECK-NOT: linalg.batch_matmul
+// CHECK-DAG: %[[S0:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [2, %[[B]], 4]
+// CHECK-DAG: %[[S1:.*]] = tensor.extract_slice %[[P]][0, 0, 4] [2, %[[B]], 4]
+// CHECK: linalg.generic {{.*}} ins(%[[S0]], %[[S1]] : tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[N]] : tensor<2x?x4xf32>)
+func.func @gru_columns(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
+                       %w: tensor<2x12x4xf32>, %r: tensor<2x8x4xf32>, %b: index)
+    -> (tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty(%b) : tensor<2x?x12xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%x, %w : tensor<2x?x4xf32>, tensor<2x12x4xf32>)
+      outs(%pz : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %pxn = tensor.extract_slice %px[0, 0, 8] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %he = tensor.empty(%b) : tensor<2x?x8xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%h, %r : tensor<2x?x4xf32>, tensor<2x8x4xf32>)
+      outs(%hz : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %px0 = tensor.extract_slice %px[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %px1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %ph0 = tensor.extract_slice %ph[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %ph1 = tensor.extract_slice %ph[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %e = tensor.empty(%b) : tensor<2x?x4xf32>
+  %rz:2 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id, #id],
+                          iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px0, %ph0, %px1, %ph1 : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e, %e : tensor<2x?x4xf32>, tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %f: f32, %o0: f32, %o1: f32):
+    %s0 = arith.addf %a, %c : f32
+    %s1 = arith.addf %d, %f : f32
+    linalg.yield %s0, %s1 : f32, f32
+  } -> (tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%pxn : tensor<2x?x4xf32>) outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<2x?x4xf32>
+  return %rz#0, %rz#1, %n : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+}
+
+// -----
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// Left alone: the wider product is also read, alone, in columns that the
+// narrower one has (the combined product would add the narrower's there).
+// CHECK-LABEL: func.func @gru_columns_overlap
+// CHECK-COUNT-2: linalg.batch_matmul
+func.func @gru_columns_overlap(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
+                               %w: tensor<2x12x4xf32>, %r: tensor<2x8x4xf32>, %b: index)
+    -> (tensor<2x?x4xf32>, tensor<2x?x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty(%b) : tensor<2x?x12xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%x, %w : tensor<2x?x4xf32>, tensor<2x12x4xf32>)
+      outs(%pz : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %he = tensor.empty(%b) : tensor<2x?x8xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%h, %r : tensor<2x?x4xf32>, tensor<2x8x4xf32>)
+      outs(%hz : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %px0 = tensor.extract_slice %px[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %ph0 = tensor.extract_slice %ph[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %e = tensor.empty(%b) : tensor<2x?x4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px0, %ph0 : tensor<2x?x4xf32>, tensor<2x?x4xf32>) outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %t = arith.addf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<2x?x4xf32>
+  %pz1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  return %s, %pz1 : tensor<2x?x4xf32>, tensor<2x?x4xf32>
 }
