@@ -1025,9 +1025,9 @@ def SeparateSharedInitsPass : Pass<"lstm-separate-shared-inits"> {
 
     For every linalg op with tensor semantics whose init is a
     `tensor.empty`, or a `linalg.fill` of one, that has other uses too, the
-    pass clones the empty tensor (and the fill) right before the op and
-    makes the clone its init, for every such writer; originals left unused
-    are erased.
+    pass clones the empty tensor (and the fill, where the op reads its
+    init) right before the op and makes the clone its init, for every such
+    writer; originals left unused are erased.
     (`tensor.insert_slice`s into a shared empty tensor stay: that is how a
     value is assembled in a slice of another.) A
     fill next to its product is what the BLAS and cuBLAS call-outs turn

@@ -70,6 +70,11 @@ struct SeparateSharedInitsPass
     for (OpOperand *init : shared) {
       SmallVector<Operation *> makers = initMakers(init->get());
       originals.insert(makers.rbegin(), makers.rend());
+      // A writer that does not read its init needs no fill: an empty
+      // tensor, rather than a fill kernel that nothing reads.
+      auto writer = cast<linalg::LinalgOp>(init->getOwner());
+      if (!writer.payloadUsesValueFromOperand(init))
+        makers.resize(1);
       rewriter.setInsertionPoint(init->getOwner());
       IRMapping map;
       Operation *copy = nullptr;

@@ -70,3 +70,31 @@ func.func @alone(%a: tensor<2x4xf32>, %acc: tensor<2x4xf32>, %w: tensor<4x4xf32>
   %q = linalg.matmul ins(%a, %w : tensor<2x4xf32>, tensor<4x4xf32>) outs(%za : tensor<2x4xf32>) -> tensor<2x4xf32>
   return %p, %i1, %q, %za : tensor<2x4xf32>, tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A zero fill that a product accumulates into and an elementwise op
+// overwrites without reading it: the product gets a fill, the other op an
+// empty tensor (a fill there would be a kernel whose zeros nothing reads).
+// CHECK-LABEL: func.func @fill_not_read
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<2x4xf32>)
+// CHECK-NEXT: %[[P:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : {{.*}}) outs(%[[F1]] :
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[P]] : tensor<2x4xf32>) outs(%[[E2]] : tensor<2x4xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @fill_not_read(%a: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p = linalg.matmul ins(%a, %w : tensor<2x4xf32>, tensor<4x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(b, n) -> (b, n)>, affine_map<(b, n) -> (b, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<2x4xf32>) outs(%z : tensor<2x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = math.tanh %x : f32
+    linalg.yield %t : f32
+  } -> tensor<2x4xf32>
+  return %g : tensor<2x4xf32>
+}
