@@ -296,15 +296,17 @@ otherReads(linalg::LinalgOp first, linalg::LinalgOp second,
 /// Where a value computed from both `a` and `b` can go as early as possible:
 /// right after the later of their definitions, if one's block contains or
 /// is the other's. Null if neither dominates the other's definition.
+/// Right after `v` is defined (at its block's start for an argument).
+OpBuilder::InsertPoint after(Value v) {
+  if (Operation *def = v.getDefiningOp())
+    return OpBuilder::InsertPoint(def->getBlock(),
+                                  std::next(def->getIterator()));
+  Block *block = cast<BlockArgument>(v).getOwner();
+  return OpBuilder::InsertPoint(block, block->begin());
+}
+
 std::optional<OpBuilder::InsertPoint> afterBoth(Value a, Value b,
                                                 DominanceInfo &dominance) {
-  auto after = [](Value v) {
-    if (Operation *def = v.getDefiningOp())
-      return OpBuilder::InsertPoint(def->getBlock(),
-                                    std::next(def->getIterator()));
-    Block *block = cast<BlockArgument>(v).getOwner();
-    return OpBuilder::InsertPoint(block, block->begin());
-  };
   OpBuilder::InsertPoint pa = after(a), pb = after(b);
   if (pa.getBlock() == pb.getBlock()) {
     Operation *da = a.getDefiningOp(), *db = b.getDefiningOp();
@@ -395,11 +397,9 @@ Value concatenateEarly(RewriterBase &rewriter, Value a, Value b, int64_t dim,
 /// `weights` with zero columns appended along `dim` up to `count`, made
 /// right after `weights` is defined.
 Value padColumns(RewriterBase &rewriter, Location loc, Value weights,
-                 int64_t dim, int64_t count, DominanceInfo &dominance) {
+                 int64_t dim, int64_t count) {
   OpBuilder::InsertionGuard guard(rewriter);
-  std::optional<OpBuilder::InsertPoint> point =
-      afterBoth(weights, weights, dominance);
-  rewriter.restoreInsertionPoint(*point);
+  rewriter.restoreInsertionPoint(after(weights));
   auto type = cast<RankedTensorType>(weights.getType());
   SmallVector<OpFoldResult> sizes =
       tensor::getMixedSizes(rewriter, loc, weights);
@@ -430,11 +430,11 @@ void combine(RewriterBase &rewriter, linalg::GenericOp generic,
     int64_t a = *columnCount(first), b = *columnCount(second);
     if (a < b) {
       wide = second;
-      firstWeights = padColumns(rewriter, first.getLoc(), firstWeights,
-                                columns.rhs, b, dominance);
+      firstWeights =
+          padColumns(rewriter, first.getLoc(), firstWeights, columns.rhs, b);
     } else {
-      secondWeights = padColumns(rewriter, second.getLoc(), secondWeights,
-                                 columns.rhs, a, dominance);
+      secondWeights =
+          padColumns(rewriter, second.getLoc(), secondWeights, columns.rhs, a);
     }
   }
   Value lhs =

@@ -112,10 +112,13 @@ struct ShareAssembledColumnsPass
     });
     IRRewriter rewriter(&getContext());
     DominanceInfo dominance(getOperation());
+    // Parts already made slices, their assemblies erased: no longer wholes.
+    DenseSet<Value> replaced;
     for (Value part : assembled) {
       Block *block = part.getParentBlock();
       for (Value whole : assembled) {
-        if (whole == part || whole.getParentBlock() != block ||
+        if (whole == part || replaced.contains(whole) ||
+            whole.getParentBlock() != block ||
             whole.getType() == part.getType())
           continue;
         std::optional<int64_t> column = lstm::getSliceColumn(part, whole);
@@ -143,6 +146,7 @@ struct ShareAssembledColumnsPass
         // left for later, its pieces would still be computed into it.
         SmallVector<Operation *> partOps = assemblyOps(part);
         rewriter.replaceAllUsesWith(part, slice);
+        replaced.insert(part);
         for (Operation *op : partOps) {
           if (!op->use_empty())
             break;

@@ -59,3 +59,37 @@ func.func @not_slices(%dr: tensor<2x4xf32>, %dz: tensor<2x4xf32>, %dn: tensor<2x
   %w = tensor.insert_slice %dn into %w0[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x16xf32>
   return %g, %swapped, %gap, %w : tensor<2x12xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x16xf32>
 }
+
+// -----
+
+// Three assemblies, each the leading columns of the next: [dr dz] becomes
+// a slice of dG first and goes; [dr] then becomes a slice of dG too (not of
+// the assembly that is gone).
+// CHECK-LABEL: func.func @nested
+// CHECK-SAME: (%[[DR:.*]]: tensor<2x4xf32>, %[[DZ:.*]]: tensor<2x4xf32>, %[[DN:.*]]: tensor<2x4xf32>, %[[W8:.*]]: tensor<8x3xf32>, %[[W4:.*]]: tensor<4x3xf32>)
+// CHECK-NOT: tensor<2x8xf32>
+// CHECK: %[[G:.*]] = tensor.insert_slice %[[DR]] into %{{.*}}[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x12xf32>
+// CHECK: %[[RZ:.*]] = tensor.extract_slice %[[G]][0, 0] [2, 8] [1, 1] : tensor<2x12xf32> to tensor<2x8xf32>
+// CHECK: linalg.matmul ins(%[[RZ]], %[[W8]]
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[G]][0, 0] [2, 4] [1, 1] : tensor<2x12xf32> to tensor<2x4xf32>
+// CHECK: linalg.matmul ins(%[[R]], %[[W4]]
+// CHECK: return %[[G]],
+func.func @nested(%dr: tensor<2x4xf32>, %dz: tensor<2x4xf32>, %dn: tensor<2x4xf32>,
+                  %w8: tensor<8x3xf32>, %w4: tensor<4x3xf32>)
+    -> (tensor<2x12xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e12 = tensor.empty() : tensor<2x12xf32>
+  %g0 = tensor.insert_slice %dn into %e12[0, 8] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x12xf32>
+  %g1 = tensor.insert_slice %dz into %g0[0, 4] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x12xf32>
+  %e8 = tensor.empty() : tensor<2x8xf32>
+  %p0 = tensor.insert_slice %dz into %e8[0, 4] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x8xf32>
+  %p = tensor.insert_slice %dr into %p0[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x8xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %a = tensor.insert_slice %dr into %e4[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x4xf32>
+  %g = tensor.insert_slice %dr into %g1[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x12xf32>
+  %eo = tensor.empty() : tensor<2x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %m8 = linalg.matmul ins(%p, %w8 : tensor<2x8xf32>, tensor<8x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %m4 = linalg.matmul ins(%a, %w4 : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %g, %m8, %m4 : tensor<2x12xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
