@@ -63,6 +63,11 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   // backward step on the recurrent state) and optimised with the rest.
   if (options.differentiate)
     pm.addPass(createLSTMDifferentiatePass());
+  // A backward cell's gradients assembled twice (Cho's GRU's dG and its
+  // leading columns [dr dz], the recurrent product's operand) once, the
+  // second a slice of the first: the wavefront then sees that product read
+  // the link output, and combines it with the link's.
+  pm.addPass(createShareAssembledColumnsPass());
   if (options.wavefront) {
     LSTMWavefrontPassOptions wavefront;
     wavefront.persistent = options.persistent;

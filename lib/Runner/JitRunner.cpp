@@ -558,7 +558,7 @@ CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
   // each input, freed when the call is done (after the work queued on the
   // stream, which the runtime orders the free after).
   std::vector<void *> deviceInputs;
-  auto freeInputs = llvm::make_scope_exit([&] {
+  llvm::scope_exit freeInputs([&] {
     for (void *p : deviceInputs)
       api.lstmRuntimeFree(p);
   });
@@ -591,7 +591,7 @@ CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
   llvm::SmallPtrSet<void *, 8> owned;
   for (void *p : deviceInputs)
     owned.insert(p);
-  auto freeResults = llvm::make_scope_exit([&] {
+  llvm::scope_exit freeResults([&] {
     size_t at = 0;
     for (size_t w : words) {
       auto *allocated = reinterpret_cast<void *>(resultStruct[at]);

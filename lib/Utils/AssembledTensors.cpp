@@ -21,16 +21,18 @@ std::optional<int64_t> lstm::getColumnWidth(Value v) {
   return type.getDimSize(type.getRank() - 1);
 }
 
-/// Whether `size` is all of dimension `d` of `dest`: its static extent, or
-/// the size that the `tensor.empty` at the root of its chain of inserts was
-/// made with.
-static bool isWholeExtent(OpFoldResult size, Value dest, int64_t d) {
-  auto type = cast<RankedTensorType>(dest.getType());
+bool lstm::isWholeExtent(OpFoldResult size, Value v, int64_t d) {
+  auto type = cast<RankedTensorType>(v.getType());
   if (!type.isDynamicDim(d))
     return isConstantIntValue(size, type.getDimSize(d));
-  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>())
-    dest = insert.getDest();
-  auto empty = dest.getDefiningOp<tensor::EmptyOp>();
+  if (auto dim = dyn_cast_if_present<Value>(size)
+                     ? cast<Value>(size).getDefiningOp<tensor::DimOp>()
+                     : tensor::DimOp())
+    if (dim.getSource() == v && dim.getConstantIndex() == d)
+      return true;
+  while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>())
+    v = insert.getDest();
+  auto empty = v.getDefiningOp<tensor::EmptyOp>();
   return empty &&
          isEqualConstantIntOrValue(size, OpFoldResult(empty.getDynamicSize(d)));
 }
@@ -83,7 +85,25 @@ bool lstm::coverColumns(ArrayRef<ColumnPiece> pieces, int64_t width) {
   return next == width;
 }
 
+/// The column at which `part` is a `tensor.extract_slice` of `whole` that
+/// takes every other dimension whole.
+static std::optional<int64_t> extractedColumn(Value part, Value whole) {
+  auto slice = part.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSource() != whole || !slice.hasUnitStride())
+    return std::nullopt;
+  int64_t rank = slice.getSourceType().getRank();
+  if (slice.getResultType().getRank() != rank)
+    return std::nullopt;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (!isConstantIntValue(slice.getMixedOffsets()[d], 0) ||
+        !isWholeExtent(slice.getMixedSizes()[d], whole, d))
+      return std::nullopt;
+  return getConstantIntValue(slice.getMixedOffsets()[rank - 1]);
+}
+
 std::optional<int64_t> lstm::getSliceColumn(Value part, Value whole) {
+  if (std::optional<int64_t> column = extractedColumn(part, whole))
+    return column;
   std::optional<SmallVector<ColumnPiece>> partPieces = getColumnPieces(part);
   std::optional<SmallVector<ColumnPiece>> wholePieces = getColumnPieces(whole);
   if (!partPieces || !wholePieces || partPieces->empty() ||

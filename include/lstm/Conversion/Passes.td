@@ -933,9 +933,11 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     before a loop that it does not change), multiplied as one batch of L·S
     matrices, and the partial products summed into C by a
     `linalg.generic` (one more kernel). It applies where the reduction is
-    at least `min-depth` terms deep and at least twice as deep as the
+    at least `min-depth` terms deep and at least 1.5 times as deep as the
     result is wide (a forward step's `[L, B, N] × [L, N, 4N]` is left
-    alone: its matrices have tiles enough, and split it measured slower);
+    alone: its matrices have tiles enough, and split it measured slower;
+    Cho's GRU's backward link product `[L, B, 3N] × [L, 2N, 3N]` measured
+    faster split);
     where the batch's rows are not static, an
     `scf.if` keeps the product whole below `min-rows` rows (at B = 1 the
     transposition and the sum cost more than the split gains). S is

@@ -67,8 +67,9 @@ struct LSTMOptimizeOptions {
 
 /// The optimisation pipeline on `lstm` IR (it stays `lstm` IR, for either
 /// lowering): lstm-combine-gate-gemms, (lstm-differentiate,)
-/// lstm-wavefront, lstm-hoist-input-projection, lstm-fuse-elementwise, each
-/// when enabled, in that order, with canonicalisation and CSE after them.
+/// lstm-share-assembled-columns, lstm-wavefront, lstm-hoist-input-projection,
+/// lstm-fuse-elementwise, each when enabled, in that order, with
+/// canonicalisation and CSE after them.
 void buildLSTMOptimizePipeline(OpPassManager &pm,
                                const LSTMOptimizeOptions &options);
 

@@ -16,6 +16,7 @@
 #ifndef LSTM_UTILS_ASSEMBLEDTENSORS_H
 #define LSTM_UTILS_ASSEMBLEDTENSORS_H
 
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -33,6 +34,11 @@ struct ColumnPiece {
 /// The static extent of `v`'s last dimension, if it has one.
 std::optional<int64_t> getColumnWidth(Value v);
 
+/// Whether `size` is all of dimension `d` of `v`: its static extent, a
+/// `tensor.dim` of `v` there, or the size that the `tensor.empty` at the
+/// root of `v`'s chain of `tensor.insert_slice`s was made with.
+bool isWholeExtent(OpFoldResult size, Value v, int64_t d);
+
 /// The pieces of `v`, sorted by column and disjoint: those of a chain of
 /// `tensor.insert_slice`s, each of whole extents but in the last
 /// dimension, ending in `v` and starting from a `tensor.empty`, or from
@@ -45,7 +51,8 @@ std::optional<SmallVector<ColumnPiece>> getColumnPieces(Value v);
 bool coverColumns(ArrayRef<ColumnPiece> pieces, int64_t width);
 
 /// The column at which `part` is a slice of `whole` in the last dimension
-/// (both of the same extents in every other): every piece of `part`, which
+/// (both of the same extents in every other): `part` is a
+/// `tensor.extract_slice` of `whole` there, or every piece of `part`, which
 /// its pieces cover, is a piece of `whole` at that column plus its own
 /// offset.
 std::optional<int64_t> getSliceColumn(Value part, Value whole);

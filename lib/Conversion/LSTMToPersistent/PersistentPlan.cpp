@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PersistentPlan.h"
+#include "lstm/Utils/AssembledTensors.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Debug.h"
@@ -171,33 +172,54 @@ extendConcat(tensor::InsertSliceOp insert, int64_t width,
   return extended;
 }
 
-/// The column offset of a slice [0, c] [B, width] [1, 1] of a [B, M] value,
-/// or nullopt.
-static std::optional<int64_t> columnSlice(tensor::ExtractSliceOp slice,
-                                          int64_t width) {
+/// The column offset and width of a slice [0, c] [B, w] [1, 1] of a
+/// [B, M] value, or nullopt.
+static std::optional<std::pair<int64_t, int64_t>>
+columnRange(tensor::ExtractSliceOp slice) {
   if (slice.getSourceType().getRank() != 2 || slice.getType().getRank() != 2)
     return std::nullopt;
   ArrayRef<int64_t> offsets = slice.getStaticOffsets();
   ArrayRef<int64_t> strides = slice.getStaticStrides();
   ArrayRef<int64_t> sizes = slice.getStaticSizes();
   if (offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) || strides[0] != 1 ||
-      strides[1] != 1 || sizes[1] != width)
+      strides[1] != 1 || ShapedType::isDynamic(sizes[1]))
     return std::nullopt;
-  // Every row: the size is the source's batch extent (a tensor.dim of it,
-  // or the same static extent).
   // A static source width, so that the verifier has checked c + width
-  // against it.
-  if (slice.getSourceType().isDynamicDim(1))
+  // against it; every row (the source's batch extent: the same static
+  // extent, a tensor.dim of it, or the size its assembly was made with).
+  if (slice.getSourceType().isDynamicDim(1) ||
+      !isWholeExtent(slice.getMixedSizes()[0], slice.getSource(), 0))
     return std::nullopt;
-  if (ShapedType::isDynamic(sizes[0])) {
-    auto dim = slice.getSizes().front().getDefiningOp<tensor::DimOp>();
-    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
-    if (!dim || index != 0 || dim.getSource() != slice.getSource())
-      return std::nullopt;
-  } else if (sizes[0] != slice.getSourceType().getDimSize(0)) {
+  return std::make_pair(offsets[1], sizes[1]);
+}
+
+/// The column offset of a slice [0, c] [B, width] [1, 1] of a [B, M] value,
+/// or nullopt.
+static std::optional<int64_t> columnSlice(tensor::ExtractSliceOp slice,
+                                          int64_t width) {
+  std::optional<std::pair<int64_t, int64_t>> range = columnRange(slice);
+  if (!range || range->second != width)
     return std::nullopt;
-  }
-  return offsets[1];
+  return range->first;
+}
+
+/// The concatenation that `slice` takes of a concatenation: whole rows,
+/// columns of whole N-wide pieces (Cho's GRU's [dr dz] of dG = [dr dz dn]);
+/// or nullopt.
+static std::optional<PartialConcat>
+sliceConcat(tensor::ExtractSliceOp slice, int64_t width,
+            const DenseMap<Value, PartialConcat> &partials) {
+  auto source = partials.find(slice.getSource());
+  std::optional<std::pair<int64_t, int64_t>> range = columnRange(slice);
+  if (source == partials.end() || !range || range->first % width != 0 ||
+      range->second % width != 0)
+    return std::nullopt;
+  auto [begin, size] = *range;
+  PartialConcat part{size, {}};
+  for (const auto &[offset, piece] : source->second.pieces)
+    if (offset >= begin && offset < begin + size)
+      part.pieces[offset - begin] = piece;
+  return part;
 }
 
 /// Where element (b, n) of pointwise operand `v` comes from.
@@ -258,9 +280,14 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
   DenseMap<Value, PartialConcat> partials;
   for (Operation &op : layer.getBody().front()) {
     // Slices and extents are how the pointwise ops read their operands;
-    // constants feed them.
-    if (isa<tensor::DimOp, tensor::ExtractSliceOp, YieldOp>(op) ||
-        op.hasTrait<OpTrait::ConstantLike>())
+    // constants feed them. A slice of a concatenation's pieces is one too.
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (std::optional<PartialConcat> part =
+              sliceConcat(slice, plan.width, partials))
+        partials[slice] = std::move(*part);
+      continue;
+    }
+    if (isa<tensor::DimOp, YieldOp>(op) || op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
       auto type = cast<RankedTensorType>(empty.getType());

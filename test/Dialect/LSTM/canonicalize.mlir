@@ -94,3 +94,30 @@ func.func @slice_outputs(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>)
   }
   return %w, %d, %q, %e, %f : tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x2xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>
 }
+
+// -----
+
+// An output that is an extract_slice of a wider output, whole but in its
+// columns (Cho's GRU's [dr dz] once lstm-share-assembled-columns made it a
+// slice of dG, its rows sized by dG's extent), becomes a view of the wider
+// output's sequence too. %n takes only some rows of %s: it stays.
+// CHECK-LABEL: func.func @extracted_outputs
+// CHECK: %[[L:.*]]:2, %{{.*}} = lstm.layer forward
+// CHECK: lstm.yield out(%[[S:.*]], %[[N:.*]] : tensor<?x8xf32>, tensor<1x3xf32>)
+// CHECK: %[[D:.*]] = tensor.extract_slice %[[L]]#0[0, 0, 5] [%{{.*}}, %{{.*}}, 3] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x3xf32>
+// CHECK: return %[[L]]#0, %[[D]], %[[L]]#1
+func.func @extracted_outputs(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>)
+    -> (tensor<?x?x8xf32>, tensor<?x?x3xf32>, tensor<?x1x3xf32>) {
+  %w, %d, %n, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>) init(%h0 : tensor<?x8xf32>)
+      -> (tensor<?x?x8xf32>, tensor<?x?x3xf32>, tensor<?x1x3xf32>), (tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x8xf32>, %h: tensor<?x8xf32>):
+    %c0 = arith.constant 0 : index
+    %b = tensor.dim %h, %c0 : tensor<?x8xf32>
+    %s = arith.addf %xt, %h : tensor<?x8xf32>
+    %bs = tensor.dim %s, %c0 : tensor<?x8xf32>
+    %dd = tensor.extract_slice %s[0, 5] [%bs, 3] [1, 1] : tensor<?x8xf32> to tensor<?x3xf32>
+    %nn = tensor.extract_slice %s[0, 5] [1, 3] [1, 1] : tensor<?x8xf32> to tensor<1x3xf32>
+    lstm.yield out(%s, %dd, %nn : tensor<?x8xf32>, tensor<?x3xf32>, tensor<1x3xf32>) state(%s : tensor<?x8xf32>)
+  }
+  return %w, %d, %n : tensor<?x?x8xf32>, tensor<?x?x3xf32>, tensor<?x1x3xf32>
+}

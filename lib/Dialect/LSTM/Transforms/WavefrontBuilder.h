@@ -53,8 +53,9 @@ private:
   void stackCaptured();
   void projectLayer0Inputs();
   void stackLinkWeights();
-  /// The position of the cell's gate that only multiplies the link output
-  /// by a captured weight (a backward cell's dG·Rᵀ), if it has one.
+  /// The position of the cell's gate that only multiplies the link output,
+  /// or whole columns of it, by a captured weight (a backward cell's dG·Rᵀ),
+  /// if it has one.
   std::optional<unsigned> findLinkOutputProduct();
   Operation *batchCombinedGate(Diagonal &diag, GateOp gate, unsigned position);
   void storeOtherSequences();
@@ -129,6 +130,9 @@ private:
   /// two products of a diagonal on the same operand as one.
   std::optional<unsigned> combinedPosition;
   Value combinedWeights;
+  /// The column of the link output where that gate's input begins: its
+  /// weights get zero columns for the others, `[L, N, G]` from `[L, N, K]`.
+  int64_t combinedColumn = 0;
   /// The layers' other sequences (inputs 1 ..), each `[L, L + T - 1, ...]`.
   SmallVector<Value> otherSequences;
 };

@@ -21,6 +21,7 @@
 #include "lstm/Dialect/LSTM/Transforms/Stacking.h"
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
+#include "lstm/Utils/AssembledTensors.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -59,38 +60,61 @@ void WavefrontBuilder::stackLinkWeights() {
   Value own = stackedSlots.lookup(
       {*combinedPosition, gate.getODSOperandIndexAndLength(1).first});
   auto linkType = cast<RankedTensorType>(linkWeights.getType());
-  auto padType =
-      RankedTensorType::get({1, linkType.getDimSize(1), linkType.getDimSize(2)},
-                            linkType.getElementType());
   Value zero = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getZeroAttr(padType.getElementType()));
-  Value pad = linalg::FillOp::create(
-                  rewriter, loc, zero,
-                  tensor::EmptyOp::create(rewriter, loc, padType.getShape(),
-                                          padType.getElementType())
-                      .getResult())
-                  .getResult(0);
+      rewriter, loc, rewriter.getZeroAttr(linkType.getElementType()));
+  auto zeros = [&](ArrayRef<int64_t> shape) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
+                                          linkType.getElementType());
+    return linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  };
+  // The gate reads columns [c, c + K') of the link output: its weights get
+  // zero columns for the others, so that it reads the link output whole.
+  auto ownType = cast<RankedTensorType>(own.getType());
+  int64_t ownWidth = ownType.getDimSize(2);
+  int64_t after = linkType.getDimSize(2) - combinedColumn - ownWidth;
+  SmallVector<Value> ownColumns;
+  if (combinedColumn > 0)
+    ownColumns.push_back(
+        zeros({numLayers, ownType.getDimSize(1), combinedColumn}));
+  ownColumns.push_back(own);
+  if (after > 0)
+    ownColumns.push_back(zeros({numLayers, ownType.getDimSize(1), after}));
+  if (ownColumns.size() > 1)
+    own = buildStack(rewriter, loc, 2, ownColumns);
+  Value pad = zeros({1, linkType.getDimSize(1), linkType.getDimSize(2)});
   Value padded = buildStack(rewriter, loc, 0, {linkWeights, pad});
   combinedWeights = buildStack(rewriter, loc, 1, {own, padded});
 }
 
 std::optional<unsigned> WavefrontBuilder::findLinkOutputProduct() {
   Value link = ref.getYield().getOutputs()[plan.linkOutput];
+  auto linkType = cast<RankedTensorType>(linkWeights.getType());
   for (auto [position, op] : llvm::enumerate(refOps)) {
     auto gate = dyn_cast<GateOp>(op);
     if (!gate || gate.getActivation() != Activation::identity ||
-        gate.getInputs().size() != 1 || gate.getInputs()[0] != link ||
-        !gate.getAddends().empty() || !gate.getBiases().empty() ||
-        gate.getPeephole())
+        gate.getInputs().size() != 1 || !gate.getAddends().empty() ||
+        !gate.getBiases().empty() || gate.getPeephole())
+      continue;
+    // The link output, or whole columns of it computed before the gate
+    // (Cho's GRU's [dr dz] of dG): the combined product reads it whole.
+    Value input = gate.getInputs()[0];
+    std::optional<int64_t> column;
+    if (input == link)
+      column = 0;
+    else if (!link.getDefiningOp() ||
+             (link.getDefiningOp()->getBlock() == gate->getBlock() &&
+              link.getDefiningOp()->isBeforeInBlock(gate)))
+      column = getSliceColumn(input, link);
+    if (!column)
       continue;
     Value own =
         stackedSlots.lookup({static_cast<unsigned>(position),
                              gate.getODSOperandIndexAndLength(1).first});
     auto ownType = own ? dyn_cast<RankedTensorType>(own.getType()) : nullptr;
-    auto linkType = cast<RankedTensorType>(linkWeights.getType());
-    if (!ownType || !ownType.hasStaticShape() ||
-        ownType.getDimSize(2) != linkType.getDimSize(2))
+    if (!ownType || !ownType.hasStaticShape() || linkType.isDynamicDim(2) ||
+        *column + ownType.getDimSize(2) > linkType.getDimSize(2))
       continue;
+    combinedColumn = *column;
     return position;
   }
   return std::nullopt;
@@ -107,8 +131,8 @@ Operation *WavefrontBuilder::batchCombinedGate(Diagonal &diag, GateOp gate,
   auto combinedType = RankedTensorType::get(
       {numLayers, resultType.getDimSize(1), weightType.getDimSize(1)},
       resultType.getElementType());
-  Value input = operandOf(diag, gate, position,
-                          gate.getODSOperandIndexAndLength(0).first);
+  // The link output whole (findLinkOutputProduct).
+  Value input = diag.map.lookup(ref.getYield().getOutputs()[plan.linkOutput]);
   Value combined =
       GateOp::create(rewriter, opLoc, combinedType, Activation::identity,
                      ValueRange{input}, ValueRange{combinedWeights},

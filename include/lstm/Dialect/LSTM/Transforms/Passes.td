@@ -224,7 +224,14 @@ def LSTMWavefrontPass : Pass<"lstm-wavefront"> {
     batched product over the previous diagonal's outputs of layers
     0 .. L-2 against their weights, stacked and transposed once before the
     loop, and counts it as a product of every diagonal below. That makes a
-    stack's backward a reverse wavefront. Its batched products are as
+    stack's backward a reverse wavefront. Where the cell also multiplies
+    the link output, or whole columns of it, by a captured weight of its
+    own (the backward's recurrent product: `dG · R` for the LSTM,
+    `[dr dz] · R_rz` for Cho's GRU, once `lstm-share-assembled-columns` has
+    made `[dr dz]` a slice of `dG`), the two are one batched product: the
+    cell's weights, with zero columns for the link output's other
+    columns, and the links' (zeros for the last layer) stacked `[L, N + I,
+    G]`; the loop then carries the link products. Its batched products are as
     deep as a step's gradients (`K = 4N` for the LSTM), which cuBLAS does
     not split in a batch: `lstm-to-nvvm` splits them under the fp32 compute
     type (`lstm-split-batched-gemms`). On the H100, with
