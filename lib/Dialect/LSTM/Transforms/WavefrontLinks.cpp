@@ -99,11 +99,11 @@ std::optional<unsigned> WavefrontBuilder::findLinkOutputProduct() {
     // (Cho's GRU's [dr dz] of dG): the combined product reads it whole.
     Value input = gate.getInputs()[0];
     std::optional<int64_t> column;
+    Operation *def = link.getDefiningOp();
     if (input == link)
       column = 0;
-    else if (!link.getDefiningOp() ||
-             (link.getDefiningOp()->getBlock() == gate->getBlock() &&
-              link.getDefiningOp()->isBeforeInBlock(gate)))
+    else if (link.getParentBlock() == gate->getBlock() &&
+             (!def || def->isBeforeInBlock(gate)))
       column = getSliceColumn(input, link);
     if (!column)
       continue;
@@ -131,8 +131,13 @@ Operation *WavefrontBuilder::batchCombinedGate(Diagonal &diag, GateOp gate,
   auto combinedType = RankedTensorType::get(
       {numLayers, resultType.getDimSize(1), weightType.getDimSize(1)},
       resultType.getElementType());
-  // The link output whole (findLinkOutputProduct).
-  Value input = diag.map.lookup(ref.getYield().getOutputs()[plan.linkOutput]);
+  // The link output whole (findLinkOutputProduct): the gate's input, or
+  // the cell's value that the input takes columns of.
+  Value link = ref.getYield().getOutputs()[plan.linkOutput];
+  Value input = gate.getInputs()[0] == link
+                    ? operandOf(diag, gate, position,
+                                gate.getODSOperandIndexAndLength(0).first)
+                    : diag.map.lookup(link);
   Value combined =
       GateOp::create(rewriter, opLoc, combinedType, Activation::identity,
                      ValueRange{input}, ValueRange{combinedWeights},
