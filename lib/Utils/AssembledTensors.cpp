@@ -25,10 +25,9 @@ bool lstm::isWholeExtent(OpFoldResult size, Value v, int64_t d) {
   auto type = cast<RankedTensorType>(v.getType());
   if (!type.isDynamicDim(d))
     return isConstantIntValue(size, type.getDimSize(d));
-  if (auto dim = dyn_cast_if_present<Value>(size)
-                     ? cast<Value>(size).getDefiningOp<tensor::DimOp>()
-                     : tensor::DimOp())
-    if (dim.getSource() == v && dim.getConstantIndex() == d)
+  if (auto value = dyn_cast<Value>(size))
+    if (auto dim = value.getDefiningOp<tensor::DimOp>();
+        dim && dim.getSource() == v && dim.getConstantIndex() == d)
       return true;
   while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>())
     v = insert.getDest();

@@ -95,15 +95,16 @@ std::optional<unsigned> WavefrontBuilder::findLinkOutputProduct() {
         gate.getInputs().size() != 1 || !gate.getAddends().empty() ||
         !gate.getBiases().empty() || gate.getPeephole())
       continue;
-    // The link output, or whole columns of it computed before the gate
-    // (Cho's GRU's [dr dz] of dG): the combined product reads it whole.
+    // The link output, or whole columns of it computed in the cell before
+    // the gate (Cho's GRU's [dr dz] of dG): the combined product reads it
+    // whole, batched as the cell's ops are.
     Value input = gate.getInputs()[0];
     std::optional<int64_t> column;
     Operation *def = link.getDefiningOp();
     if (input == link)
       column = 0;
-    else if (link.getParentBlock() == gate->getBlock() &&
-             (!def || def->isBeforeInBlock(gate)))
+    else if (def && def->getBlock() == gate->getBlock() &&
+             def->isBeforeInBlock(gate))
       column = getSliceColumn(input, link);
     if (!column)
       continue;
