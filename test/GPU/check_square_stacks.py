@@ -9,7 +9,11 @@ LSTM, peephole LSTM and Cho's GRU at H = I = 64, compiled as
 bench/compile_train.sh compiles the benchmark (lstm-optimize with product
 links) under fp32, tf32 and bf16; the forward's outputs and every gradient
 of forward_grad against float64 eager autograd (bench/train_gpu.py's
-cells) on fresh random inputs.
+cells) on fresh random inputs. Also, in fp32, the LSTM and the peephole
+LSTM at H = I = 128, whose backward link product (depth 4H = 512) is
+split at the four gates' gradients where the batch reaches 8 rows
+(lstm-split-batched-gemms), and whose forward products run as one batch
+of 2L matrices (lstm-concat-summed-products' stack-batches).
 
   # where MLIR is, for each CELL in lstm peephole cho_gru and P in fp32 tf32 bf16:
   python3 bench/make_network.py --cell CELL --layers 3 --hidden 64 --input 64 -o DIR/CELL_l3_h64.mlir
@@ -18,6 +22,8 @@ cells) on fresh random inputs.
   lstm-compile DIR/CELL_l3_h64.mlir --target=cuda --gradients \\
       '--pre-passes=lstm-optimize{product-links=true}' --compute-type=P -o DIR/CELL_l3_h64_P.so
   # where the GPU is:
+  # and for CELL in lstm peephole, fp32 only, the same at H = I = 128 (CELL_l3_h128)
+  # with '--pre-passes=lstm-optimize{side-output-max-product=268435456 product-links=true}'
   python3 test/GPU/check_square_stacks.py DIR [SEED]
 
 Tolerances (outputs, gradients): VARIANTS.md's forward bounds (1e-5, 2e-3,
@@ -49,6 +55,11 @@ def main():
             seed, input_size=64, tolerances=tolerances, suffix='_' + precision)
         ok &= passed
         print(f'{precision}: largest relative error {err:.1e}', flush=True)
+    passed, err = check_networks(
+        directory, [(3, 128, cell, sizes) for cell in ('lstm', 'peephole')],
+        seed, input_size=128, tolerances=TOLERANCES['fp32'], suffix='_fp32')
+    ok &= passed
+    print(f'fp32, H = 128: largest relative error {err:.1e}', flush=True)
     print(('PASSED' if ok else 'FAILED') + ': square stacks')
     return 0 if ok else 1
 

@@ -51,7 +51,7 @@
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
-// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=true},
+// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=true stack-batches=false},
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments
@@ -64,7 +64,8 @@
 
 // FP32-NOT: lstm-gemm-operands-to-bf16
 // Products of different widths combined with zero weights under TF32 and
-// bf16, not in fp32 (lstm-concat-summed-products' pad-columns).
-// PADFP32: lstm-concat-summed-products{pad-columns=false}
-// PADTF32: lstm-concat-summed-products{pad-columns=true}
+// bf16, not in fp32 (lstm-concat-summed-products' pad-columns); products of
+// equal extents stacked as one batch in fp32 (stack-batches).
+// PADFP32: lstm-concat-summed-products{pad-columns=false stack-batches=true}
+// PADTF32: lstm-concat-summed-products{pad-columns=true stack-batches=false}
 // FP32-NOT: bf16

@@ -117,7 +117,9 @@ def ElideCopiesPass : Pass<"lstm-elide-copies", "::mlir::func::FuncOp"> {
     whose offsets are constants or one value plus constants, as rows `t`
     and `t + 1` of a stacked state), and nothing else may read or write it
     from the producer (the allocation) to the copy (the last use), except
-    copies into disjoint views of it.
+    copies into disjoint views of it (from disjoint views of it too: a part
+    copied onto itself, as a chain of inserts into the parts of one empty
+    tensor leaves it).
 
     Run it right after bufferization, before buffer deallocation.
   }];
@@ -901,11 +903,29 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     it under TF32 and bf16 only, where appleyard's Cho GRU training step
     gained 6.6%; in fp32 it lost 2.3% (docs/benchmarks.md, "Cho's GRU:
     fewer kernels a diagonal").
+
+    With `stack-batches`, two batched products of equal extents (but for
+    the batch: the same depth, columns and rows) run as one batch of both's
+    matrices instead, `[X; H] · [W; R]ᵀ` of 2L matrices of depth K: the
+    operands are concatenated along the batch dimension (the gather built
+    in the first half, the states copied into the second; the weights once
+    before the loop) and each read takes its half of the result, which the
+    generic still adds. Without tensor cores cuBLAS runs twice the tiles at
+    half the depth faster than the deeper product: appleyard's forward
+    diagonal, `8 × [64 × 512] · [512 × 2048]` in fp32, 33.7 µs against 42.8
+    for the concatenation (GPU time on its own), and the LSTM's training
+    step 13.34 → 12.14 ms (docs/benchmarks.md, "The forward diagonal's
+    products as one batch"); under TF32 the two take the same time.
+    `lstm-to-nvvm` stacks under the fp32 compute type, and concatenates
+    what it cannot stack.
   }];
   let options = [
     Option<"padColumns", "pad-columns", "bool", /*default=*/"true",
            "Also combine products with different numbers of columns, the "
-           "narrower one's weights padded with zeros">
+           "narrower one's weights padded with zeros">,
+    Option<"stackBatches", "stack-batches", "bool", /*default=*/"false",
+           "Run two batched products of equal extents as one batch of both's "
+           "matrices instead of one product of twice the depth">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
@@ -943,6 +963,18 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     transposition and the sum cost more than the split gains). S is
     `splits`, halved until it divides K into slices of a multiple of 4
     terms (16-byte aligned for cuBLAS).
+
+    Where X is assembled (`tensor.insert_slice`s into the columns of an
+    empty tensor) from at least two and at most `2 · splits` pieces of
+    equal width, all results of one `linalg.generic` (a backward cell's
+    gate gradients, assembled into dG), the reduction is split at the
+    pieces instead (S = the number of pieces) and X is not transposed: the
+    generic also computes each piece into its matrices of the split
+    operand, one more output each, laid out before it. At appleyard's
+    backward diagonal that is 16 matrices of depth 512 (the four gates)
+    instead of 32 of depth 256 after a copy kernel: the LSTM's training
+    step 12.16 → 12.03 ms (docs/benchmarks.md, "The backward's link product
+    split at the gates").
 
     `lstm-to-nvvm` runs it under the fp32 compute type, after the pointwise
     fusion: with tensor cores (tf32, bf16) the batched product is already

@@ -110,6 +110,58 @@ std::optional<int64_t> columnCount(linalg::LinalgOp op) {
   return type.getDimSize(dims->result);
 }
 
+/// Where a contraction's matrices are batched: the position, in each input
+/// and in the result, of its only loop dimension that all three index (`l`
+/// of `[l, m, k] · [l, n, k]ᵀ`).
+struct BatchDims {
+  int64_t lhs, rhs, result;
+};
+
+std::optional<BatchDims> batchDims(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<BatchDims> found;
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
+    AffineExpr dim = getAffineDimExpr(d, op.getContext());
+    std::optional<unsigned> lhs = maps[0].getResultPosition(dim);
+    std::optional<unsigned> rhs = maps[1].getResultPosition(dim);
+    std::optional<unsigned> result = maps[2].getResultPosition(dim);
+    if (!lhs || !rhs || !result)
+      continue;
+    if (found)
+      return std::nullopt;
+    found = BatchDims{*lhs, *rhs, *result};
+  }
+  return found;
+}
+
+/// Whether two products that compute alike (computeAlike) can run as one
+/// batch of both's matrices: batched, with static batch extents, and
+/// operands and results of equal extents but for the batch's (the rows'
+/// may be dynamic: the generic that adds the results makes them equal).
+bool stackable(linalg::LinalgOp a, linalg::LinalgOp b) {
+  std::optional<BatchDims> dims = batchDims(a);
+  if (!dims)
+    return false;
+  auto equalBesides = [](Value x, Value y, int64_t batch) {
+    auto tx = cast<RankedTensorType>(x.getType());
+    auto ty = cast<RankedTensorType>(y.getType());
+    if (tx.getRank() != ty.getRank() || tx.isDynamicDim(batch) ||
+        ty.isDynamicDim(batch))
+      return false;
+    for (int64_t i = 0, e = tx.getRank(); i < e; ++i)
+      if (i != batch && tx.getDimSize(i) != ty.getDimSize(i))
+        return false;
+    return true;
+  };
+  // The depth static: two dynamic ones could differ.
+  int64_t depth = summableProduct(a)->lhs;
+  if (cast<RankedTensorType>(a.getDpsInputs()[0].getType()).isDynamicDim(depth))
+    return false;
+  return equalBesides(a.getDpsInputs()[0], b.getDpsInputs()[0], dims->lhs) &&
+         equalBesides(a.getDpsInputs()[1], b.getDpsInputs()[1], dims->rhs) &&
+         equalBesides(a->getResult(0), b->getResult(0), dims->result);
+}
+
 /// Whether `a` and `b` compute alike: the same op with the same attributes
 /// (indexing maps, iterators) and body, operands of the same ranks and
 /// element types and results of one type but, where both are static, for
@@ -391,9 +443,6 @@ Value concatenateEarly(RewriterBase &rewriter, Value a, Value b, int64_t dim,
   return concatenate(rewriter, user->getLoc(), a, b, dim);
 }
 
-/// Replaces the two products of `pairs` with one over the concatenated
-/// operands; each pair's first read takes the slice of it, the addition
-/// takes that read alone.
 /// `weights` with zero columns appended along `dim` up to `count`, made
 /// right after `weights` is defined.
 Value padColumns(RewriterBase &rewriter, Location loc, Value weights,
@@ -412,6 +461,34 @@ Value padColumns(RewriterBase &rewriter, Location loc, Value weights,
   return concatenate(rewriter, loc, weights, zeros, dim);
 }
 
+/// Erases what is left of two replaced products: the slices that read them,
+/// extents read of them, the products and their zeros.
+void eraseReplaced(RewriterBase &rewriter, linalg::LinalgOp first,
+                   linalg::LinalgOp second, ArrayRef<SummedPair> pairs) {
+  for (const SummedPair &pair : pairs)
+    for (const ProductRead &read : {pair.first, pair.second})
+      if (read.slice && read.slice->use_empty())
+        rewriter.eraseOp(read.slice);
+  for (linalg::LinalgOp old : {first, second}) {
+    // The extents of the zero-filled tensor are the product's.
+    Value shape = lstm::getZeroFill(old.getDpsInits()[0]).getOutputs()[0];
+    for (OpOperand &use :
+         llvm::make_early_inc_range(old->getResult(0).getUses()))
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(shape); });
+    linalg::FillOp zeros = lstm::getZeroFill(old.getDpsInits()[0]);
+    rewriter.eraseOp(old);
+    if (!zeros->use_empty())
+      continue;
+    Operation *empty = shape.getDefiningOp();
+    rewriter.eraseOp(zeros);
+    if (empty && empty->use_empty() && isa<tensor::EmptyOp>(empty))
+      rewriter.eraseOp(empty);
+  }
+}
+
+/// Replaces the two products of `pairs` with one over the concatenated
+/// operands; each pair's first read takes the slice of it, the addition
+/// takes that read alone.
 void combine(RewriterBase &rewriter, linalg::GenericOp generic,
              linalg::LinalgOp first, linalg::LinalgOp second,
              ArrayRef<SummedPair> pairs,
@@ -480,27 +557,90 @@ void combine(RewriterBase &rewriter, linalg::GenericOp generic,
                      : pair.sum.getRhs();
     rewriter.replaceOp(pair.sum, kept);
   }
-  // What is left of the old products: their slices, extents read of them,
-  // the products and the second one's zeros.
-  for (const SummedPair &pair : pairs)
-    for (const ProductRead &read : {pair.first, pair.second})
-      if (read.slice && read.slice->use_empty())
-        rewriter.eraseOp(read.slice);
-  for (linalg::LinalgOp old : {first, second}) {
-    // The extents of the zero-filled tensor are the product's.
-    Value shape = lstm::getZeroFill(old.getDpsInits()[0]).getOutputs()[0];
-    for (OpOperand &use :
-         llvm::make_early_inc_range(old->getResult(0).getUses()))
-      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(shape); });
-    linalg::FillOp zeros = lstm::getZeroFill(old.getDpsInits()[0]);
-    rewriter.eraseOp(old);
-    if (!zeros->use_empty())
-      continue;
-    Operation *empty = shape.getDefiningOp();
-    rewriter.eraseOp(zeros);
-    if (empty && empty->use_empty() && isa<tensor::EmptyOp>(empty))
-      rewriter.eraseOp(empty);
+  eraseReplaced(rewriter, first, second, pairs);
+}
+
+/// `offset` + `add`, folded where `offset` is a constant.
+OpFoldResult addOffset(OpBuilder &b, Location loc, OpFoldResult offset,
+                       int64_t add) {
+  if (add == 0)
+    return offset;
+  if (std::optional<int64_t> value = getConstantIntValue(offset))
+    return b.getIndexAttr(*value + add);
+  return arith::AddIOp::create(b, loc,
+                               getValueOrCreateConstantIndexOp(b, loc, offset),
+                               arith::ConstantIndexOp::create(b, loc, add))
+      .getResult();
+}
+
+/// Replaces the two products of `pairs` with one batch of both's matrices
+/// (`first`'s, then `second`'s) over the operands concatenated along the
+/// batch dimension; each pair's reads take their halves of it and the
+/// generic still adds them.
+void stack(RewriterBase &rewriter, linalg::GenericOp generic,
+           linalg::LinalgOp first, linalg::LinalgOp second,
+           ArrayRef<SummedPair> pairs, DominanceInfo &dominance) {
+  BatchDims dims = *batchDims(first);
+  linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
+  Value lhs =
+      concatenateEarly(rewriter, first.getDpsInputs()[0],
+                       second.getDpsInputs()[0], dims.lhs, later, dominance);
+  Value rhs =
+      concatenateEarly(rewriter, first.getDpsInputs()[1],
+                       second.getDpsInputs()[1], dims.rhs, later, dominance);
+  rewriter.setInsertionPoint(later);
+  Location loc = later.getLoc();
+  auto type = cast<RankedTensorType>(first->getResult(0).getType());
+  int64_t firstMatrices = type.getDimSize(dims.result);
+  int64_t matrices =
+      firstMatrices + cast<RankedTensorType>(second->getResult(0).getType())
+                          .getDimSize(dims.result);
+  // The zeros right before the product, where the GEMM call-outs look for
+  // them (a fill they can replace with beta = 0); their extents the first
+  // product's zeros', but for the batch.
+  Value firstInit = lstm::getZeroFill(first.getDpsInits()[0]).getOutputs()[0];
+  auto firstEmpty = firstInit.getDefiningOp<tensor::EmptyOp>();
+  SmallVector<OpFoldResult> sizes =
+      firstEmpty ? firstEmpty.getMixedSizes()
+                 : tensor::getMixedSizes(rewriter, loc, firstInit);
+  sizes[dims.result] = rewriter.getIndexAttr(matrices);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  Operation *product = clone(rewriter, first.getOperation(), {zeros.getType()},
+                             {lhs, rhs, zeros});
+  Value result = product->getResult(0);
+
+  // Each read: the same part of its product's half.
+  rewriter.setInsertionPoint(generic);
+  auto half = [&](ProductRead read, int64_t base) {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    if (read.slice) {
+      offsets = read.slice.getMixedOffsets();
+      sizes = read.slice.getMixedSizes();
+      strides = read.slice.getMixedStrides();
+    } else {
+      offsets.assign(type.getRank(), rewriter.getIndexAttr(0));
+      sizes = tensor::getMixedSizes(rewriter, loc, read.operand->get());
+      strides.assign(type.getRank(), rewriter.getIndexAttr(1));
+    }
+    offsets[dims.result] = addOffset(rewriter, loc, offsets[dims.result], base);
+    auto sliceType = cast<RankedTensorType>(read.operand->get().getType());
+    return tensor::ExtractSliceOp::create(rewriter, loc, sliceType, result,
+                                          offsets, sizes, strides)
+        .getResult();
+  };
+  for (const SummedPair &pair : pairs) {
+    Value firstHalf = half(pair.first, 0);
+    Value secondHalf = half(pair.second, firstMatrices);
+    rewriter.modifyOpInPlace(generic, [&] {
+      pair.first.operand->set(firstHalf);
+      pair.second.operand->set(secondHalf);
+    });
   }
+  eraseReplaced(rewriter, first, second, pairs);
 }
 
 struct ConcatSummedProductsPass
@@ -529,7 +669,10 @@ struct ConcatSummedProductsPass
             otherReads(first, second, pairs, later);
         if (!others)
           continue;
-        combine(rewriter, generic, first, second, pairs, *others, dominance);
+        if (stackBatches && others->empty() && stackable(first, second))
+          stack(rewriter, generic, first, second, pairs, dominance);
+        else
+          combine(rewriter, generic, first, second, pairs, *others, dominance);
         combined = true;
       }
       if (combined)

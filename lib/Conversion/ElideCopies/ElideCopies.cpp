@@ -134,9 +134,12 @@ static SmallVector<OpOperand *> nonViewUses(Value alloc) {
 /// of `destRoot`: copies into disjoint views of it, and ops that use only
 /// disjoint views of it, are fine.
 static bool interferes(Operation *op, Value dest, Value destRoot) {
+  // A copy into a disjoint view of it may also read one (a part of the
+  // buffer copied onto itself, which the canonicalizer drops later).
   if (auto copy = dyn_cast<memref::CopyOp>(op))
     if (rootOf(copy.getTarget()) == destRoot)
-      return rootOf(copy.getSource()) == destRoot ||
+      return (rootOf(copy.getSource()) == destRoot &&
+              !disjointViews(copy.getSource(), dest)) ||
              !disjointViews(copy.getTarget(), dest);
   if (isMemoryEffectFree(op))
     return false;

@@ -18,7 +18,9 @@
 
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
 
+#include "lstm/Conversion/Utils/GenericOutputs.h"
 #include "lstm/Dialect/LSTM/Utils/Matmul.h"
+#include "lstm/Utils/AssembledTensors.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -50,6 +52,9 @@ ArrayAttr transposedWeightMaps(MLIRContext *ctx) {
 /// What a split product needs to know of a matched batch_matmul.
 struct SplitShape {
   int64_t groups, depth, width, splits;
+  /// The left operand's slices, where they are built from its pieces
+  /// (slicesFromPieces); null where X is transposed.
+  Value xSlices = nullptr;
 };
 
 /// Slices of `depth` into at most `splits` parts of a multiple of 4 terms.
@@ -109,6 +114,94 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> cache;
 };
 
+/// The generic that computes all of `x`'s columns in pieces of equal width
+/// (a backward cell's gate gradients assembled into dG), with the result
+/// number of each piece in column order, if there is one; `x` is
+/// `[L, R, K]`.
+std::optional<std::pair<linalg::GenericOp, SmallVector<unsigned>>>
+piecesOfOneGeneric(Value x, int64_t maxPieces) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t depth = type.getDimSize(2);
+  std::optional<SmallVector<lstm::ColumnPiece>> pieces =
+      lstm::getColumnPieces(x);
+  if (!pieces || pieces->size() < 2 ||
+      static_cast<int64_t>(pieces->size()) > maxPieces ||
+      !lstm::coverColumns(*pieces, depth))
+    return std::nullopt;
+  int64_t width = pieces->front().width;
+  linalg::GenericOp generic;
+  SmallVector<unsigned> results;
+  for (const lstm::ColumnPiece &piece : *pieces) {
+    auto result = dyn_cast<OpResult>(piece.value);
+    auto owner =
+        result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+    if (!owner || (generic && owner != generic) || piece.width != width ||
+        piece.value.getType() !=
+            RankedTensorType::get(
+                {type.getDimSize(0), type.getDimSize(1), width},
+                type.getElementType()))
+      return std::nullopt;
+    generic = owner;
+    results.push_back(result.getResultNumber());
+  }
+  // cuBLAS wants each slice 16-byte aligned.
+  if (width % 4 != 0)
+    return std::nullopt;
+  return std::make_pair(generic, results);
+}
+
+/// `[L, R, K]` as `[L·S, R, K/S]` without a transposition: the generic that
+/// computes its S pieces also computes each into the slices l·S + s of a
+/// tensor of its own (a second output each), made before the generic.
+Value slicesFromPieces(RewriterBase &rewriter, Value x,
+                       linalg::GenericOp generic, ArrayRef<unsigned> results) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  Location loc = generic.getLoc();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t groups = type.getDimSize(0), splits = results.size();
+  int64_t width = type.getDimSize(2) / splits;
+  rewriter.setInsertionPoint(generic);
+  // The rows as the generic's output has them (made before it).
+  OpFoldResult rows = tensor::getMixedSize(
+      rewriter, loc, generic.getDpsInits()[results.front()], 1);
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(groups),
+                                     rewriter.getIndexAttr(splits), rows,
+                                     rewriter.getIndexAttr(width)};
+  Value slices =
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  auto sliceOf = [&](int64_t s) {
+    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+    offsets[1] = rewriter.getIndexAttr(s);
+    SmallVector<OpFoldResult> pieceSizes = sizes;
+    pieceSizes[1] = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
+    return std::make_tuple(offsets, pieceSizes, strides);
+  };
+  for (auto [s, result] : llvm::enumerate(results)) {
+    rewriter.setInsertionPoint(generic);
+    auto [offsets, pieceSizes, strides] = sliceOf(s);
+    Value slot = tensor::ExtractSliceOp::create(
+        rewriter, loc,
+        cast<RankedTensorType>(generic->getResultTypes()[result]), slices,
+        offsets, pieceSizes, strides);
+    // Each addition replaces the generic: the new one's last results are
+    // the pieces' second copies, in order.
+    generic = lstm::addGenericOutput(rewriter, generic, result, slot)
+                  .getDefiningOp<linalg::GenericOp>();
+  }
+  ValueRange computed = generic->getResults().take_back(results.size());
+  // Each piece inserted where it was computed: copies of slices onto
+  // themselves, which bufferization drops.
+  rewriter.setInsertionPointAfter(generic);
+  for (auto [s, piece] : llvm::enumerate(computed)) {
+    auto [offsets, pieceSizes, strides] = sliceOf(s);
+    slices = tensor::InsertSliceOp::create(rewriter, loc, piece, slices,
+                                           offsets, pieceSizes, strides);
+  }
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+}
+
 /// The split product of `op` (`C += X·Wᵀ` over K/S-term slices, summed
 /// into C).
 Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
@@ -123,8 +216,9 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
   linalg::FillOp accZeros = lstm::getZeroFill(acc);
   Value init = accZeros ? accZeros.getOutputs()[0] : acc;
   Type elementType = accType.getElementType();
-  Value xSlices = slicer.transpose(rewriter, x, shape.splits,
-                                   /*afterDefinition=*/false);
+  Value xSlices = shape.xSlices ? shape.xSlices
+                                : slicer.transpose(rewriter, x, shape.splits,
+                                                   /*afterDefinition=*/false);
   Value wSlices = slicer.transpose(rewriter, w, shape.splits,
                                    /*afterDefinition=*/true);
 
@@ -212,7 +306,13 @@ struct SplitBatchedGemmsPass
       return std::nullopt;
     if (!x.isDynamicDim(1) && x.getDimSize(1) < minRows)
       return std::nullopt;
-    shape.splits = chooseSplits(shape.depth, splits);
+    // Split at the pieces X is assembled from where one generic computes
+    // them all: it can lay them out as the split wants (no transposition).
+    if (piecesOfOneGeneric(op.getDpsInputs()[0], 2 * splits))
+      shape.splits =
+          piecesOfOneGeneric(op.getDpsInputs()[0], 2 * splits)->second.size();
+    else
+      shape.splits = chooseSplits(shape.depth, splits);
     if (shape.splits < 2)
       return std::nullopt;
     return shape;
@@ -239,9 +339,12 @@ struct SplitBatchedGemmsPass
     for (auto [op, shape] : products) {
       if (linalg::FillOp zeros = lstm::getZeroFill(op.getDpsInits()[0]))
         fills.insert(zeros);
+      Value x = op.getDpsInputs()[0];
+      if (auto pieces = piecesOfOneGeneric(x, 2 * splits))
+        shape.xSlices =
+            slicesFromPieces(rewriter, x, pieces->first, pieces->second);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
-      Value x = op.getDpsInputs()[0];
       if (!cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {
         rewriter.replaceOp(op, buildSplitProduct(rewriter, op, shape, slicer));
         continue;

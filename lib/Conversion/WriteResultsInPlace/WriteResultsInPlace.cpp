@@ -23,6 +23,7 @@
 
 #include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
 
+#include "lstm/Conversion/Utils/GenericOutputs.h"
 #include "lstm/Conversion/Utils/UndefinedRoots.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -143,35 +144,6 @@ Value sliceBefore(OpBuilder &b, DominanceInfo &dominance,
                                         sizes, strides);
 }
 
-/// `generic` with one more output, computed as its result `index` is, into
-/// `init`; the new op's last result.
-Value addOutput(RewriterBase &rewriter, linalg::GenericOp generic,
-                unsigned index, Value init) {
-  SmallVector<Value> inits(generic.getDpsInits());
-  inits.push_back(init);
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  maps.push_back(
-      generic.getMatchingIndexingMap(generic.getDpsInitOperand(index)));
-  SmallVector<Type> types(generic->getResultTypes());
-  types.push_back(init.getType());
-  rewriter.setInsertionPoint(generic);
-  auto wider = linalg::GenericOp::create(rewriter, generic.getLoc(), types,
-                                         generic.getDpsInputs(), inits, maps,
-                                         generic.getIteratorTypesArray());
-  wider->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-  Region &body = wider.getRegion();
-  rewriter.inlineRegionBefore(generic.getRegion(), body, body.end());
-  Block &block = body.front();
-  block.addArgument(getElementTypeOrSelf(init.getType()), generic.getLoc());
-  Operation *yield = block.getTerminator();
-  SmallVector<Value> yielded(yield->getOperands());
-  yielded.push_back(yielded[index]);
-  rewriter.setInsertionPoint(yield);
-  rewriter.replaceOpWithNewOp<linalg::YieldOp>(yield, yielded);
-  rewriter.replaceOp(generic, wider->getResults().drop_back());
-  return wider->getResults().back();
-}
-
 /// Has `insert`'s source computed in the destination's slice; whether it
 /// did.
 bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
@@ -226,8 +198,8 @@ bool writeInPlace(RewriterBase &rewriter, DominanceInfo &dominance,
   Value slice = sliceBefore(rewriter, dominance, insert, generic);
   if (!slice)
     return false;
-  Value copy = addOutput(rewriter, generic,
-                         cast<OpResult>(source).getResultNumber(), slice);
+  Value copy = lstm::addGenericOutput(
+      rewriter, generic, cast<OpResult>(source).getResultNumber(), slice);
   rewriter.modifyOpInPlace(insert,
                            [&] { insert.getSourceMutable().set(copy); });
   return true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-concat-summed-products -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-concat-summed-products=pad-columns=false -split-input-file | FileCheck %s --check-prefix=NOPAD
+// RUN: lstm-opt %s --lstm-concat-summed-products=stack-batches=true -split-input-file | FileCheck %s --check-prefix=STACK
 
 #x = affine_map<(l, b, h, k) -> (l, b, k)>
 #w = affine_map<(l, b, h, k) -> (l, h, k)>
@@ -40,6 +41,38 @@
 // CHECK-NEXT: %[[SIG:.*]] = arith.negf %[[A]]
 // CHECK: %[[T:.*]] = arith.addf %[[C]], %[[D]]
 // CHECK-NEXT: math.tanh %[[T]]
+// With stack-batches (lstm-to-nvvm's choice in fp32): one batch of the
+// eight matrices of depth 512 instead, the layers' input products first.
+// The gather is built in the first half of the operand, the states copied
+// into the second; the weights stacked the same way, before the loop. The
+// cell reads each gate's two halves and still adds them.
+// STACK-LABEL: func.func @diagonal
+// STACK-SAME: (%[[X:[^:]*]]: tensor<?x512xf32>, %[[LINKS:[^:]*]]: tensor<3x?x512xf32>, %[[H:[^:]*]]: tensor<4x?x512xf32>, %[[W:[^:]*]]: tensor<4x1024x512xf32>, %[[R:[^:]*]]: tensor<4x1024x512xf32>, %[[BIAS:[^:]*]]: tensor<4x512xf32>, %[[N:[^:]*]]: index)
+// STACK: %[[WE:.*]] = tensor.empty() : tensor<8x1024x512xf32>
+// STACK: %[[W1:.*]] = tensor.insert_slice %[[W]] into %[[WE]][0, 0, 0] [4, 1024, 512] [1, 1, 1]
+// STACK: %[[WR:.*]] = tensor.insert_slice %[[R]] into %[[W1]][4, 0, 0] [4, 1024, 512] [1, 1, 1]
+// STACK: scf.for {{.*}} iter_args(%[[STATE:.*]] = %[[H]])
+// STACK: %[[B:.*]] = tensor.dim %[[H]], %c1
+// STACK: %[[XE:.*]] = tensor.empty(%[[B]]) : tensor<8x?x512xf32>
+// STACK: %[[LEFT:.*]] = tensor.extract_slice %[[XE]][0, 0, 0] [4, %[[B]], 512] [1, 1, 1]
+// STACK: %[[G0:.*]] = tensor.insert_slice %[[X]] into %[[LEFT]][0, 0, 0] [1, %[[B]], 512]
+// STACK: %[[G1:.*]] = tensor.insert_slice %[[LINKS]] into %[[G0]][1, 0, 0] [3, %[[B]], 512]
+// STACK: %[[XH0:.*]] = tensor.insert_slice %[[G1]] into %[[XE]][0, 0, 0] [4, %[[B]], 512]
+// STACK: %[[XH:.*]] = tensor.insert_slice %[[STATE]] into %[[XH0]][4, 0, 0] [4, %[[B]], 512]
+// STACK-NOT: linalg.batch_matmul
+// STACK: %[[ZEROS:.*]] = linalg.fill
+// STACK-NEXT: %[[P:.*]] = linalg.batch_matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%[[XH]], %[[WR]] : tensor<8x?x512xf32>, tensor<8x1024x512xf32>) outs(%[[ZEROS]] : tensor<8x?x1024xf32>)
+// STACK-NOT: linalg.batch_matmul
+// STACK-DAG: %[[X0:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [4, %{{.*}}, 512]
+// STACK-DAG: %[[H0:.*]] = tensor.extract_slice %[[P]][4, 0, 0] [4, %{{.*}}, 512]
+// STACK-DAG: %[[X1:.*]] = tensor.extract_slice %[[P]][0, 0, 512] [4, %{{.*}}, 512]
+// STACK-DAG: %[[H1:.*]] = tensor.extract_slice %[[P]][4, 0, 512] [4, %{{.*}}, 512]
+// STACK: linalg.generic {{.*}} ins(%[[X0]], %[[H0]], %[[X1]], %[[BIAS]], %[[H1]] : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x512xf32>, tensor<4x?x512xf32>)
+// STACK-NEXT: ^bb0(%[[A:[^:]*]]: f32, %[[C:[^:]*]]: f32, %[[D:[^:]*]]: f32, %[[E:[^:]*]]: f32, %[[F:[^:]*]]: f32, %{{.*}}: f32):
+// STACK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[C]]
+// STACK-NEXT: arith.negf %[[S]]
+// STACK-NEXT: %[[T:.*]] = arith.addf %[[F]], %[[D]]
+// STACK-NEXT: arith.addf %[[T]], %[[E]]
 func.func @diagonal(%x: tensor<?x512xf32>, %links: tensor<3x?x512xf32>,
                     %h: tensor<4x?x512xf32>, %w: tensor<4x1024x512xf32>,
                     %r: tensor<4x1024x512xf32>, %bias: tensor<4x512xf32>,
@@ -103,6 +136,10 @@ func.func @diagonal(%x: tensor<?x512xf32>, %links: tensor<3x?x512xf32>,
 // CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<8x64xf32>)
 // CHECK-NEXT: ^bb0(%[[A:[^:]*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: math.tanh %[[A]]
+// Not batched: with stack-batches too, one product of the concatenations.
+// STACK-LABEL: func.func @whole_products
+// STACK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x128xf32>, tensor<128x64xf32>)
+// STACK-NEXT: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x64xf32>)
 func.func @whole_products(%x: tensor<8x96xf32>, %w: tensor<96x64xf32>,
                           %h: tensor<8x32xf32>, %r: tensor<32x64xf32>) -> tensor<8x64xf32> {
   %zero = arith.constant 0.0 : f32
@@ -248,7 +285,12 @@ func.func @some_rows(%x: tensor<?x16xf32>, %w: tensor<16x64xf32>,
 // recurrent product. One product: the recurrent weights get zero rows for
 // n's columns, the new product's last columns are n's input product (plus
 // zeros), and n's slice moves after it.
-// Without pad-columns (lstm-to-nvvm's choice in fp32), the two stay.
+// Without pad-columns (lstm-to-nvvm's choice in fp32), the two stay; with
+// stack-batches the products of different widths are concatenated.
+// STACK-LABEL: func.func @gru_columns
+// STACK: linalg.batch_matmul {{.*}} outs(%{{.*}} : tensor<2x?x12xf32>)
+// STACK-NOT: linalg.batch_matmul
+// STACK: return
 // NOPAD-LABEL: func.func @gru_columns
 // NOPAD-COUNT-2: linalg.batch_matmul
 // NOPAD: return

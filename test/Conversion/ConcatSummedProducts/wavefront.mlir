@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A wavefront over three layers that read as many features as they have,
 // lowered by --lstm-to-nvvm (no GPU needed). Each diagonal runs one cuBLAS
-// product of depth 2H, [x_t, links | states] · [W | R]ᵀ, whose left operand
-// one launch gathers (x_t, the links and the states side by side), under
-// fp32 and TF32 (and bf16, which rounds the operand first); with generated
-// GEMM kernels (cublas=false) the input and recurrent products stay two.
+// call, whose left operand one launch gathers: under TF32 (and bf16, which
+// rounds the operand first) a product of depth 2H, [x_t, links | states] ·
+// [W | R]ᵀ, the states beside the layers' inputs; under fp32 a batch of 2L
+// matrices of depth H, the states below the inputs; with generated GEMM
+// kernels (cublas=false) the input and recurrent products stay two.
 // RUN: lstm-opt %S/../../Dialect/LSTM/Transforms/Inputs/wavefront-lstm3-square.mlir --lstm-combine-gate-gemms --lstm-wavefront --lstm-fuse-elementwise | lstm-opt --lstm-to-nvvm=compute-type=tf32 -mlir-print-ir-after=lstm-merge-gpu-launches -o /dev/null 2>&1 | FileCheck %s
 // RUN: lstm-opt %S/../../Dialect/LSTM/Transforms/Inputs/wavefront-lstm3-square.mlir --lstm-combine-gate-gemms --lstm-wavefront --lstm-fuse-elementwise | lstm-opt --lstm-to-nvvm=compute-type=bf16 -mlir-print-ir-after=lstm-merge-gpu-launches -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16
-// RUN: lstm-opt %S/../../Dialect/LSTM/Transforms/Inputs/wavefront-lstm3-square.mlir --lstm-combine-gate-gemms --lstm-wavefront --lstm-fuse-elementwise | lstm-opt --lstm-to-nvvm -mlir-print-ir-after=lstm-merge-gpu-launches -o /dev/null 2>&1 | FileCheck %s
+// RUN: lstm-opt %S/../../Dialect/LSTM/Transforms/Inputs/wavefront-lstm3-square.mlir --lstm-combine-gate-gemms --lstm-wavefront --lstm-fuse-elementwise | lstm-opt --lstm-to-nvvm -mlir-print-ir-after=lstm-merge-gpu-launches -o /dev/null 2>&1 | FileCheck %s --check-prefix=FP32
 // RUN: lstm-opt %S/../../Dialect/LSTM/Transforms/Inputs/wavefront-lstm3-square.mlir --lstm-combine-gate-gemms --lstm-wavefront --lstm-fuse-elementwise | lstm-opt --lstm-to-nvvm=cublas=false -mlir-print-ir-after=lstm-merge-gpu-launches -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNELS
 // RUN: lstm-opt --lstm-to-nvvm --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: lstm-opt --lstm-to-nvvm=cublas=false --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=NOT-KERNELS
@@ -21,6 +22,16 @@
 // CHECK: call @lstmRuntimeGemmStridedBatched
 // CHECK-NOT: call @lstmRuntimeGemmStridedBatched
 // CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+
+// FP32-LABEL: func.func @forward
+// FP32: scf.for
+// FP32: gpu.alloc {{.*}} : memref<6x?x16xf32>
+// FP32-NOT: call @lstmRuntimeGemmStridedBatched
+// FP32: gpu.launch
+// FP32-NOT: gpu.launch
+// FP32: call @lstmRuntimeGemmStridedBatched({{.*}}, %c6_i64)
+// FP32-NOT: call @lstmRuntimeGemmStridedBatched
+// FP32: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
 
 // Under bf16 the gathered operand is rounded by one more launch before the
 // one call.

@@ -92,6 +92,41 @@ func.func @reads_destination(%d: memref<4x8xf32>) {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
+// One part written in place, copied onto itself, the other computed into a
+// temporary and copied into the next part (what bufferization makes of a
+// generic computing into two slices of one empty tensor, inserted back in
+// a chain): the self-copy reads and writes only the first part, so the
+// generic writes the second part too.
+// CHECK-LABEL: func.func @after_self_copy
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>)
+// CHECK: %[[D:.*]] = memref.alloc() : memref<4x16xf32>
+// CHECK-DAG: %[[V0:.*]] = memref.subview %[[D]][0, 0] [4, 8] [1, 1]
+// CHECK-DAG: %[[V1:.*]] = memref.subview %[[D]][0, 8] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : memref<4x8xf32>) outs(%[[V0]], %[[V1]] :
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32, strided<[16, 1]>> to memref<4x8xf32, strided<[16, 1]>>
+// CHECK-NOT: memref.copy
+// CHECK: return %[[D]]
+func.func @after_self_copy(%a: memref<4x8xf32>) -> memref<4x16xf32> {
+  %d = memref.alloc() : memref<4x16xf32>
+  %v0 = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%v0, %t : memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32>) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %x, %m : f32, f32
+  }
+  %w0 = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  memref.copy %v0, %w0 : memref<4x8xf32, strided<[16, 1]>> to memref<4x8xf32, strided<[16, 1]>>
+  %w1 = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %t, %w1 : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  return %d : memref<4x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
 // Something between the producer and the copy writes the destination
 // (overlapping columns): the copy stays.
 // CHECK-LABEL: func.func @written_between

@@ -195,3 +195,60 @@ func.func @left_alone(%x: tensor<4x?x512xf32>, %w: tensor<4x2048x512xf32>,
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=min-rows=-1 2>&1 | FileCheck %s --check-prefix=ROWS
 // SPLITS: error: lstm-split-batched-gemms: splits (0) and min-depth (512) must be positive, min-rows (8) not negative
 // ROWS: error: lstm-split-batched-gemms: splits (8) and min-depth (512) must be positive, min-rows (-1) not negative
+
+// -----
+
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// A backward diagonal's dG assembled from the four gate gradients that one
+// generic computes (appleyard's sizes): split at the gates (S = 4, not 8)
+// without transposing dG. The generic also computes each gate into its
+// matrices of the split operand [4, 4, B, 512], made before it; dG itself
+// is still assembled (a diagonal stores it for the weight gradients).
+// CHECK-LABEL: func.func @gate_pieces
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<4x?x512xf32>, %[[W:[^:]*]]: tensor<4x1024x2048xf32>, %[[B:[^:]*]]: index)
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x1024x4x512xf32>) outs(%{{.*}} : tensor<4x4x1024x512xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[WS:.*]] = tensor.collapse_shape %[[WT]] {{\[}}[0, 1], [2], [3]] : tensor<4x4x1024x512xf32> into tensor<16x1024x512xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[B]]) : tensor<4x?x512xf32>
+// CHECK: %[[SE:.*]] = tensor.empty(%{{.*}}) : tensor<4x4x?x512xf32>
+// CHECK-DAG: %[[S0:.*]] = tensor.extract_slice %[[SE]][0, 0, 0, 0] [4, 1, %{{.*}}, 512] [1, 1, 1, 1] : tensor<4x4x?x512xf32> to tensor<4x?x512xf32>
+// CHECK-DAG: %[[S3:.*]] = tensor.extract_slice %[[SE]][0, 3, 0, 0] [4, 1, %{{.*}}, 512] [1, 1, 1, 1] : tensor<4x4x?x512xf32> to tensor<4x?x512xf32>
+// CHECK: %[[G:.*]]:8 = linalg.generic {{.*}} ins(%[[A]] : tensor<4x?x512xf32>) outs(%[[E]], %[[E]], %[[E]], %[[E]], %[[S0]], %{{.*}}, %{{.*}}, %[[S3]] :
+// CHECK: linalg.yield %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]], %[[V0]], %[[V1]], %[[V2]], %[[V3]] :
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[G]]#4 into %[[SE]][0, 0, 0, 0] [4, 1, %{{.*}}, 512]
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[G]]#5 into %[[I0]][0, 1, 0, 0]
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[G]]#6 into %[[I1]][0, 2, 0, 0]
+// CHECK: %[[I3:.*]] = tensor.insert_slice %[[G]]#7 into %[[I2]][0, 3, 0, 0]
+// CHECK: %[[XS:.*]] = tensor.collapse_shape %[[I3]] {{\[}}[0, 1], [2], [3]] : tensor<4x4x?x512xf32> into tensor<16x?x512xf32>
+// CHECK: %[[DG:.*]] = tensor.insert_slice %[[G]]#0 into %{{.*}}[0, 0, 0]
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[XS]], %[[WS]] : tensor<16x?x512xf32>, tensor<16x1024x512xf32>) outs(%{{.*}} : tensor<16x?x1024xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x?x1024xf32>, tensor<4x?x1024xf32>, tensor<4x?x1024xf32>, tensor<4x?x1024xf32>)
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[DG]], %[[W]] :
+// CHECK: return %{{.*}}, %[[DG]]
+func.func @gate_pieces(%a: tensor<4x?x512xf32>, %w: tensor<4x1024x2048xf32>, %b: index)
+    -> (tensor<4x?x1024xf32>, tensor<4x?x2048xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%b) : tensor<4x?x512xf32>
+  %g:4 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<4x?x512xf32>) outs(%e, %e, %e, %e : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>) {
+  ^bb0(%in: f32, %o0: f32, %o1: f32, %o2: f32, %o3: f32):
+    %t = math.tanh %in : f32
+    %s = arith.mulf %in, %in : f32
+    %u = arith.subf %t, %s : f32
+    %v = arith.addf %t, %s : f32
+    linalg.yield %t, %s, %u, %v : f32, f32, f32, f32
+  } -> (tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>)
+  %de = tensor.empty(%b) : tensor<4x?x2048xf32>
+  %d0 = tensor.insert_slice %g#3 into %de[0, 0, 1536] [4, %b, 512] [1, 1, 1] : tensor<4x?x512xf32> into tensor<4x?x2048xf32>
+  %d1 = tensor.insert_slice %g#2 into %d0[0, 0, 1024] [4, %b, 512] [1, 1, 1] : tensor<4x?x512xf32> into tensor<4x?x2048xf32>
+  %d2 = tensor.insert_slice %g#1 into %d1[0, 0, 512] [4, %b, 512] [1, 1, 1] : tensor<4x?x512xf32> into tensor<4x?x2048xf32>
+  %dg = tensor.insert_slice %g#0 into %d2[0, 0, 0] [4, %b, 512] [1, 1, 1] : tensor<4x?x512xf32> into tensor<4x?x2048xf32>
+  %pe = tensor.empty(%b) : tensor<4x?x1024xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+  %p = linalg.batch_matmul indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>, affine_map<(l, b, h, k) -> (l, h, k)>, affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%dg, %w : tensor<4x?x2048xf32>, tensor<4x1024x2048xf32>)
+      outs(%pz : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
+  return %p, %dg : tensor<4x?x1024xf32>, tensor<4x?x2048xf32>
+}
