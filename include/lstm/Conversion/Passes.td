@@ -915,7 +915,8 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     diagonal, `8 × [64 × 512] · [512 × 2048]` in fp32, 33.7 µs against 42.8
     for the concatenation (GPU time on its own), and the LSTM's training
     step 13.34 → 12.14 ms (docs/benchmarks.md, "The forward diagonal's
-    products as one batch"); under TF32 the two take the same time.
+    products as one batch; the backward's link product split at the
+    gates"); under TF32 the two take the same time.
     `lstm-to-nvvm` stacks under the fp32 compute type, and concatenates
     what it cannot stack.
   }];
@@ -965,16 +966,19 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     terms (16-byte aligned for cuBLAS).
 
     Where X is assembled (`tensor.insert_slice`s into the columns of an
-    empty tensor) from at least two and at most `2 · splits` pieces of
-    equal width, all results of one `linalg.generic` (a backward cell's
-    gate gradients, assembled into dG), the reduction is split at the
-    pieces instead (S = the number of pieces) and X is not transposed: the
-    generic also computes each piece into its matrices of the split
-    operand, one more output each, laid out before it. At appleyard's
+    empty tensor) from pieces of equal width that `linalg.generic`s of one
+    block compute (a backward cell's gate gradients, assembled into dG),
+    and they are at least half as many as the slices above would be (and
+    at most twice as many), the reduction is split at the pieces instead
+    (S = the number of pieces) and X is not transposed: each generic also
+    computes its pieces into their matrices of the split operand, one more
+    output each, laid out before the first of them. At appleyard's
     backward diagonal that is 16 matrices of depth 512 (the four gates)
     instead of 32 of depth 256 after a copy kernel: the LSTM's training
-    step 12.16 → 12.03 ms (docs/benchmarks.md, "The backward's link product
-    split at the gates").
+    step 12.16 → 12.03 ms; Cho's GRU's three gates (12 matrices of depth
+    512 against 32 of 192) measured slower, 15.95 → 16.21 ms, hence the
+    bound (docs/benchmarks.md, "The forward diagonal's products as one
+    batch; the backward's link product split at the gates").
 
     `lstm-to-nvvm` runs it under the fp32 compute type, after the pointwise
     fusion: with tensor cores (tf32, bf16) the batched product is already

@@ -114,12 +114,14 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> cache;
 };
 
-/// The generic that computes all of `x`'s columns in pieces of equal width
-/// (a backward cell's gate gradients assembled into dG), with the result
-/// number of each piece in column order, if there is one; `x` is
-/// `[L, R, K]`.
-std::optional<std::pair<linalg::GenericOp, SmallVector<unsigned>>>
-piecesOfOneGeneric(Value x, int64_t maxPieces) {
+/// Where each of `x`'s pieces is computed: a result of a linalg.generic.
+using PieceResults = SmallVector<std::pair<linalg::GenericOp, unsigned>>;
+
+/// The generics of one block that compute all of `x`'s columns in pieces
+/// of equal width (a backward cell's gate gradients assembled into dG),
+/// each piece's generic and result number in column order, if there are
+/// such; `x` is `[L, R, K]`.
+std::optional<PieceResults> piecesOfGenerics(Value x, int64_t maxPieces) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t depth = type.getDimSize(2);
   std::optional<SmallVector<lstm::ColumnPiece>> pieces =
@@ -129,41 +131,43 @@ piecesOfOneGeneric(Value x, int64_t maxPieces) {
       !lstm::coverColumns(*pieces, depth))
     return std::nullopt;
   int64_t width = pieces->front().width;
-  linalg::GenericOp generic;
-  SmallVector<unsigned> results;
+  // cuBLAS wants each slice 16-byte aligned.
+  if (width % 4 != 0)
+    return std::nullopt;
+  auto pieceType = RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), width}, type.getElementType());
+  PieceResults results;
   for (const lstm::ColumnPiece &piece : *pieces) {
     auto result = dyn_cast<OpResult>(piece.value);
     auto owner =
         result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
-    if (!owner || (generic && owner != generic) || piece.width != width ||
-        piece.value.getType() !=
-            RankedTensorType::get(
-                {type.getDimSize(0), type.getDimSize(1), width},
-                type.getElementType()))
+    if (!owner || piece.width != width || piece.value.getType() != pieceType ||
+        (!results.empty() &&
+         owner->getBlock() != results.front().first->getBlock()))
       return std::nullopt;
-    generic = owner;
-    results.push_back(result.getResultNumber());
+    results.push_back({owner, result.getResultNumber()});
   }
-  // cuBLAS wants each slice 16-byte aligned.
-  if (width % 4 != 0)
-    return std::nullopt;
-  return std::make_pair(generic, results);
+  return results;
 }
 
-/// `[L, R, K]` as `[L·S, R, K/S]` without a transposition: the generic that
-/// computes its S pieces also computes each into the slices l·S + s of a
-/// tensor of its own (a second output each), made before the generic.
-Value slicesFromPieces(RewriterBase &rewriter, Value x,
-                       linalg::GenericOp generic, ArrayRef<unsigned> results) {
+/// `[L, R, K]` as `[L·S, R, K/S]` without a transposition: the generics
+/// that compute its S pieces also compute each into the slices l·S + s of a
+/// tensor of its own (a second output each), made before the first of
+/// them.
+Value slicesFromPieces(RewriterBase &rewriter, Value x, PieceResults pieces) {
   OpBuilder::InsertionGuard guard(rewriter);
-  Location loc = generic.getLoc();
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t groups = type.getDimSize(0), splits = results.size();
+  int64_t groups = type.getDimSize(0), splits = pieces.size();
   int64_t width = type.getDimSize(2) / splits;
-  rewriter.setInsertionPoint(generic);
-  // The rows as the generic's output has them (made before it).
-  OpFoldResult rows = tensor::getMixedSize(
-      rewriter, loc, generic.getDpsInits()[results.front()], 1);
+  auto [first, firstResult] = pieces.front();
+  for (auto [generic, result] : pieces)
+    if (generic->isBeforeInBlock(first))
+      std::tie(first, firstResult) = std::make_pair(generic, result);
+  Location loc = first.getLoc();
+  rewriter.setInsertionPoint(first);
+  // The rows as the first generic's piece has them (made before it).
+  OpFoldResult rows =
+      tensor::getMixedSize(rewriter, loc, first.getDpsInits()[firstResult], 1);
   SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(groups),
                                      rewriter.getIndexAttr(splits), rows,
                                      rewriter.getIndexAttr(width)};
@@ -177,26 +181,39 @@ Value slicesFromPieces(RewriterBase &rewriter, Value x,
     SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
     return std::make_tuple(offsets, pieceSizes, strides);
   };
-  for (auto [s, result] : llvm::enumerate(results)) {
-    rewriter.setInsertionPoint(generic);
+  SmallVector<Value> slots;
+  for (int64_t s = 0; s < splits; ++s) {
     auto [offsets, pieceSizes, strides] = sliceOf(s);
-    Value slot = tensor::ExtractSliceOp::create(
+    slots.push_back(tensor::ExtractSliceOp::create(
         rewriter, loc,
-        cast<RankedTensorType>(generic->getResultTypes()[result]), slices,
-        offsets, pieceSizes, strides);
-    // Each addition replaces the generic: the new one's last results are
-    // the pieces' second copies, in order.
-    generic = lstm::addGenericOutput(rewriter, generic, result, slot)
-                  .getDefiningOp<linalg::GenericOp>();
+        cast<RankedTensorType>(
+            pieces[s].first->getResultTypes()[pieces[s].second]),
+        slices, offsets, pieceSizes, strides));
   }
-  ValueRange computed = generic->getResults().take_back(results.size());
-  // Each piece inserted where it was computed: copies of slices onto
-  // themselves, which bufferization drops.
-  rewriter.setInsertionPointAfter(generic);
-  for (auto [s, piece] : llvm::enumerate(computed)) {
+  // Each addition replaces a generic by one with one more result, its
+  // last: the piece's second copy.
+  SmallVector<unsigned> copies;
+  for (int64_t s = 0; s < splits; ++s) {
+    auto [generic, result] = pieces[s];
+    Value copy = lstm::addGenericOutput(rewriter, generic, result, slots[s]);
+    auto wider = copy.getDefiningOp<linalg::GenericOp>();
+    for (auto &piece : pieces)
+      if (piece.first == generic)
+        piece.first = wider;
+    copies.push_back(cast<OpResult>(copy).getResultNumber());
+  }
+  // Each piece inserted where it was computed, after the last generic:
+  // copies of slices onto themselves, which bufferization drops.
+  linalg::GenericOp last = pieces.front().first;
+  for (auto [generic, result] : pieces)
+    if (last->isBeforeInBlock(generic))
+      last = generic;
+  rewriter.setInsertionPointAfter(last);
+  for (int64_t s = 0; s < splits; ++s) {
     auto [offsets, pieceSizes, strides] = sliceOf(s);
-    slices = tensor::InsertSliceOp::create(rewriter, loc, piece, slices,
-                                           offsets, pieceSizes, strides);
+    slices = tensor::InsertSliceOp::create(
+        rewriter, loc, pieces[s].first->getResult(copies[s]), slices, offsets,
+        pieceSizes, strides);
   }
   return tensor::CollapseShapeOp::create(
       rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
@@ -306,13 +323,17 @@ struct SplitBatchedGemmsPass
       return std::nullopt;
     if (!x.isDynamicDim(1) && x.getDimSize(1) < minRows)
       return std::nullopt;
-    // Split at the pieces X is assembled from where one generic computes
-    // them all: it can lay them out as the split wants (no transposition).
-    if (piecesOfOneGeneric(op.getDpsInputs()[0], 2 * splits))
-      shape.splits =
-          piecesOfOneGeneric(op.getDpsInputs()[0], 2 * splits)->second.size();
-    else
-      shape.splits = chooseSplits(shape.depth, splits);
+    // Split at the pieces X is assembled from where generics compute them:
+    // they can lay them out as the split wants (no transposition). Unless
+    // that makes fewer than half the slices: appleyard's LSTM gained from
+    // its four gates' 16 matrices of depth 512 against 32 of depth 256 and
+    // the transposition, Cho's GRU lost from its three gates' 12 (15.95 ->
+    // 16.21 ms a training step).
+    shape.splits = chooseSplits(shape.depth, splits);
+    if (std::optional<PieceResults> pieces =
+            piecesOfGenerics(op.getDpsInputs()[0], 2 * splits);
+        pieces && 2 * static_cast<int64_t>(pieces->size()) >= shape.splits)
+      shape.splits = pieces->size();
     if (shape.splits < 2)
       return std::nullopt;
     return shape;
@@ -340,9 +361,9 @@ struct SplitBatchedGemmsPass
       if (linalg::FillOp zeros = lstm::getZeroFill(op.getDpsInits()[0]))
         fills.insert(zeros);
       Value x = op.getDpsInputs()[0];
-      if (auto pieces = piecesOfOneGeneric(x, 2 * splits))
-        shape.xSlices =
-            slicesFromPieces(rewriter, x, pieces->first, pieces->second);
+      if (std::optional<PieceResults> pieces = piecesOfGenerics(x, 2 * splits);
+          pieces && static_cast<int64_t>(pieces->size()) == shape.splits)
+        shape.xSlices = slicesFromPieces(rewriter, x, *pieces);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       if (!cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {

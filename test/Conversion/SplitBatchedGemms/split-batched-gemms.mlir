@@ -252,3 +252,64 @@ func.func @gate_pieces(%a: tensor<4x?x512xf32>, %w: tensor<4x1024x2048xf32>, %b:
       outs(%pz : tensor<4x?x1024xf32>) -> tensor<4x?x1024xf32>
   return %p, %dg : tensor<4x?x1024xf32>, tensor<4x?x2048xf32>
 }
+
+// -----
+
+#ew = affine_map<(l, b, n) -> (l, b, n)>
+
+// Cho's GRU's dG: [dr dz] from one generic, dn from a later one (its phase
+// reads a product of the first's result). With splits=4, split at the
+// three pieces: the split operand is made before the first generic, each
+// generic computes its pieces into it, and the inserts follow the second.
+// With the default 8, three pieces would be fewer than half the slices
+// (12 matrices where 32 measured faster, transposition included): X is
+// transposed into 8 slices of 192.
+// CHECK-LABEL: func.func @pieces_of_two_generics
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x?x8x192xf32>)
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x?x192xf32>, tensor<16x1024x192xf32>)
+// FOUR-LABEL: func.func @pieces_of_two_generics
+// FOUR: %[[SE:.*]] = tensor.empty(%{{.*}}) : tensor<2x3x?x512xf32>
+// FOUR-DAG: %[[S0:.*]] = tensor.extract_slice %[[SE]][0, 0, 0, 0]
+// FOUR-DAG: %[[S1:.*]] = tensor.extract_slice %[[SE]][0, 1, 0, 0]
+// FOUR-DAG: %[[S2:.*]] = tensor.extract_slice %[[SE]][0, 2, 0, 0]
+// FOUR: %[[G1:.*]]:4 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}}, %[[S1]], %[[S2]] :
+// FOUR: %[[P:.*]] = linalg.batch_matmul {{.*}} ins(%[[G1]]#0,
+// FOUR: %[[G2:.*]]:2 = linalg.generic {{.*}} ins(%[[P]] : tensor<2x?x512xf32>) outs(%{{.*}}, %[[S0]] :
+// FOUR: %[[I0:.*]] = tensor.insert_slice %[[G2]]#1 into %[[SE]][0, 0, 0, 0]
+// FOUR: %[[I1:.*]] = tensor.insert_slice %[[G1]]#2 into %[[I0]][0, 1, 0, 0]
+// FOUR: %[[I2:.*]] = tensor.insert_slice %[[G1]]#3 into %[[I1]][0, 2, 0, 0]
+// FOUR: %[[XS:.*]] = tensor.collapse_shape %[[I2]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x?x512xf32> into tensor<6x?x512xf32>
+// FOUR-NOT: linalg.transpose ins(%{{.*}} : tensor<2x?x3x512xf32>)
+// FOUR: linalg.batch_matmul {{.*}} ins(%[[XS]], %{{.*}} : tensor<6x?x512xf32>, tensor<6x1024x512xf32>)
+func.func @pieces_of_two_generics(%a: tensor<2x?x512xf32>, %rn: tensor<2x512x512xf32>,
+                                  %w: tensor<2x1024x1536xf32>, %b: index) -> tensor<2x?x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%b) : tensor<2x?x512xf32>
+  %g:2 = linalg.generic {indexing_maps = [#ew, #ew, #ew], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<2x?x512xf32>) outs(%e, %e : tensor<2x?x512xf32>, tensor<2x?x512xf32>) {
+  ^bb0(%in: f32, %o0: f32, %o1: f32):
+    %t = math.tanh %in : f32
+    %s = arith.mulf %in, %in : f32
+    linalg.yield %t, %s : f32, f32
+  } -> (tensor<2x?x512xf32>, tensor<2x?x512xf32>)
+  %pz = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x512xf32>) -> tensor<2x?x512xf32>
+  %p = linalg.batch_matmul indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>, affine_map<(l, b, h, k) -> (l, h, k)>, affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%g#0, %rn : tensor<2x?x512xf32>, tensor<2x512x512xf32>)
+      outs(%pz : tensor<2x?x512xf32>) -> tensor<2x?x512xf32>
+  %n = linalg.generic {indexing_maps = [#ew, #ew], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<2x?x512xf32>) outs(%e : tensor<2x?x512xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<2x?x512xf32>
+  %de = tensor.empty(%b) : tensor<2x?x1536xf32>
+  %d0 = tensor.insert_slice %g#0 into %de[0, 0, 512] [2, %b, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<2x?x1536xf32>
+  %d1 = tensor.insert_slice %g#1 into %d0[0, 0, 1024] [2, %b, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<2x?x1536xf32>
+  %dg = tensor.insert_slice %n into %d1[0, 0, 0] [2, %b, 512] [1, 1, 1] : tensor<2x?x512xf32> into tensor<2x?x1536xf32>
+  %qe = tensor.empty(%b) : tensor<2x?x1024xf32>
+  %qz = linalg.fill ins(%zero : f32) outs(%qe : tensor<2x?x1024xf32>) -> tensor<2x?x1024xf32>
+  %q = linalg.batch_matmul indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>, affine_map<(l, b, h, k) -> (l, h, k)>, affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%dg, %w : tensor<2x?x1536xf32>, tensor<2x1024x1536xf32>)
+      outs(%qz : tensor<2x?x1024xf32>) -> tensor<2x?x1024xf32>
+  return %q : tensor<2x?x1024xf32>
+}
