@@ -77,6 +77,26 @@ std::optional<ReductionDims> summableProduct(linalg::LinalgOp op) {
   return ReductionDims{*lhs, *rhs};
 }
 
+/// The only loop dimension of the contraction `op` that its left-hand
+/// input, right-hand input and result each index or not as `indexed` says
+/// (as a plain dimension of its indexing map), if there is exactly one.
+std::optional<AffineExpr> onlyDimIndexedAs(linalg::LinalgOp op,
+                                           std::array<bool, 3> indexed) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<AffineExpr> found;
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
+    AffineExpr dim = getAffineDimExpr(d, op.getContext());
+    if (llvm::any_of(llvm::seq(0, 3), [&](int i) {
+          return maps[i].getResultPosition(dim).has_value() != indexed[i];
+        }))
+      continue;
+    if (found)
+      return std::nullopt;
+    found = dim;
+  }
+  return found;
+}
+
 /// Where a contraction's output columns are: the position, in the result
 /// and in the right-hand input, of its only dimension that the right-hand
 /// input and the result index and the left-hand input does not (`n` of
@@ -86,19 +106,12 @@ struct ColumnDims {
 };
 
 std::optional<ColumnDims> columnDims(linalg::LinalgOp op) {
+  std::optional<AffineExpr> n = onlyDimIndexedAs(op, {false, true, true});
+  if (!n)
+    return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::optional<ColumnDims> found;
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    AffineExpr dim = getAffineDimExpr(d, op.getContext());
-    std::optional<unsigned> rhs = maps[1].getResultPosition(dim);
-    std::optional<unsigned> result = maps[2].getResultPosition(dim);
-    if (!rhs || !result || maps[0].getResultPosition(dim))
-      continue;
-    if (found)
-      return std::nullopt;
-    found = ColumnDims{*result, *rhs};
-  }
-  return found;
+  return ColumnDims{*maps[2].getResultPosition(*n),
+                    *maps[1].getResultPosition(*n)};
 }
 
 /// The static number of columns of `op`'s result, if it has one.
@@ -118,20 +131,13 @@ struct BatchDims {
 };
 
 std::optional<BatchDims> batchDims(linalg::LinalgOp op) {
+  std::optional<AffineExpr> l = onlyDimIndexedAs(op, {true, true, true});
+  if (!l)
+    return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::optional<BatchDims> found;
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    AffineExpr dim = getAffineDimExpr(d, op.getContext());
-    std::optional<unsigned> lhs = maps[0].getResultPosition(dim);
-    std::optional<unsigned> rhs = maps[1].getResultPosition(dim);
-    std::optional<unsigned> result = maps[2].getResultPosition(dim);
-    if (!lhs || !rhs || !result)
-      continue;
-    if (found)
-      return std::nullopt;
-    found = BatchDims{*lhs, *rhs, *result};
-  }
-  return found;
+  return BatchDims{*maps[0].getResultPosition(*l),
+                   *maps[1].getResultPosition(*l),
+                   *maps[2].getResultPosition(*l)};
 }
 
 /// Whether two products that compute alike (computeAlike) can run as one
