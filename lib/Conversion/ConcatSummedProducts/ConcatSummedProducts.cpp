@@ -22,6 +22,10 @@
 // concatenation goes right after the later weight's definition, so that a
 // loop computes it once, not once per step.
 //
+// Without tensor cores the deeper product leaves tiles idle: there two
+// batched products of equal extents run as one batch of both's matrices
+// instead (stack-batches), `[X; H] · [W; R]ᵀ`, and the cell keeps its sum.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"

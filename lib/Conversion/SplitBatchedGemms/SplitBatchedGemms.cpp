@@ -12,7 +12,9 @@
 // one batch of L·S matrices, the sum a generic after it. The transposition
 // of W goes right after W's definition (as lstm-gemm-operands-to-bf16 puts
 // its copies), so a weight is transposed once before the loop that reads
-// it, not once per step.
+// it, not once per step. X is transposed in the loop, unless the generics
+// that compute its pieces (a backward cell's gate gradients) can also
+// write them in the slices' layout: then the split follows the pieces.
 //
 //===----------------------------------------------------------------------===//
 
