@@ -54,8 +54,10 @@ ArrayAttr transposedWeightMaps(MLIRContext *ctx) {
 /// What a split product needs to know of a matched batch_matmul.
 struct SplitShape {
   int64_t groups, depth, width, splits;
-  /// The left operand's slices, where they are built from its pieces
-  /// (slicesFromPieces); null where X is transposed.
+  /// Whether the splits are X's pieces (piecesOfGenerics), which their
+  /// generics lay out as slices, not a transposition.
+  bool atPieces = false;
+  /// Those slices, once built (slicesFromPieces).
   Value xSlices = nullptr;
 };
 
@@ -334,8 +336,10 @@ struct SplitBatchedGemmsPass
     shape.splits = chooseSplits(shape.depth, splits);
     if (std::optional<PieceResults> pieces =
             piecesOfGenerics(op.getDpsInputs()[0], 2 * splits);
-        pieces && 2 * static_cast<int64_t>(pieces->size()) >= shape.splits)
+        pieces && 2 * static_cast<int64_t>(pieces->size()) >= shape.splits) {
       shape.splits = pieces->size();
+      shape.atPieces = true;
+    }
     if (shape.splits < 2)
       return std::nullopt;
     return shape;
@@ -363,9 +367,12 @@ struct SplitBatchedGemmsPass
       if (linalg::FillOp zeros = lstm::getZeroFill(op.getDpsInits()[0]))
         fills.insert(zeros);
       Value x = op.getDpsInputs()[0];
-      if (std::optional<PieceResults> pieces = piecesOfGenerics(x, 2 * splits);
-          pieces && static_cast<int64_t>(pieces->size()) == shape.splits)
-        shape.xSlices = slicesFromPieces(rewriter, x, *pieces);
+      // The pieces found again: building another product's slices may have
+      // replaced their generics.
+      if (shape.atPieces)
+        if (std::optional<PieceResults> pieces =
+                piecesOfGenerics(x, 2 * splits))
+          shape.xSlices = slicesFromPieces(rewriter, x, *pieces);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       if (!cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {

@@ -127,6 +127,32 @@ func.func @after_self_copy(%a: memref<4x8xf32>) -> memref<4x16xf32> {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
+// A copy in between reads the part the temporary is copied into (into
+// another part): writing that part at the producer would change what it
+// reads. The copy stays.
+// CHECK-LABEL: func.func @reads_part_between
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<4x8xf32>)
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32, strided<[16, 1], offset: 8>> to memref<4x8xf32, strided<[16, 1]>>
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+func.func @reads_part_between(%a: memref<4x8xf32>, %d: memref<4x16xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %w0 = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %r1 = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %r1, %w0 : memref<4x8xf32, strided<[16, 1], offset: 8>> to memref<4x8xf32, strided<[16, 1]>>
+  %w1 = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %t, %w1 : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
 // Something between the producer and the copy writes the destination
 // (overlapping columns): the copy stays.
 // CHECK-LABEL: func.func @written_between
