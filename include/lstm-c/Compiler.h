@@ -64,6 +64,10 @@ typedef struct {
   /// in one function); false exports only NAME_train and NAME_backward, what
   /// a training step calls (less to compile); default true.
   bool gradFunction;
+  /// The CPU's hoisted input projections computed this many bytes of steps
+  /// at a time, just before those steps (lstm-chunk-hoisted-projections);
+  /// 0 leaves them whole; default 1 MiB.
+  int64_t chunkBytes;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

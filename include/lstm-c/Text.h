@@ -45,6 +45,10 @@ typedef struct {
                              // NAME_train/_backward only; 0: none
   int persistent;            // non-zero: persistent kernels (lstm-compile
                              // --persistent)
+  long long chunkBytes;      // cpu: hoisted input projections this many
+                             // bytes of steps at a time (lstm-compile
+                             // --chunk-bytes); 0: the default, negative:
+                             // whole
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

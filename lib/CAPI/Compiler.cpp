@@ -39,6 +39,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.gradients = defaults.gradients;
   options.persistent = defaults.persistent;
   options.gradFunction = defaults.gradFunction;
+  options.chunkBytes = defaults.chunkBytes;
   return options;
 }
 
@@ -78,6 +79,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.gradients = given.gradients;
   o.persistent = given.persistent;
   o.gradFunction = given.gradFunction;
+  o.chunkBytes = given.chunkBytes;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

@@ -55,6 +55,11 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
         llvm::inconvertibleErrorCode(),
         "persistent kernels compute in fp32 (compute types fp32 and tf32), "
         "not with bf16 operands (compute type 'bf16')");
+  if (options.chunkBytes < 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "chunk-bytes must be >= 0 (0: whole projections), got " +
+            std::to_string(options.chunkBytes));
   return llvm::Error::success();
 }
 
@@ -101,6 +106,7 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     cpu.blas = options.blas;
     cpu.blasMinSize = options.blasMinSize;
     cpu.approximateMath = options.approximateMath;
+    cpu.chunkBytes = options.chunkBytes;
     buildLSTMToCPUPipeline(pm, cpu);
   }
 }

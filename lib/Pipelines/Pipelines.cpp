@@ -175,6 +175,12 @@ static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
 
 void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
                                   const LSTMToCPUOptions &options) {
+  // Hoisted projections a chunk of steps at a time, read while in cache.
+  if (options.chunkBytes > 0) {
+    LSTMChunkHoistedProjectionsPassOptions chunks;
+    chunks.chunkBytes = options.chunkBytes;
+    pm.addPass(createLSTMChunkHoistedProjectionsPass(chunks));
+  }
   buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
   // The products in the CPU runtime's GEMMs (oneDNN, OpenBLAS), the rest as
@@ -411,6 +417,12 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
                      "(lstm-outline-parallel-loops, "
                      "lstm-dispatch-parallel-bodies)"),
       llvm::cl::init(true)};
+  Option<int64_t> chunkBytes{
+      *this, "chunk-bytes",
+      llvm::cl::desc("Compute each hoisted input projection this many bytes "
+                     "of steps at a time (lstm-chunk-hoisted-projections); "
+                     "0: whole"),
+      llvm::cl::init(lstm::LSTMToCPUOptions().chunkBytes)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -484,6 +496,7 @@ void lstm::registerLSTMPipelines() {
         options.blasMinSize = o.blasMinSize;
         options.approximateMath = o.approximateMath;
         options.threads = o.threads;
+        options.chunkBytes = o.chunkBytes;
         buildLSTMToCPUPipeline(pm, options);
       });
   // Registered with the error handler PassPipelineRegistration hides: a

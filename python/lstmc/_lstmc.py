@@ -26,7 +26,8 @@ class _CompileOptions(ctypes.Structure):
     _fields_ = [(name, ctypes.c_char_p) for name in (
         "target", "chip", "features", "cudaPath", "cudaLibDir", "runtimeLibDir",
         "prePasses", "computeType")] + [("gradients", ctypes.c_int),
-                                        ("persistent", ctypes.c_int)]
+                                        ("persistent", ctypes.c_int),
+                                        ("chunkBytes", ctypes.c_longlong)]
 
 
 def _load():
@@ -105,14 +106,16 @@ def runtime_dir(target):
 
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
             runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
-            persistent=False):
+            persistent=False, chunk_bytes=None):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). `runtime_lib_dir` None takes the package's own copy
     of the target's runtime (runtime_dir), "" the build tree's. With `gradients`, the gradient functions of
     lstm-differentiate are exported too (gradients="train": only the
     training forward and the backward); with `persistent`, layers run as
-    persistent kernels where the cost model says so. ctypes releases the GIL for the
+    persistent kernels where the cost model says so; `chunk_bytes` (cpu):
+    the hoisted input projections computed that many bytes of steps at a
+    time, 0 whole, None the compiler's default. ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
     if runtime_lib_dir is None:
         runtime_lib_dir = runtime_dir(target)
@@ -121,7 +124,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         _bytes(target), _bytes(chip), _bytes(features), _bytes(cuda_path),
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
         _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
-        1 if persistent else 0)
+        1 if persistent else 0,
+        0 if chunk_bytes is None else -1 if chunk_bytes == 0 else chunk_bytes)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

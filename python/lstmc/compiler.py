@@ -114,7 +114,7 @@ def default_options():
 
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
-            gradients=False, persistent=False):
+            gradients=False, persistent=False, chunk_bytes=None):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -138,6 +138,10 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     'lstm-optimize{wavefront=false}' (no wavefront branch: it costs
     compile time)
     (lstmc.torch_module(..., persistent=True) passes it on).
+    chunk_bytes (cpu): each hoisted input projection is computed this many
+    bytes of steps at a time, just before those steps, while they are in
+    cache (lstm-chunk-hoisted-projections; 0: whole; None: the compiler's
+    default, 1 MiB).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
@@ -145,6 +149,14 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         raise ValueError(f"gradients={gradients!r}: expected True, False or 'train'")
     if persistent and target != "cuda":
         raise ValueError("persistent=True: persistent kernels need target='cuda'")
+    if chunk_bytes is not None:
+        if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 0:
+            raise ValueError(f"chunk_bytes={chunk_bytes!r}: expected an int >= 0 "
+                             "(0: whole projections) or None")
+        if chunk_bytes > 2 ** 63 - 1:
+            raise ValueError(f"chunk_bytes={chunk_bytes} does not fit a 64-bit int")
+        if target != "cpu":
+            raise ValueError("chunk_bytes applies to target='cpu' only")
     # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
     # would leave no single layer to run persistently at any batch size) give
     # way to the form the kernels are made from.
@@ -164,12 +176,12 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        chip=chip, features=features, cuda_path=cuda_path,
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
                        pre_passes=pre_passes, compute_type=network.compute_type,
-                       gradients=gradients, persistent=persistent)
+                       gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
-            "persistent": persistent,
+            "persistent": persistent, "chunk_bytes": chunk_bytes,
             "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}

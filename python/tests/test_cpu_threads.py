@@ -89,3 +89,43 @@ def test_forked_child_computes_and_does_not_hang(tmp_path):
         pytest.fail("a forked child hung in the CPU runtime's products")
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["child", "0"], out.stdout
+
+
+@pytest.mark.parametrize("chunk_bytes", [0, 1, 3 * B * 4 * H * 4])
+def test_chunk_bytes_agree_with_reference(chunk_bytes, tmp_path):
+    """The hoisted projection whole (0), in chunks as small as its weights
+    allow (1 byte: two steps, a chunk at least four times the weights'
+    48 KiB) and of three steps (T = 6: two chunks) against the float64
+    reference, on two
+    threads. The option reaches the compiler: the chunked layer's library
+    holds its loop over chunks, so it differs from the whole projection's."""
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+    libraries = {}
+    for size in sorted({0, chunk_bytes}):
+        libraries[size] = net.compile(tmp_path / str(size), target="cpu",
+                                      pre_passes="lstm-optimize{wavefront=false}",
+                                      chunk_bytes=size)
+    compiled = libraries[chunk_bytes]
+    compiled.set_threads(2)
+    p = net.init_params(seed=7)
+    x = np.random.default_rng(7).uniform(-1, 1, (T, B, I)).astype(np.float32)
+    y = compiled.bind(p)(x)[0]
+    exp = lstm_reference(x, p)
+    assert np.linalg.norm(y - exp) / np.linalg.norm(exp) < TOL32
+    if chunk_bytes:
+        whole, chunked = ((tmp_path / str(s) / "network.so").read_bytes()
+                          for s in (0, chunk_bytes))
+        assert whole != chunked
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
+def test_chunk_bytes_rejects_bad_values(bad):
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match="chunk_bytes"):
+        net.compile(target="cpu", chunk_bytes=bad)
+
+
+def test_chunk_bytes_is_for_the_cpu():
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match="chunk_bytes applies to target='cpu' only"):
+        net.compile(target="cuda", chunk_bytes=4096)

@@ -98,6 +98,12 @@ static cl::opt<bool> approximateMath(
     cl::desc("f32 tanh, exp, log as vectorisable polynomials instead of "
              "libm calls (--target=cpu)"),
     cl::init(true), cl::cat(toolCategory));
+static cl::opt<int64_t> chunkBytes(
+    "chunk-bytes",
+    cl::desc("Compute each hoisted input projection this many bytes of "
+             "steps at a time, 0: whole (--target=cpu; "
+             "lstm-chunk-hoisted-projections)"),
+    cl::init(lstm::CompileOptions().chunkBytes), cl::cat(toolCategory));
 static cl::opt<std::string> hostCPU(
     "host-cpu",
     cl::desc("CPU of the host code: native (this machine's, with its vector "
@@ -184,6 +190,7 @@ int main(int argc, char **argv) {
   options.blas = blas;
   options.blasMinSize = blasMinSize;
   options.approximateMath = approximateMath;
+  options.chunkBytes = chunkBytes;
   options.llvmIRPath = emitLLVM;
   options.timing = timing;
   options.gradients = gradients;

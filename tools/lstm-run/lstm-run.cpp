@@ -112,6 +112,11 @@ static cl::opt<bool> approximateMath(
     cl::desc("f32 tanh, exp, log as vectorisable polynomials instead of "
              "libm calls"),
     cl::init(true), cl::cat(cpuCategory));
+static cl::opt<int64_t> chunkBytes(
+    "chunk-bytes",
+    cl::desc("Compute each hoisted input projection this many bytes of "
+             "steps at a time, 0: whole (lstm-chunk-hoisted-projections)"),
+    cl::init(lstm::LSTMToCPUOptions().chunkBytes), cl::cat(cpuCategory));
 static cl::opt<int>
     threads("cpu-threads",
             cl::desc("Threads of the GEMMs (default: one per core)"),
@@ -176,6 +181,7 @@ int main(int argc, char **argv) {
     for (const cl::Option *opt : {static_cast<cl::Option *>(&blas),
                                   static_cast<cl::Option *>(&blasMinSize),
                                   static_cast<cl::Option *>(&approximateMath),
+                                  static_cast<cl::Option *>(&chunkBytes),
                                   static_cast<cl::Option *>(&threads)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cpu only");
@@ -184,6 +190,10 @@ int main(int argc, char **argv) {
   if (persistent && computeType == lstm::GemmComputeType::bf16)
     return fail("--persistent computes in fp32 (--compute-type=fp32 or "
                 "tf32), not with bf16 operands (--compute-type=bf16)");
+
+  if (chunkBytes < 0)
+    return fail("--chunk-bytes=" + llvm::Twine(chunkBytes) +
+                " is negative (0: whole projections)");
 
   if (optLevel > 3)
     return fail("--opt-level=" + llvm::Twine(optLevel) +
@@ -207,6 +217,7 @@ int main(int argc, char **argv) {
   options.jit.cpu.blas = blas;
   options.jit.cpu.blasMinSize = blasMinSize;
   options.jit.cpu.approximateMath = approximateMath;
+  options.jit.cpu.chunkBytes = chunkBytes;
   options.jit.threads = threads;
   options.jit.nvvm.computeType = computeType;
   options.jit.nvvm.cublas = cublas;

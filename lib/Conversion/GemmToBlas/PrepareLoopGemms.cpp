@@ -163,24 +163,37 @@ struct PrepareLoopGemmsPass
       prepare(module, call);
   }
 
-  void prepare(ModuleOp module, func::CallOp call) {
-    auto loop = call->getParentOfType<scf::ForOp>();
-    auto function = call->getParentOfType<func::FuncOp>();
-    if (!loop || !function)
-      return;
-    if (getConstantIntValue(call.getOperand(kGemmBatch)) != 1)
-      return;
+  /// Whether `call`'s plan can be made before `loop`: its operands are
+  /// defined outside, and B is a view of buffers that exist before the
+  /// loop and that nothing in the loop writes.
+  static bool invariantIn(func::CallOp call, scf::ForOp loop,
+                          func::FuncOp function) {
     for (unsigned i : kPlanOperands)
       if (!loop.isDefinedOutsideOfLoop(call.getOperand(i)))
-        return;
-    // B is a view of buffers that exist before the loop and that nothing in
-    // the loop writes.
+        return false;
     llvm::SmallPtrSet<Value, 4> roots;
-    if (failed(collectRoots(call.getOperand(kGemmB), function, roots)) ||
-        roots.empty() ||
-        llvm::any_of(
-            roots, [&](Value r) { return !loop.isDefinedOutsideOfLoop(r); }) ||
-        loopMayWrite(loop, function, roots))
+    return succeeded(collectRoots(call.getOperand(kGemmB), function, roots)) &&
+           !roots.empty() &&
+           llvm::all_of(
+               roots,
+               [&](Value r) { return loop.isDefinedOutsideOfLoop(r); }) &&
+           !loopMayWrite(loop, function, roots);
+  }
+
+  void prepare(ModuleOp module, func::CallOp call) {
+    auto function = call->getParentOfType<func::FuncOp>();
+    if (!function || getConstantIntValue(call.getOperand(kGemmBatch)) != 1)
+      return;
+    // The outermost of the loops around the call that the product is
+    // invariant in: a layer run a chunk of steps at a time
+    // (lstm-chunk-hoisted-projections) packs its recurrent weight once, not
+    // once a chunk.
+    scf::ForOp loop;
+    for (auto parent = call->getParentOfType<scf::ForOp>();
+         parent && invariantIn(call, parent, function);
+         parent = parent->getParentOfType<scf::ForOp>())
+      loop = parent;
+    if (!loop)
       return;
 
     OpBuilder builder(loop);

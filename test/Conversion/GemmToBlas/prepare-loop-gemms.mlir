@@ -166,3 +166,73 @@ func.func @left_alone(%h: !llvm.ptr, %r: memref<?x128xf32>, %t: index, %out: !ll
   }
   return
 }
+
+// -----
+
+// A time loop inside a loop over chunks of steps
+// (lstm-chunk-hoisted-projections): the product is invariant in both, so it
+// is prepared before the outer loop, once. Where M changes with the outer
+// loop (a chunk's rows), only the inner loop's plan is possible: prepared
+// before the inner loop.
+// CHECK-LABEL: func.func @chunks_of_steps
+// CHECK: %[[PLAN:.*]] = call @lstmRuntimeCpuSgemmPrepare
+// CHECK: scf.for
+// CHECK-NOT: Prepare(
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeCpuSgemmPrepared(%[[PLAN]],
+// CHECK: }
+// CHECK: }
+// CHECK: call @lstmRuntimeCpuSgemmRelease(%[[PLAN]])
+// CHECK-LABEL: func.func @rows_of_the_chunk
+// CHECK: scf.for %[[C:.*]] =
+// CHECK: %[[M:.*]] = arith.index_cast %[[C]]
+// CHECK: %[[PLAN:.*]] = func.call @lstmRuntimeCpuSgemmPrepare(%{{.*}}, %{{.*}}, %[[M]],
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeCpuSgemmPrepared(%[[PLAN]],
+// CHECK: }
+// CHECK: call @lstmRuntimeCpuSgemmRelease(%[[PLAN]])
+// CHECK: }
+func.func private @lstmRuntimeCpuSgemm(i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+func.func @chunks_of_steps(%h: !llvm.ptr, %r: memref<512x128xf32>, %m: i64, %t: index, %k: index, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<512x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  scf.for %c = %c0 to %t step %k {
+    scf.for %i = %c0 to %k step %c1 {
+      func.call @lstmRuntimeCpuSgemm(%c0_i32, %c1_i32, %m, %c512, %c128, %one, %h, %c128, %c0_i64, %rptr, %c128, %c0_i64, %zero, %out, %c512, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+    }
+  }
+  return
+}
+func.func @rows_of_the_chunk(%h: !llvm.ptr, %r: memref<512x128xf32>, %t: index, %k: index, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<512x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  scf.for %c = %c0 to %t step %k {
+    %m = arith.index_cast %c : index to i64
+    scf.for %i = %c0 to %k step %c1 {
+      func.call @lstmRuntimeCpuSgemm(%c0_i32, %c1_i32, %m, %c512, %c128, %one, %h, %c128, %c0_i64, %rptr, %c128, %c0_i64, %zero, %out, %c512, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+    }
+  }
+  return
+}

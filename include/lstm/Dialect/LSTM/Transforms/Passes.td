@@ -386,6 +386,68 @@ def LSTMHoistInputProjectionPass : Pass<"lstm-hoist-input-projection"> {
   ];
 }
 
+def LSTMChunkHoistedProjectionsPass : Pass<"lstm-chunk-hoisted-projections"> {
+  let summary = "Compute a hoisted input projection a chunk of steps at a time, while the steps that read it are in cache";
+  let description = [{
+    `lstm-hoist-input-projection` computes a layer's input projection for
+    all `T` steps before the time loop: one `[T·B, K] x [K, N]` GEMM whose
+    `[T, B, N]` result is written out and read back a step at a time. On a
+    CPU that result (3.2 MB a layer of `examples/stack3.mlir` at B = 32)
+    leaves the caches before the steps read it, and the cell's first loads
+    wait for memory; on one thread the hoisted layers measured 6-8% slower
+    than the same layers with their input products in the step
+    (docs/benchmarks.md, "The CPU"). This pass keeps a large GEMM and the
+    cache: the layer runs as a loop over chunks of steps, each chunk
+    projecting its own `[Tc·B, K]` rows, then running its `Tc` steps as an
+    `lstm.layer` of its own, whose outputs go into their slice of the
+    whole sequence and whose final state starts the next chunk.
+
+    ```mlir
+    %out, %hT = scf.for %c = %c0 to %T step %k iter_args(%y = %empty, %h = %h0) {
+      %Tc = arith.minsi %k, (%T - %c)       // t0 = %c, or T - c - Tc reversed
+      %xc = tensor.extract_slice %x[%t0, 0, 0] [%Tc, %B, 64] [1, 1, 1]
+      %p = lstm.gate identity(collapse(%xc)) weights(%W) -> tensor<?x512xf32>
+      %yc, %hc = lstm.layer forward ins(expand(%p)) init(%h) { ...the cell... }
+      %y2 = tensor.insert_slice %yc into %y[%t0, 0, 0] [%Tc, %B, 128] [1, 1, 1]
+      scf.yield %y2, %hc
+    }
+    ```
+
+    A chunk holds `k = max(1, max(chunk-bytes, weights-per-chunk · W) /
+    (B · N · element size))` steps (computed at run time from the batch), W
+    the bytes of the projection's weights: its projection fits in
+    `chunk-bytes` unless that would leave it under four times (by default)
+    its weights, which a GEMM library packs at every call, once a chunk.
+    With whole 1 MiB chunks, appleyard's layers (4 MiB of weights: 2 steps a
+    chunk) measured 33% slower than their whole projections. A reverse layer takes its chunks from the end. The steps
+    run in the same order on the same operands; only the projection's GEMM
+    sees fewer rows at a time, which a GEMM library may round differently
+    (a last-bit difference: 1e-7 relative on `examples/stack3.mlir`).
+
+    Applies to layers whose only `ins` sequence is a hoisted projection (a
+    `tensor.expand_shape` of an `lstm.gate` whose rows operands all collapse
+    one `[T, B, K]` sequence), without `lengths` (whose checks against `T`
+    the layer's lowering makes) and without discardable attributes (the
+    wavefront's loops). `lstm-to-cpu` runs it first (its `chunk-bytes`,
+    1 MiB by default; 0 leaves the projections whole); on the GPU the whole
+    projection stays one GEMM. `lstm-prepare-loop-gemms` then packs a
+    chunked layer's recurrent weight once, before the loop over chunks.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"chunkBytes", "chunk-bytes", "int64_t", /*default=*/"1048576",
+           "The bytes of a chunk's projection (at least one step a chunk)">,
+    Option<"weightsPerChunk", "weights-per-chunk", "int64_t",
+           /*default=*/"4",
+           "A chunk's projection is at least this many times the bytes of "
+           "its weights, which a GEMM library packs once a chunk (0: no "
+           "such bound)">
+  ];
+}
+
 def LSTMDifferentiatePass : Pass<"lstm-differentiate", "::mlir::ModuleOp"> {
   let summary = "Add the gradient functions of every public function with lstm.layer ops";
   let description = [{
