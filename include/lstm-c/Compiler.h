@@ -65,8 +65,8 @@ typedef struct {
   /// a training step calls (less to compile); default true.
   bool gradFunction;
   /// The CPU's hoisted input projections computed this many bytes of steps
-  /// at a time, just before those steps (lstm-chunk-hoisted-projections);
-  /// 0 leaves them whole; default 1 MiB.
+  /// a thread at a time, just before those steps
+  /// (lstm-chunk-hoisted-projections); 0 (the default) leaves them whole.
   int64_t chunkBytes;
 } LstmCompileOptions;
 

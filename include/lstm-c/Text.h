@@ -46,9 +46,9 @@ typedef struct {
   int persistent;            // non-zero: persistent kernels (lstm-compile
                              // --persistent)
   long long chunkBytes;      // cpu: hoisted input projections this many
-                             // bytes of steps at a time (lstm-compile
-                             // --chunk-bytes); 0: the default, negative:
-                             // whole
+                             // bytes of steps a thread at a time
+                             // (lstm-compile --chunk-bytes); 0 or
+                             // negative: whole
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

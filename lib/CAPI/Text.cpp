@@ -179,9 +179,7 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
     options.gradients = given->gradients != 0;
     options.gradFunction = given->gradients != 2;
     options.persistent = given->persistent != 0;
-    // 0 keeps the default, the C API's convention for an unset field.
-    if (given->chunkBytes)
-      options.chunkBytes = given->chunkBytes < 0 ? 0 : given->chunkBytes;
+    options.chunkBytes = given->chunkBytes > 0 ? given->chunkBytes : 0;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

@@ -179,6 +179,8 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   if (options.chunkBytes > 0) {
     LSTMChunkHoistedProjectionsPassOptions chunks;
     chunks.chunkBytes = options.chunkBytes;
+    // A chunk of chunkBytes per thread of the products: each has its cache.
+    chunks.threadsFunction = "lstmRuntimeCpuGetThreads";
     pm.addPass(createLSTMChunkHoistedProjectionsPass(chunks));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
@@ -420,8 +422,8 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
   Option<int64_t> chunkBytes{
       *this, "chunk-bytes",
       llvm::cl::desc("Compute each hoisted input projection this many bytes "
-                     "of steps at a time (lstm-chunk-hoisted-projections); "
-                     "0: whole"),
+                     "of steps a thread at a time "
+                     "(lstm-chunk-hoisted-projections); 0: whole"),
       llvm::cl::init(lstm::LSTMToCPUOptions().chunkBytes)};
 };
 

@@ -335,6 +335,9 @@ static void registerCpuRuntime(ExecutionEngine &engine) {
         reinterpret_cast<void *>(&lstmRuntimeCpuSgemmRelease));
     add("lstmRuntimeCpuParallelFor",
         reinterpret_cast<void *>(&lstmRuntimeCpuParallelFor));
+    // The chunks of hoisted projections are sized by the threads.
+    add("lstmRuntimeCpuGetThreads",
+        reinterpret_cast<void *>(&lstmRuntimeCpuGetThreads));
     add("_mlir_memref_to_llvm_alloc",
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
     add("_mlir_memref_to_llvm_aligned_alloc",

@@ -114,8 +114,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     lstm-differentiate are exported too (gradients="train": only the
     training forward and the backward); with `persistent`, layers run as
     persistent kernels where the cost model says so; `chunk_bytes` (cpu):
-    the hoisted input projections computed that many bytes of steps at a
-    time, 0 whole, None the compiler's default. ctypes releases the GIL for the
+    the hoisted input projections computed that many bytes of steps a
+    thread at a time, 0 or None whole. ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
     if runtime_lib_dir is None:
         runtime_lib_dir = runtime_dir(target)
@@ -125,7 +125,7 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
         _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
         1 if persistent else 0,
-        0 if chunk_bytes is None else -1 if chunk_bytes == 0 else chunk_bytes)
+        chunk_bytes or 0)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

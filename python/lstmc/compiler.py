@@ -139,9 +139,9 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     compile time)
     (lstmc.torch_module(..., persistent=True) passes it on).
     chunk_bytes (cpu): each hoisted input projection is computed this many
-    bytes of steps at a time, just before those steps, while they are in
-    cache (lstm-chunk-hoisted-projections; 0: whole; None: the compiler's
-    default, 1 MiB).
+    bytes of steps a thread at a time, just before those steps, while they
+    are in cache (lstm-chunk-hoisted-projections; 0 or None: whole, the
+    default; docs/benchmarks.md measures 2**20).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")

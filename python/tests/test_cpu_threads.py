@@ -91,14 +91,13 @@ def test_forked_child_computes_and_does_not_hang(tmp_path):
     assert out.stdout.split() == ["child", "0"], out.stdout
 
 
-@pytest.mark.parametrize("chunk_bytes", [0, 1, 3 * B * 4 * H * 4])
+@pytest.mark.parametrize("chunk_bytes", [0, 100_000, 150_000])
 def test_chunk_bytes_agree_with_reference(chunk_bytes, tmp_path):
-    """The hoisted projection whole (0), in chunks as small as its weights
-    allow (1 byte: two steps, a chunk at least four times the weights'
-    48 KiB) and of three steps (T = 6: two chunks) against the float64
-    reference, on two
-    threads. The option reaches the compiler: the chunked layer's library
-    holds its loop over chunks, so it differs from the whole projection's."""
+    """The hoisted projection whole (0) and in chunks of 100 and 150 kB a
+    thread (on two threads: two and three of the six steps, a step being
+    B · 4H floats, 96 KiB) against the float64 reference. The option reaches
+    the compiler: a chunked layer's library holds its loop over chunks, so
+    it differs from the whole projection's."""
     net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
     libraries = {}
     for size in sorted({0, chunk_bytes}):
@@ -116,6 +115,17 @@ def test_chunk_bytes_agree_with_reference(chunk_bytes, tmp_path):
         whole, chunked = ((tmp_path / str(s) / "network.so").read_bytes()
                           for s in (0, chunk_bytes))
         assert whole != chunked
+
+
+def test_chunks_not_under_twice_the_weights(tmp_path):
+    """Chunks no larger than twice the projection's weights (48 x 256
+    floats, 48 KiB) leave it whole: the same library as chunk_bytes=0."""
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+    for size in (0, 2 * I * 4 * H * 4):
+        net.compile(tmp_path / str(size), target="cpu",
+                    pre_passes="lstm-optimize{wavefront=false}", chunk_bytes=size)
+    assert ((tmp_path / "0" / "network.so").read_bytes() ==
+            (tmp_path / str(2 * I * 4 * H * 4) / "network.so").read_bytes())
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "2", True])

@@ -10,10 +10,11 @@
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas=0 approximate-math=0})' | FileCheck %s --check-prefix=OFF
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{blas-min-size=1000000000000})' | FileCheck %s --check-prefix=SMALL
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-combine-gate-gemms | lstm-opt --pass-pipeline='builtin.module(lstm-to-cpu{threads=0})' | FileCheck %s --check-prefix=SERIAL
-// The hoisted input projections are computed 1 MiB of steps at a time by
-// default (lstm-chunk-hoisted-projections), whole with chunk-bytes=0.
-// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-to-cpu --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHUNKS
-// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir '--lstm-to-cpu=chunk-bytes=0' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
+// The hoisted input projections stay whole by default; chunk-bytes=N
+// computes them N bytes of steps a thread of the products at a time
+// (lstm-chunk-hoisted-projections, the threads from the CPU runtime).
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir '--lstm-to-cpu=chunk-bytes=1048576' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHUNKS
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-to-cpu --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
 
 // DEFAULT: llvm.call @lstmRuntimeCpuSgemm
 // DEFAULT-NOT: llvm.intr.exp
@@ -40,5 +41,5 @@
 // SMALL-DAG: llvm.mlir.constant(1000000000000 : index)
 
 // CHUNKS: builtin.module(
-// CHUNKS-NEXT: lstm-chunk-hoisted-projections{chunk-bytes=1048576}
+// CHUNKS-NEXT: lstm-chunk-hoisted-projections{chunk-bytes=1048576 threads-function=lstmRuntimeCpuGetThreads weights-per-chunk=2}
 // WHOLE-NOT: lstm-chunk-hoisted-projections

@@ -101,7 +101,7 @@ static cl::opt<bool> approximateMath(
 static cl::opt<int64_t> chunkBytes(
     "chunk-bytes",
     cl::desc("Compute each hoisted input projection this many bytes of "
-             "steps at a time, 0: whole (--target=cpu; "
+             "steps a thread at a time, 0: whole (--target=cpu; "
              "lstm-chunk-hoisted-projections)"),
     cl::init(lstm::CompileOptions().chunkBytes), cl::cat(toolCategory));
 static cl::opt<std::string> hostCPU(

@@ -115,7 +115,8 @@ static cl::opt<bool> approximateMath(
 static cl::opt<int64_t> chunkBytes(
     "chunk-bytes",
     cl::desc("Compute each hoisted input projection this many bytes of "
-             "steps at a time, 0: whole (lstm-chunk-hoisted-projections)"),
+             "steps a thread at a time, 0: whole "
+             "(lstm-chunk-hoisted-projections)"),
     cl::init(lstm::LSTMToCPUOptions().chunkBytes), cl::cat(cpuCategory));
 static cl::opt<int>
     threads("cpu-threads",

@@ -73,9 +73,10 @@ struct CompileOptions {
   bool blas = true;
   int64_t blasMinSize = 0;
   bool approximateMath = true;
-  /// The bytes of a hoisted input projection computed at a time (cpu
-  /// only; 0: whole; see LSTMToCPUOptions::chunkBytes).
-  int64_t chunkBytes = 1 << 20;
+  /// The bytes of a hoisted input projection computed at a time, per
+  /// thread (cpu only; 0, the default: whole; see
+  /// LSTMToCPUOptions::chunkBytes).
+  int64_t chunkBytes = 0;
   /// Add and export the gradient functions of every public function with
   /// layers (`NAME_grad`, `NAME_train`, `NAME_backward`; see
   /// lstm-differentiate): runs lstm-combine-gate-gemms and

@@ -35,11 +35,12 @@ struct LSTMToCPUOptions {
   /// (lstm-outline-parallel-loops, lstm-dispatch-parallel-bodies) rather
   /// than on the calling thread only.
   bool threads = true;
-  /// The bytes of a hoisted input projection computed at a time
-  /// (lstm-chunk-hoisted-projections); 0 leaves each whole. 1 MiB measured
-  /// 5-6% faster than whole projections on one thread and the same on two
-  /// (docs/benchmarks.md, "The CPU").
-  int64_t chunkBytes = 1 << 20;
+  /// The bytes of a hoisted input projection computed at a time, per
+  /// thread of the products (lstm-chunk-hoisted-projections); 0 (the
+  /// default) leaves each whole: 1 MiB measured 1-5% faster on one and two
+  /// threads, 1-4% slower on 4 to 16 (docs/benchmarks.md, "Hoisted
+  /// projections a chunk of steps at a time").
+  int64_t chunkBytes = 0;
 };
 
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,

@@ -17,6 +17,7 @@
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -74,6 +75,19 @@ static std::optional<HoistedInput> matchHoistedInput(Value input) {
   return HoistedInput{expand, gate, sequence};
 }
 
+/// The bytes of `gate`'s weights, if their shapes are static.
+static std::optional<int64_t> staticWeightBytes(GateOp gate) {
+  int64_t bytes = 0;
+  for (Value weight : gate.getWeights()) {
+    auto type = cast<RankedTensorType>(weight.getType());
+    if (!type.hasStaticShape())
+      return std::nullopt;
+    bytes += type.getNumElements() *
+             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  }
+  return bytes;
+}
+
 /// `type` with its first dimension dynamic.
 static RankedTensorType withDynamicSteps(Type type) {
   auto ranked = cast<RankedTensorType>(type);
@@ -121,14 +135,36 @@ static Value projectSteps(OpBuilder &b, Location loc, HoistedInput hoisted,
                                        shape);
 }
 
+/// Rewrites `layer` into the loop over chunks.
 static Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// Rewrites `layer` into the loop over chunks.
+/// The number of threads, at run time: a call of `function` (() -> i32,
+/// declared in the nearest symbol table where it is not yet), at least 1.
+static Value threadCount(RewriterBase &rewriter, Location loc, Operation *at,
+                         StringRef function) {
+  Operation *table = SymbolTable::getNearestSymbolTable(at);
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      at, StringAttr::get(rewriter.getContext(), function));
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&table->getRegion(0).front());
+    callee = func::FuncOp::create(
+        rewriter, loc, function,
+        rewriter.getFunctionType({}, {rewriter.getI32Type()}));
+    callee.setPrivate();
+  }
+  Value threads = func::CallOp::create(rewriter, loc, callee).getResult(0);
+  threads = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                       threads);
+  return arith::MaxSIOp::create(rewriter, loc, threads,
+                                indexConstant(rewriter, loc, 1));
+}
+
 static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
                        HoistedInput hoisted, int64_t chunkBytes,
-                       int64_t weightsPerChunk) {
+                       int64_t weightsPerChunk, StringRef threadsFunction) {
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
   // T, B and N from the projection's shape (not from the projection, which
@@ -141,10 +177,13 @@ static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
   Value steps = asValue(projectionShape[0]);
   Value batch = asValue(projectionShape[1]);
   Value columns = asValue(projectionShape[2]);
-  // Steps a chunk: max(1, bytes / (B · N · element size)), where a chunk
-  // holds `chunkBytes`, and at least `weightsPerChunk` times the
-  // projection's weights: a GEMM library packs them at every call, once a
-  // chunk here.
+  // Steps a chunk: max(1, chunk / (B · N · element size)), the chunk
+  // `chunkBytes` (a thread's where the threads are known: each has its
+  // cache). Where `chunkBytes` is not more than `weightsPerChunk` times the
+  // projection's weights, the projection stays whole (one chunk of T
+  // steps): the weights, which the GEMM streams (and a GEMM library packs
+  // at every call, once a chunk), would push the chunk out of a thread's
+  // cache before the steps read it.
   auto inputType = cast<RankedTensorType>(hoisted.expand.getType());
   int64_t elementBytes =
       std::max<int64_t>(1, inputType.getElementTypeBitWidth() / 8);
@@ -156,21 +195,34 @@ static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
   Value stepBytes = arith::MaxUIOp::create(rewriter, loc,
                                            mul(mul(batch, columns), size), one);
   Value chunkSize = indexConstant(rewriter, loc, chunkBytes);
-  for (Value weight :
-       weightsPerChunk ? hoisted.gate.getWeights() : ValueRange()) {
-    Value bytes = size;
-    for (int64_t d = 0, e = cast<RankedTensorType>(weight.getType()).getRank();
-         d < e; ++d)
-      bytes = mul(bytes, getValueOrCreateConstantIndexOp(
-                             rewriter, loc,
-                             tensor::getMixedSize(rewriter, loc, weight, d)));
-    chunkSize = arith::MaxUIOp::create(
-        rewriter, loc, chunkSize,
-        mul(bytes, indexConstant(rewriter, loc, weightsPerChunk)));
-  }
+  if (!threadsFunction.empty())
+    chunkSize =
+        mul(chunkSize, threadCount(rewriter, loc, layer, threadsFunction));
   Value chunk = arith::MaxUIOp::create(
       rewriter, loc,
       arith::DivUIOp::create(rewriter, loc, chunkSize, stepBytes), one);
+  // Static weights were decided before (the layer is not chunked where they
+  // are too large); dynamic ones at run time.
+  if (weightsPerChunk && !staticWeightBytes(hoisted.gate)) {
+    Value weightBytes = indexConstant(rewriter, loc, 0);
+    for (Value weight : hoisted.gate.getWeights()) {
+      Value bytes = size;
+      for (int64_t d = 0,
+                   e = cast<RankedTensorType>(weight.getType()).getRank();
+           d < e; ++d)
+        bytes = mul(bytes, getValueOrCreateConstantIndexOp(
+                               rewriter, loc,
+                               tensor::getMixedSize(rewriter, loc, weight, d)));
+      weightBytes = arith::AddIOp::create(rewriter, loc, weightBytes, bytes);
+    }
+    Value pays = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult,
+        mul(weightBytes, indexConstant(rewriter, loc, weightsPerChunk)),
+        indexConstant(rewriter, loc, chunkBytes));
+    chunk = arith::SelectOp::create(
+        rewriter, loc, pays, chunk,
+        arith::MaxUIOp::create(rewriter, loc, steps, one));
+  }
 
   size_t numOutputs = layer.getOutputs().size();
   SmallVector<Value> inits;
@@ -251,6 +303,13 @@ struct LSTMChunkHoistedProjectionsPass
           LSTMChunkHoistedProjectionsPass> {
   using Base::Base;
 
+  /// Whether the projection's weights, where their size is known, are
+  /// small enough for chunks (see chunkLayer).
+  bool weightsAllowChunks(const HoistedInput &hoisted) {
+    std::optional<int64_t> bytes = staticWeightBytes(hoisted.gate);
+    return !weightsPerChunk || !bytes || *bytes * weightsPerChunk < chunkBytes;
+  }
+
   void runOnOperation() override {
     if (weightsPerChunk < 0) {
       getOperation()->emitError("lstm-chunk-hoisted-projections: "
@@ -273,13 +332,23 @@ struct LSTMChunkHoistedProjectionsPass
           layer->getDiscardableAttrDictionary().empty() && staticColumns)
         layers.push_back(layer);
     });
+    if (!threadsFunction.empty() &&
+        !getOperation()->hasTrait<OpTrait::SymbolTable>() &&
+        !SymbolTable::getNearestSymbolTable(getOperation())) {
+      getOperation()->emitError("lstm-chunk-hoisted-projections: "
+                                "threads-function needs a symbol table "
+                                "(a module) to declare it in");
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     // Matched as each is rewritten: a layer's sequence may be the results
     // of the layer before, replaced by its loop's.
     for (LayerOp layer : layers)
       if (std::optional<HoistedInput> hoisted =
-              matchHoistedInput(layer.getInputs().front()))
-        chunkLayer(rewriter, layer, *hoisted, chunkBytes, weightsPerChunk);
+              matchHoistedInput(layer.getInputs().front());
+          hoisted && weightsAllowChunks(*hoisted))
+        chunkLayer(rewriter, layer, *hoisted, chunkBytes, weightsPerChunk,
+                   threadsFunction);
   }
 };
 } // namespace

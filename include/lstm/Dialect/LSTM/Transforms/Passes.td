@@ -413,13 +413,15 @@ def LSTMChunkHoistedProjectionsPass : Pass<"lstm-chunk-hoisted-projections"> {
     }
     ```
 
-    A chunk holds `k = max(1, max(chunk-bytes, weights-per-chunk · W) /
-    (B · N · element size))` steps (computed at run time from the batch), W
-    the bytes of the projection's weights: its projection fits in
-    `chunk-bytes` unless that would leave it under four times (by default)
-    its weights, which a GEMM library packs at every call, once a chunk.
-    With whole 1 MiB chunks, appleyard's layers (4 MiB of weights: 2 steps a
-    chunk) measured 33% slower than their whole projections. A reverse layer takes its chunks from the end. The steps
+    A chunk holds `k = max(1, chunk-bytes / (B · N · element size))` steps
+    (computed at run time from the batch), so that its projection fits in
+    `chunk-bytes`. Where `chunk-bytes` is not more than `weights-per-chunk`
+    (2) times the bytes of the projection's weights, the projection stays
+    whole (one chunk of `T` steps): the GEMM streams the weights through
+    the cache (and a GEMM library packs them at every call, once a chunk),
+    so the chunk would not stay there. Appleyard's layers (4 MiB of
+    weights) measured 33% slower in chunks of 1 MiB (2 steps), 2-10% in
+    chunks of four times their weights, than whole. A reverse layer takes its chunks from the end. The steps
     run in the same order on the same operands; only the projection's GEMM
     sees fewer rows at a time, which a GEMM library may round differently
     (a last-bit difference: 1e-7 relative on `examples/stack3.mlir`).
@@ -428,23 +430,34 @@ def LSTMChunkHoistedProjectionsPass : Pass<"lstm-chunk-hoisted-projections"> {
     `tensor.expand_shape` of an `lstm.gate` whose rows operands all collapse
     one `[T, B, K]` sequence), without `lengths` (whose checks against `T`
     the layer's lowering makes) and without discardable attributes (the
-    wavefront's loops). `lstm-to-cpu` runs it first (its `chunk-bytes`,
-    1 MiB by default; 0 leaves the projections whole); on the GPU the whole
+    wavefront's loops). With `threads-function` (a function `() -> i32`,
+    declared where the module lacks it), `chunk-bytes` is a thread's: the
+    chunk is that times the number of threads at run time, since each
+    thread of the GEMMs has its own cache, and with many threads a whole
+    projection splits better among them. `lstm-to-cpu` runs the pass first
+    where its `chunk-bytes` is set (0, the default, leaves the projections
+    whole: 1 MiB measured 1-5% faster on one and two threads, 1-4% slower
+    on 4 to 16), with the CPU runtime's `lstmRuntimeCpuGetThreads`; on the GPU the whole
     projection stays one GEMM. `lstm-prepare-loop-gemms` then packs a
     chunked layer's recurrent weight once, before the loop over chunks.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
   let options = [
     Option<"chunkBytes", "chunk-bytes", "int64_t", /*default=*/"1048576",
            "The bytes of a chunk's projection (at least one step a chunk)">,
     Option<"weightsPerChunk", "weights-per-chunk", "int64_t",
-           /*default=*/"4",
-           "A chunk's projection is at least this many times the bytes of "
-           "its weights, which a GEMM library packs once a chunk (0: no "
-           "such bound)">
+           /*default=*/"2",
+           "Chunks only where chunk-bytes is more than this many times the "
+           "bytes of the projection's weights; else the projection stays "
+           "whole (0: always chunks)">,
+    Option<"threadsFunction", "threads-function", "std::string",
+           /*default=*/"\"\"",
+           "A function () -> i32 giving the number of threads at run time: "
+           "chunk-bytes is then a thread's, the chunk that times the "
+           "threads (empty: none)">
   ];
 }
 
