@@ -60,6 +60,12 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
         llvm::inconvertibleErrorCode(),
         "chunk-bytes must be >= 0 (0: whole projections), got " +
             std::to_string(options.chunkBytes));
+  // The chunks are the CPU lowering's: asked for the GPU, the option would
+  // be ignored without a word.
+  if (options.chunkBytes > 0 && options.target != "cpu")
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "chunk-bytes applies to target cpu (got '" + options.target + "')");
   return llvm::Error::success();
 }
 

@@ -128,7 +128,7 @@ def test_chunks_not_under_twice_the_weights(tmp_path):
             (tmp_path / str(2 * I * 4 * H * 4) / "network.so").read_bytes())
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True, 2 ** 63])
 def test_chunk_bytes_rejects_bad_values(bad):
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="chunk_bytes"):

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_LSTMCHUNKHOISTEDPROJECTIONSPASS
@@ -135,26 +136,13 @@ static Value projectSteps(OpBuilder &b, Location loc, HoistedInput hoisted,
                                        shape);
 }
 
-/// Rewrites `layer` into the loop over chunks.
 static Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// The number of threads, at run time: a call of `function` (() -> i32,
-/// declared in the nearest symbol table where it is not yet), at least 1.
-static Value threadCount(RewriterBase &rewriter, Location loc, Operation *at,
-                         StringRef function) {
-  Operation *table = SymbolTable::getNearestSymbolTable(at);
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      at, StringAttr::get(rewriter.getContext(), function));
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(&table->getRegion(0).front());
-    callee = func::FuncOp::create(
-        rewriter, loc, function,
-        rewriter.getFunctionType({}, {rewriter.getI32Type()}));
-    callee.setPrivate();
-  }
+/// The number of threads, at run time: a call of `callee`, at least 1.
+static Value threadCount(RewriterBase &rewriter, Location loc,
+                         func::FuncOp callee) {
   Value threads = func::CallOp::create(rewriter, loc, callee).getResult(0);
   threads = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
                                        threads);
@@ -162,9 +150,10 @@ static Value threadCount(RewriterBase &rewriter, Location loc, Operation *at,
                                 indexConstant(rewriter, loc, 1));
 }
 
+/// Rewrites `layer` into the loop over chunks.
 static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
                        HoistedInput hoisted, int64_t chunkBytes,
-                       int64_t weightsPerChunk, StringRef threadsFunction) {
+                       int64_t weightsPerChunk, func::FuncOp threadsFunction) {
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
   // T, B and N from the projection's shape (not from the projection, which
@@ -195,9 +184,8 @@ static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
   Value stepBytes = arith::MaxUIOp::create(rewriter, loc,
                                            mul(mul(batch, columns), size), one);
   Value chunkSize = indexConstant(rewriter, loc, chunkBytes);
-  if (!threadsFunction.empty())
-    chunkSize =
-        mul(chunkSize, threadCount(rewriter, loc, layer, threadsFunction));
+  if (threadsFunction)
+    chunkSize = mul(chunkSize, threadCount(rewriter, loc, threadsFunction));
   Value chunk = arith::MaxUIOp::create(
       rewriter, loc,
       arith::DivUIOp::create(rewriter, loc, chunkSize, stepBytes), one);
@@ -307,7 +295,43 @@ struct LSTMChunkHoistedProjectionsPass
   /// small enough for chunks (see chunkLayer).
   bool weightsAllowChunks(const HoistedInput &hoisted) {
     std::optional<int64_t> bytes = staticWeightBytes(hoisted.gate);
-    return !weightsPerChunk || !bytes || *bytes * weightsPerChunk < chunkBytes;
+    return !weightsPerChunk || !bytes ||
+           llvm::SaturatingMultiply(static_cast<uint64_t>(*bytes),
+                                    static_cast<uint64_t>(weightsPerChunk)) <
+               static_cast<uint64_t>(chunkBytes);
+  }
+
+  /// `threads-function`, declared in the nearest symbol table where it is
+  /// not yet; null without one, failure where it cannot be declared or is
+  /// another symbol than a function () -> i32.
+  FailureOr<func::FuncOp> threadsCallee(OpBuilder &builder) {
+    if (threadsFunction.empty())
+      return func::FuncOp();
+    Operation *op = getOperation();
+    Operation *table = SymbolTable::getNearestSymbolTable(op);
+    if (!table) {
+      op->emitError("lstm-chunk-hoisted-projections: threads-function needs "
+                    "a symbol table (a module) to declare it in");
+      return failure();
+    }
+    FunctionType type = builder.getFunctionType({}, {builder.getI32Type()});
+    Operation *symbol = SymbolTable::lookupSymbolIn(
+        table, builder.getStringAttr(threadsFunction));
+    if (!symbol) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&table->getRegion(0).front());
+      auto callee =
+          func::FuncOp::create(builder, op->getLoc(), threadsFunction, type);
+      callee.setPrivate();
+      return callee;
+    }
+    auto callee = dyn_cast<func::FuncOp>(symbol);
+    if (!callee || callee.getFunctionType() != type) {
+      symbol->emitError("lstm-chunk-hoisted-projections: threads-function '")
+          << threadsFunction << "' must be a function () -> i32";
+      return failure();
+    }
+    return callee;
   }
 
   void runOnOperation() override {
@@ -332,23 +356,22 @@ struct LSTMChunkHoistedProjectionsPass
           layer->getDiscardableAttrDictionary().empty() && staticColumns)
         layers.push_back(layer);
     });
-    if (!threadsFunction.empty() &&
-        !getOperation()->hasTrait<OpTrait::SymbolTable>() &&
-        !SymbolTable::getNearestSymbolTable(getOperation())) {
-      getOperation()->emitError("lstm-chunk-hoisted-projections: "
-                                "threads-function needs a symbol table "
-                                "(a module) to declare it in");
-      return signalPassFailure();
-    }
     IRRewriter rewriter(&getContext());
+    // Declared with the first chunked layer: nothing where none is.
+    std::optional<FailureOr<func::FuncOp>> threads;
     // Matched as each is rewritten: a layer's sequence may be the results
     // of the layer before, replaced by its loop's.
     for (LayerOp layer : layers)
       if (std::optional<HoistedInput> hoisted =
               matchHoistedInput(layer.getInputs().front());
-          hoisted && weightsAllowChunks(*hoisted))
+          hoisted && weightsAllowChunks(*hoisted)) {
+        if (!threads)
+          threads = threadsCallee(rewriter);
+        if (failed(*threads))
+          return signalPassFailure();
         chunkLayer(rewriter, layer, *hoisted, chunkBytes, weightsPerChunk,
-                   threadsFunction);
+                   **threads);
+      }
   }
 };
 } // namespace

@@ -3,6 +3,7 @@
 // RUN: not lstm-opt %s '--lstm-chunk-hoisted-projections=weights-per-chunk=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: lstm-opt %s --split-input-file '--lstm-chunk-hoisted-projections=chunk-bytes=4096 weights-per-chunk=0' | FileCheck %s --check-prefix=NO-WEIGHTS
 // RUN: lstm-opt %s --split-input-file '--lstm-chunk-hoisted-projections=chunk-bytes=4096 threads-function=get_threads' | FileCheck %s --check-prefix=THREADS
+// RUN: not lstm-opt %s --split-input-file '--lstm-chunk-hoisted-projections=chunk-bytes=4096 threads-function=bad_threads' 2>&1 | FileCheck %s --check-prefix=BAD-THREADS
 
 // A hoisted projection computed a chunk of steps at a time: k = max(1,
 // 4096 / (B · 16 · 4)) steps a chunk (the weight's 512 bytes, twice over,
@@ -36,6 +37,9 @@
 // CHECK: return %[[LOOP]]#0, %[[LOOP]]#1
 // ZERO: chunk-bytes must be positive, got 0
 // NEGATIVE: weights-per-chunk must be >= 0, got -1
+// A threads-function the module has with another type is an error, not a
+// call of the wrong signature.
+// BAD-THREADS: error: lstm-chunk-hoisted-projections: threads-function 'bad_threads' must be a function () -> i32
 // weights-per-chunk=0: the chunk's bytes alone.
 // NO-WEIGHTS-LABEL: func.func @heavy_weights
 // NO-WEIGHTS: scf.for
@@ -176,6 +180,26 @@ func.func @dynamic_weights(%x: tensor<?x?x8xf32>, %h0: tensor<?x16xf32>, %W: ten
   %c1 = arith.constant 1 : index
   %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
   %p = lstm.gate identity(%flat : tensor<?x8xf32>) weights(%W : tensor<?x8xf32>) -> tensor<?x16xf32>
+  %t = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %P = tensor.expand_shape %p [[0, 1], [2]] output_shape [%t, %b, 16] : tensor<?x16xf32> into tensor<?x?x16xf32>
+  %y, %hT = lstm.layer forward ins(%P : tensor<?x?x16xf32>) init(%h0 : tensor<?x16xf32>) -> (tensor<?x?x16xf32>), (tensor<?x16xf32>) {
+  ^bb0(%pt: tensor<?x16xf32>, %h: tensor<?x16xf32>):
+    %hn = lstm.gate tanh(%h : tensor<?x16xf32>) weights(%R : tensor<16x16xf32>) add(%pt : tensor<?x16xf32>) -> tensor<?x16xf32>
+    lstm.yield out(%hn : tensor<?x16xf32>) state(%hn : tensor<?x16xf32>)
+  }
+  return %y : tensor<?x?x16xf32>
+}
+
+// -----
+
+// (threads-function=bad_threads: declared with another type.)
+func.func private @bad_threads(i32) -> i32
+func.func @clashing_threads_function(%x: tensor<?x?x8xf32>, %h0: tensor<?x16xf32>, %W: tensor<16x8xf32>, %R: tensor<16x16xf32>) -> tensor<?x?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  %p = lstm.gate identity(%flat : tensor<?x8xf32>) weights(%W : tensor<16x8xf32>) -> tensor<?x16xf32>
   %t = tensor.dim %x, %c0 : tensor<?x?x8xf32>
   %b = tensor.dim %x, %c1 : tensor<?x?x8xf32>
   %P = tensor.expand_shape %p [[0, 1], [2]] output_shape [%t, %b, 16] : tensor<?x16xf32> into tensor<?x?x16xf32>

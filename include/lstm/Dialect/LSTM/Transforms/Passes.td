@@ -394,7 +394,7 @@ def LSTMChunkHoistedProjectionsPass : Pass<"lstm-chunk-hoisted-projections"> {
     `[T, B, N]` result is written out and read back a step at a time. On a
     CPU that result (3.2 MB a layer of `examples/stack3.mlir` at B = 32)
     leaves the caches before the steps read it, and the cell's first loads
-    wait for memory; on one thread the hoisted layers measured 6-8% slower
+    wait for memory; on one thread the hoisted layers measured 5-8% slower
     than the same layers with their input products in the step
     (docs/benchmarks.md, "The CPU"). This pass keeps a large GEMM and the
     cache: the layer runs as a loop over chunks of steps, each chunk
