@@ -68,6 +68,10 @@ typedef struct {
   /// a thread at a time, just before those steps
   /// (lstm-chunk-hoisted-projections); 0 (the default) leaves them whole.
   int64_t chunkBytes;
+  /// The least number of threads at run time that runs the CPU's hoisted
+  /// input projections hoisted; fewer compute them in the steps
+  /// (lstm-hoist-by-threads); 1 or less: always hoisted; default 3.
+  int64_t hoistMinThreads;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

@@ -49,6 +49,10 @@ typedef struct {
                              // bytes of steps a thread at a time
                              // (lstm-compile --chunk-bytes); 0 or
                              // negative: whole
+  int hoistMinThreads;       // cpu: the least number of threads that runs
+                             // the hoisted input projections hoisted
+                             // (lstm-compile --hoist-min-threads); 0: the
+                             // default (3); 1 or negative: always hoisted
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

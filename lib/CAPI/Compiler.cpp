@@ -40,6 +40,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.persistent = defaults.persistent;
   options.gradFunction = defaults.gradFunction;
   options.chunkBytes = defaults.chunkBytes;
+  options.hoistMinThreads = defaults.hoistMinThreads;
   return options;
 }
 
@@ -80,6 +81,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.persistent = given.persistent;
   o.gradFunction = given.gradFunction;
   o.chunkBytes = given.chunkBytes;
+  o.hoistMinThreads = given.hoistMinThreads;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

@@ -180,6 +180,8 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
     options.gradFunction = given->gradients != 2;
     options.persistent = given->persistent != 0;
     options.chunkBytes = given->chunkBytes > 0 ? given->chunkBytes : 0;
+    if (given->hoistMinThreads != 0)
+      options.hoistMinThreads = given->hoistMinThreads;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

@@ -63,9 +63,9 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
   // The chunks are the CPU lowering's: asked for the GPU, the option would
   // be ignored without a word.
   if (options.chunkBytes > 0 && options.target != "cpu")
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "chunk-bytes applies to target cpu (got '" + options.target + "')");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "chunk-bytes applies to target cpu (got '" +
+                                       options.target + "')");
   return llvm::Error::success();
 }
 
@@ -113,6 +113,7 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     cpu.blasMinSize = options.blasMinSize;
     cpu.approximateMath = options.approximateMath;
     cpu.chunkBytes = options.chunkBytes;
+    cpu.hoistMinThreads = options.hoistMinThreads;
     buildLSTMToCPUPipeline(pm, cpu);
   }
 }

@@ -175,6 +175,14 @@ static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
 
 void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
                                   const LSTMToCPUOptions &options) {
+  // Hoisted projections where enough threads split their GEMMs, the
+  // steps' products where few run them.
+  if (options.hoistMinThreads > 1) {
+    LSTMHoistByThreadsPassOptions byThreads;
+    byThreads.minThreads = options.hoistMinThreads;
+    byThreads.threadsFunction = "lstmRuntimeCpuGetThreads";
+    pm.addPass(createLSTMHoistByThreadsPass(byThreads));
+  }
   // Hoisted projections a chunk of steps at a time, read while in cache.
   if (options.chunkBytes > 0) {
     LSTMChunkHoistedProjectionsPassOptions chunks;
@@ -425,6 +433,13 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
                      "of steps a thread at a time "
                      "(lstm-chunk-hoisted-projections); 0: whole"),
       llvm::cl::init(lstm::LSTMToCPUOptions().chunkBytes)};
+  Option<int64_t> hoistMinThreads{
+      *this, "hoist-min-threads",
+      llvm::cl::desc("The least number of threads at run time that runs the "
+                     "hoisted input projections hoisted; fewer compute them "
+                     "in the steps (lstm-hoist-by-threads; 1 or less: always "
+                     "hoisted)"),
+      llvm::cl::init(lstm::LSTMToCPUOptions().hoistMinThreads)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -499,6 +514,7 @@ void lstm::registerLSTMPipelines() {
         options.approximateMath = o.approximateMath;
         options.threads = o.threads;
         options.chunkBytes = o.chunkBytes;
+        options.hoistMinThreads = o.hoistMinThreads;
         buildLSTMToCPUPipeline(pm, options);
       });
   // Registered with the error handler PassPipelineRegistration hides: a

@@ -114,7 +114,7 @@ def default_options():
 
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
-            gradients=False, persistent=False, chunk_bytes=None):
+            gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -142,6 +142,12 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     bytes of steps a thread at a time, just before those steps, while they
     are in cache (lstm-chunk-hoisted-projections; 0 or None: whole, the
     default; docs/benchmarks.md measures 2**20).
+    hoist_min_threads (cpu): the least number of threads (set_threads, at
+    run time) that runs the hoisted input projections hoisted; with fewer
+    the layers compute them in their steps, which measured faster on one
+    and two threads (lstm-hoist-by-threads; None: the compiler's default,
+    3; 1: always hoisted). Applies where the pre_passes hoist
+    (lstm-optimize).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
@@ -157,6 +163,13 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             raise ValueError(f"chunk_bytes={chunk_bytes} does not fit a 64-bit int")
         if target != "cpu":
             raise ValueError("chunk_bytes applies to target='cpu' only")
+    if hoist_min_threads is not None:
+        if (isinstance(hoist_min_threads, bool) or not isinstance(hoist_min_threads, int)
+                or not 1 <= hoist_min_threads <= 2 ** 31 - 1):
+            raise ValueError(f"hoist_min_threads={hoist_min_threads!r}: expected an int "
+                             ">= 1 (1: always hoisted) or None")
+        if target != "cpu":
+            raise ValueError("hoist_min_threads applies to target='cpu' only")
     # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
     # would leave no single layer to run persistently at any batch size) give
     # way to the form the kernels are made from.
@@ -176,12 +189,14 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        chip=chip, features=features, cuda_path=cuda_path,
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
                        pre_passes=pre_passes, compute_type=network.compute_type,
-                       gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes)
+                       gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
+                       hoist_min_threads=hoist_min_threads)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
             "persistent": persistent, "chunk_bytes": chunk_bytes,
+            "hoist_min_threads": hoist_min_threads,
             "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}

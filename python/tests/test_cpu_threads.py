@@ -93,8 +93,9 @@ def test_forked_child_computes_and_does_not_hang(tmp_path):
 
 @pytest.mark.parametrize("chunk_bytes", [0, 100_000, 150_000])
 def test_chunk_bytes_agree_with_reference(chunk_bytes, tmp_path):
-    """The hoisted projection whole (0) and in chunks of 100 and 150 kB a
-    thread (on two threads: two and three of the six steps, a step being
+    """The hoisted projection (hoist_min_threads=1: hoisted on any number of
+    threads) whole (0) and in chunks of 100 and 150 kB a thread (on two
+    threads: two and three of the six steps, a step being
     B · 4H floats, 96 KiB) against the float64 reference. The option reaches
     the compiler: a chunked layer's library holds its loop over chunks, so
     it differs from the whole projection's."""
@@ -103,7 +104,7 @@ def test_chunk_bytes_agree_with_reference(chunk_bytes, tmp_path):
     for size in sorted({0, chunk_bytes}):
         libraries[size] = net.compile(tmp_path / str(size), target="cpu",
                                       pre_passes="lstm-optimize{wavefront=false}",
-                                      chunk_bytes=size)
+                                      chunk_bytes=size, hoist_min_threads=1)
     compiled = libraries[chunk_bytes]
     compiled.set_threads(2)
     p = net.init_params(seed=7)
@@ -123,7 +124,8 @@ def test_chunks_not_under_twice_the_weights(tmp_path):
     net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
     for size in (0, 2 * I * 4 * H * 4):
         net.compile(tmp_path / str(size), target="cpu",
-                    pre_passes="lstm-optimize{wavefront=false}", chunk_bytes=size)
+                    pre_passes="lstm-optimize{wavefront=false}", chunk_bytes=size,
+                    hoist_min_threads=1)
     assert ((tmp_path / "0" / "network.so").read_bytes() ==
             (tmp_path / str(2 * I * 4 * H * 4) / "network.so").read_bytes())
 
@@ -139,3 +141,49 @@ def test_chunk_bytes_is_for_the_cpu():
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="chunk_bytes applies to target='cpu' only"):
         net.compile(target="cuda", chunk_bytes=4096)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_hoist_by_threads_agrees_with_reference(tmp_path, threads):
+    """lstm-optimize hoists the input projection; the library chooses at
+    run time (hoist_min_threads, default 3) between it and the products in
+    the steps: both against the float64 reference, on 1-4 threads."""
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+    compiled = net.compile(tmp_path, target="cpu", pre_passes="lstm-optimize{wavefront=false}")
+    compiled.set_threads(threads)
+    p = net.init_params(seed=11 + threads)
+    x = np.random.default_rng(threads).uniform(-1, 1, (T, B, I)).astype(np.float32)
+    y = compiled.bind(p)(x)[0]
+    exp = lstm_reference(x, p)
+    assert np.linalg.norm(y - exp) / np.linalg.norm(exp) < TOL32
+
+
+def test_hoist_min_threads_reaches_the_compiler(tmp_path):
+    """hoist_min_threads=1 (always hoisted) gives another library than the
+    default (both forms); 4 another again (its threshold). Without hoisting
+    (lstmc's default pre-passes) there is nothing to choose: the option
+    changes nothing."""
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+
+    def library(name, **options):
+        net.compile(tmp_path / name, target="cpu", **options)
+        return (tmp_path / name / "network.so").read_bytes()
+
+    hoisting = "lstm-optimize{wavefront=false}"
+    chosen = library("default", pre_passes=hoisting)
+    assert library("one", pre_passes=hoisting, hoist_min_threads=1) != chosen
+    assert library("four", pre_passes=hoisting, hoist_min_threads=4) != chosen
+    assert library("plain") == library("plain-one", hoist_min_threads=1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, 2 ** 31])
+def test_hoist_min_threads_rejects_bad_values(bad):
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match="hoist_min_threads"):
+        net.compile(target="cpu", hoist_min_threads=bad)
+
+
+def test_hoist_min_threads_is_for_the_cpu():
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match="hoist_min_threads applies to target='cpu' only"):
+        net.compile(target="cuda", hoist_min_threads=2)

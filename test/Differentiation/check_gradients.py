@@ -2,7 +2,7 @@
 """Checks the gradient functions of an example against finite differences.
 
   check_gradients.py --tools DIR EXAMPLE.mlir --cell NAME [--sizes T:B,...]
-                     [--pipeline P] [--compare-pipeline Q] [--seed N]
+                     [--pipeline P] [--compare-pipeline Q] [--seed N] [--threads N]
 
 The example is made float64 (every f32 becomes f64), transformed with
 `lstm-opt --pass-pipeline=builtin.module(P)` (P contains lstm-differentiate)
@@ -159,6 +159,9 @@ def main():
     p.add_argument("--step", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--dtype", choices=["f64", "f32"], default="f64")
+    p.add_argument("--threads", type=int, default=None,
+                   help="the CPU runtime's threads (default: one per core); with "
+                        "fewer than 3, hoisted input projections run in the steps")
     p.add_argument("--reference", action="store_true",
                    help="compare with the numpy backward of reference_grad.py")
     args = p.parse_args()
@@ -175,12 +178,13 @@ def main():
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         os.mkdir(os.path.join(tmp, "a"))
-        lib = gradcheck.Library(text, args.tools, os.path.join(tmp, "a"), args.pipeline)
+        lib = gradcheck.Library(text, args.tools, os.path.join(tmp, "a"), args.pipeline,
+                                threads=args.threads)
         other = None
         if args.compare_pipeline:
             os.mkdir(os.path.join(tmp, "b"))
             other = gradcheck.Library(text, args.tools, os.path.join(tmp, "b"),
-                                      args.compare_pipeline)
+                                      args.compare_pipeline, threads=args.threads)
         for size in args.sizes.split(","):
             T, B = (int(v) for v in size.split(":"))
             fails, summary = check_size(lib, other, args.cell, T, B, rng, args.step,

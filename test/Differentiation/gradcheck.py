@@ -90,7 +90,8 @@ def _descriptor_type(rank):
 class Library:
     """A module transformed by `pipeline` and compiled for the CPU."""
 
-    def __init__(self, text, tools, workdir, pipeline="lstm-differentiate", opt_level=0):
+    def __init__(self, text, tools, workdir, pipeline="lstm-differentiate", opt_level=0,
+                 threads=None):
         src = os.path.join(workdir, "in.mlir")
         out = os.path.join(workdir, "out.mlir")
         lib = os.path.join(workdir, "lib.so")
@@ -107,6 +108,11 @@ class Library:
         with open(out) as f:
             self.ir = f.read()
         self.lib = ctypes.CDLL(lib)
+        # The CPU runtime's thread count (one per core by default), which
+        # chooses between a layer's hoisted and stepwise input projections
+        # (lstm-hoist-by-threads).
+        if threads is not None:
+            self.lib.lstmRuntimeCpuSetThreads(ctypes.c_int32(threads))
         self._free = ctypes.CDLL(None).free
         self._free.argtypes = [ctypes.c_void_p]
 

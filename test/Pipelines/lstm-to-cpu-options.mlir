@@ -15,6 +15,12 @@
 // (lstm-chunk-hoisted-projections, the threads from the CPU runtime).
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir '--lstm-to-cpu=chunk-bytes=1048576' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHUNKS
 // RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-to-cpu --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
+// Hoisted projections are chosen by the thread count at run time from 3
+// threads up (lstm-hoist-by-threads, first); hoist-min-threads=1 always
+// hoists (the pass does not run).
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir --lstm-to-cpu --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=BY-THREADS
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir '--lstm-to-cpu=hoist-min-threads=5 chunk-bytes=4096' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=BY-FIVE
+// RUN: lstm-opt %S/../Dialect/LSTM/Transforms/Inputs/lstm.mlir '--lstm-to-cpu=hoist-min-threads=1' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALWAYS
 
 // DEFAULT: llvm.call @lstmRuntimeCpuSgemm
 // DEFAULT-NOT: llvm.intr.exp
@@ -41,5 +47,12 @@
 // SMALL-DAG: llvm.mlir.constant(1000000000000 : index)
 
 // CHUNKS: builtin.module(
+// CHUNKS-NEXT: lstm-hoist-by-threads{
 // CHUNKS-NEXT: lstm-chunk-hoisted-projections{chunk-bytes=1048576 threads-function=lstmRuntimeCpuGetThreads weights-per-chunk=2}
 // WHOLE-NOT: lstm-chunk-hoisted-projections
+// BY-THREADS: builtin.module(
+// BY-THREADS-NEXT: lstm-hoist-by-threads{min-threads=3 threads-function=lstmRuntimeCpuGetThreads}
+// BY-FIVE: builtin.module(
+// BY-FIVE-NEXT: lstm-hoist-by-threads{min-threads=5 threads-function=lstmRuntimeCpuGetThreads}
+// BY-FIVE-NEXT: lstm-chunk-hoisted-projections{chunk-bytes=4096
+// ALWAYS-NOT: lstm-hoist-by-threads

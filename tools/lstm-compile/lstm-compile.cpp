@@ -104,6 +104,13 @@ static cl::opt<int64_t> chunkBytes(
              "steps a thread at a time, 0: whole (--target=cpu; "
              "lstm-chunk-hoisted-projections)"),
     cl::init(lstm::CompileOptions().chunkBytes), cl::cat(toolCategory));
+static cl::opt<int64_t> hoistMinThreads(
+    "hoist-min-threads",
+    cl::desc("The least number of threads that runs the hoisted input "
+             "projections hoisted; fewer compute them in the steps "
+             "(--target=cpu; lstm-hoist-by-threads; 1 or less: always "
+             "hoisted)"),
+    cl::init(lstm::CompileOptions().hoistMinThreads), cl::cat(toolCategory));
 static cl::opt<std::string> hostCPU(
     "host-cpu",
     cl::desc("CPU of the host code: native (this machine's, with its vector "
@@ -191,12 +198,18 @@ int main(int argc, char **argv) {
   options.blasMinSize = blasMinSize;
   options.approximateMath = approximateMath;
   options.chunkBytes = chunkBytes;
+  options.hoistMinThreads = hoistMinThreads;
   options.llvmIRPath = emitLLVM;
   options.timing = timing;
   options.gradients = gradients;
   options.gradFunction = gradFunction;
   if (auto err = lstm::verifyCompileOptions(options))
     return fail(llvm::toString(std::move(err)));
+  // Its default is a CPU lowering's setting too: only the flag says it was
+  // asked for.
+  if (hoistMinThreads.getNumOccurrences() && options.target != "cpu")
+    return fail("--hoist-min-threads applies to --target=cpu (got '" +
+                options.target + "')");
 
   DialectRegistry registry;
   registerAllDialects(registry);

@@ -118,6 +118,12 @@ static cl::opt<int64_t> chunkBytes(
              "steps a thread at a time, 0: whole "
              "(lstm-chunk-hoisted-projections)"),
     cl::init(lstm::LSTMToCPUOptions().chunkBytes), cl::cat(cpuCategory));
+static cl::opt<int64_t> hoistMinThreads(
+    "hoist-min-threads",
+    cl::desc("The least number of threads that runs the hoisted input "
+             "projections hoisted; fewer compute them in the steps "
+             "(lstm-hoist-by-threads; 1 or less: always hoisted)"),
+    cl::init(lstm::LSTMToCPUOptions().hoistMinThreads), cl::cat(cpuCategory));
 static cl::opt<int>
     threads("cpu-threads",
             cl::desc("Threads of the GEMMs (default: one per core)"),
@@ -183,6 +189,7 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&blasMinSize),
                                   static_cast<cl::Option *>(&approximateMath),
                                   static_cast<cl::Option *>(&chunkBytes),
+                                  static_cast<cl::Option *>(&hoistMinThreads),
                                   static_cast<cl::Option *>(&threads)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cpu only");
@@ -219,6 +226,7 @@ int main(int argc, char **argv) {
   options.jit.cpu.blasMinSize = blasMinSize;
   options.jit.cpu.approximateMath = approximateMath;
   options.jit.cpu.chunkBytes = chunkBytes;
+  options.jit.cpu.hoistMinThreads = hoistMinThreads;
   options.jit.threads = threads;
   options.jit.nvvm.computeType = computeType;
   options.jit.nvvm.cublas = cublas;

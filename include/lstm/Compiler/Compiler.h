@@ -77,6 +77,10 @@ struct CompileOptions {
   /// thread (cpu only; 0, the default: whole; see
   /// LSTMToCPUOptions::chunkBytes).
   int64_t chunkBytes = 0;
+  /// The least number of threads at run time that runs the hoisted input
+  /// projections hoisted; fewer compute them in the steps (cpu only; see
+  /// LSTMToCPUOptions::hoistMinThreads; 1 or less: always hoisted).
+  int64_t hoistMinThreads = 3;
   /// Add and export the gradient functions of every public function with
   /// layers (`NAME_grad`, `NAME_train`, `NAME_backward`; see
   /// lstm-differentiate): runs lstm-combine-gate-gemms and

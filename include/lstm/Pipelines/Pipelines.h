@@ -41,6 +41,13 @@ struct LSTMToCPUOptions {
   /// threads, 1-4% slower on 4 to 16 (docs/benchmarks.md, "Hoisted
   /// projections a chunk of steps at a time").
   int64_t chunkBytes = 0;
+  /// The least number of threads (at run time) that runs the hoisted input
+  /// projections as they are; with fewer, the layers compute them in their
+  /// steps (lstm-hoist-by-threads). 1 or less: always hoisted. 3 by
+  /// measurement: in the steps 5-9% faster on one thread, up to 7% on two,
+  /// 6-11% slower on three and more (docs/benchmarks.md, "Hoisted or in the
+  /// steps, by thread count").
+  int64_t hoistMinThreads = 3;
 };
 
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,

@@ -44,10 +44,10 @@ constexpr unsigned kPlanOperands[] = {
 
 /// The buffers that `value` (a pointer, a memref, an extent) is computed
 /// from: arguments of `function` and allocations, through operations
-/// without memory effects and the iteration arguments and results of
-/// scf.for (a buffer carried by a loop is any of its initial and yielded
-/// buffers). Fails on anything else (a load, a call, a value of another
-/// region).
+/// without memory effects, the iteration arguments and results of scf.for
+/// (a buffer carried by a loop is any of its initial and yielded buffers)
+/// and the results of scf.if (any branch's). Fails on anything else (a
+/// load, a call, a value of another region).
 LogicalResult collectRoots(Value value, func::FuncOp function,
                            llvm::SmallPtrSetImpl<Value> &roots) {
   SmallVector<Value> work = {value};
@@ -82,6 +82,16 @@ LogicalResult collectRoots(Value value, func::FuncOp function,
     }
     if (auto loop = dyn_cast<scf::ForOp>(def)) {
       carried(loop, cast<OpResult>(v).getResultNumber());
+      continue;
+    }
+    // A choice's result is what either branch yields (the hoisted or the
+    // stepwise form of a layer, lstm-hoist-by-threads).
+    if (auto choice = dyn_cast<scf::IfOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      for (Region *branch : {&choice.getThenRegion(), &choice.getElseRegion()})
+        if (!branch->empty())
+          work.push_back(cast<scf::YieldOp>(branch->front().getTerminator())
+                             .getOperand(i));
       continue;
     }
     if (!isMemoryEffectFree(def) || def->getNumRegions() != 0)

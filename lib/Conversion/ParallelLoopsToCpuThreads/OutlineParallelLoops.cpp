@@ -77,6 +77,26 @@ struct OutlineParallelLoopsPass
       outline(loop, symbols);
   }
 
+  /// The functions made so far. Two loops of the same code (the cells of
+  /// a stack's layers, which differ in their weights only, or a layer's two
+  /// forms under lstm-hoist-by-threads) call one: LLVM's code generation,
+  /// most of a CPU compile, then runs once for them.
+  SmallVector<func::FuncOp> bodies;
+
+  /// `body` or an earlier function equivalent to it, which then replaces it.
+  func::FuncOp deduplicate(func::FuncOp body, SymbolTable &symbols) {
+    for (func::FuncOp earlier : bodies)
+      if (earlier.getFunctionType() == body.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &earlier.getBody(), &body.getBody(),
+              OperationEquivalence::IgnoreLocations)) {
+        symbols.erase(body);
+        return earlier;
+      }
+    bodies.push_back(body);
+    return body;
+  }
+
   void outline(scf::ParallelOp loop, SymbolTable &symbols) {
     auto caller = loop->getParentOfType<func::FuncOp>();
     Location loc = loop.getLoc();
@@ -132,6 +152,7 @@ struct OutlineParallelLoopsPass
     narrowed->setOperand(0, from);
     narrowed->setOperand(rank, to);
     func::ReturnOp::create(b, loc);
+    body = deduplicate(body, symbols);
 
     // The call on all iterations, with the work of one iteration of the
     // first dimension: the other dimensions' iterations times the body's

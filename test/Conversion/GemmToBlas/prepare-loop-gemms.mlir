@@ -236,3 +236,73 @@ func.func @rows_of_the_chunk(%h: !llvm.ptr, %r: memref<512x128xf32>, %t: index, 
   }
   return
 }
+
+// -----
+
+// A loop that writes a buffer chosen by an scf.if (a layer's output in its
+// hoisted or its stepwise form, lstm-hoist-by-threads): the buffer is one
+// that a branch yields. Neither branch's is the weight: the product is
+// prepared. Where a branch yields the weight itself, the loop may write it:
+// not prepared.
+// CHECK-LABEL: func.func @writes_a_choice
+// CHECK: %[[PLAN:.*]] = call @lstmRuntimeCpuSgemmPrepare
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: call @lstmRuntimeCpuSgemmPrepared(%[[PLAN]],
+// CHECK: call @lstmRuntimeCpuSgemmRelease(%[[PLAN]])
+// CHECK-LABEL: func.func @writes_the_weight_maybe
+// CHECK-NOT: Prepare
+// CHECK: call @lstmRuntimeCpuSgemm(
+func.func private @lstmRuntimeCpuSgemm(i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+func.func @writes_a_choice(%h: !llvm.ptr, %r: memref<512x128xf32>, %m: i64, %t: index, %hoist: i1, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %c512 = arith.constant 512 : i64
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<512x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  %seq = scf.if %hoist -> memref<?x128xf32> {
+    %a = memref.alloc(%t) : memref<?x128xf32>
+    scf.yield %a : memref<?x128xf32>
+  } else {
+    %b = memref.alloc(%t) : memref<?x128xf32>
+    scf.yield %b : memref<?x128xf32>
+  }
+  scf.for %i = %c0 to %t step %c1 {
+    memref.store %one, %seq[%i, %c0] : memref<?x128xf32>
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c1_i32, %m, %c512, %c128, %one, %h, %c128, %c0_i64, %rptr, %c128, %c0_i64, %zero, %out, %c512, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  return
+}
+func.func @writes_the_weight_maybe(%h: !llvm.ptr, %r: memref<128x128xf32>, %m: i64, %t: index, %hoist: i1, %out: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c128 = arith.constant 128 : i64
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %rint = memref.extract_aligned_pointer_as_index %r : memref<128x128xf32> -> index
+  %ri64 = arith.index_cast %rint : index to i64
+  %rptr = llvm.inttoptr %ri64 : i64 to !llvm.ptr
+  %seq = scf.if %hoist -> memref<128x128xf32> {
+    %a = memref.alloc() : memref<128x128xf32>
+    scf.yield %a : memref<128x128xf32>
+  } else {
+    scf.yield %r : memref<128x128xf32>
+  }
+  scf.for %i = %c0 to %t step %c1 {
+    memref.store %one, %seq[%i, %c0] : memref<128x128xf32>
+    func.call @lstmRuntimeCpuSgemm(%c0_i32, %c1_i32, %m, %c128, %c128, %one, %h, %c128, %c0_i64, %rptr, %c128, %c0_i64, %zero, %out, %c128, %c0_i64, %c1_i64) : (i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f32, !llvm.ptr, i64, i64, i64) -> ()
+  }
+  return
+}

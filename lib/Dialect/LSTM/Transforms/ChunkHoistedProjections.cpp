@@ -15,6 +15,7 @@
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
+#include "lstm/Dialect/LSTM/Utils/HoistedInputs.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,50 +32,6 @@ namespace mlir::lstm {
 
 using namespace mlir;
 using namespace mlir::lstm;
-
-namespace {
-/// A layer's hoisted input: `expand` of `gate`, whose rows operands all
-/// collapse `sequence` ([T, B, K] -> [T·B, K]).
-struct HoistedInput {
-  tensor::ExpandShapeOp expand;
-  GateOp gate;
-  Value sequence;
-};
-} // namespace
-
-static bool isStepRowsReassociation(ArrayRef<ReassociationIndices> r) {
-  return r.size() == 2 && r[0] == ReassociationIndices{0, 1} &&
-         r[1] == ReassociationIndices{2};
-}
-
-/// The hoisted projection `input` is, if it is one.
-static std::optional<HoistedInput> matchHoistedInput(Value input) {
-  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
-  if (!expand || !isStepRowsReassociation(expand.getReassociationIndices()))
-    return std::nullopt;
-  auto gate = expand.getSrc().getDefiningOp<GateOp>();
-  if (!gate)
-    return std::nullopt;
-  // The operands indexed by row (a row is a step's batch row): each must be
-  // the collapsed sequence; weights, biases and the peephole vector are the
-  // same for every row.
-  SmallVector<Value> rowOperands(gate.getInputs());
-  llvm::append_range(rowOperands, gate.getAddends());
-  if (gate.getPeepholeState())
-    rowOperands.push_back(gate.getPeepholeState());
-  Value sequence;
-  for (Value operand : rowOperands) {
-    auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse ||
-        !isStepRowsReassociation(collapse.getReassociationIndices()) ||
-        (sequence && collapse.getSrc() != sequence))
-      return std::nullopt;
-    sequence = collapse.getSrc();
-  }
-  if (!sequence)
-    return std::nullopt;
-  return HoistedInput{expand, gate, sequence};
-}
 
 /// The bytes of `gate`'s weights, if their shapes are static.
 static std::optional<int64_t> staticWeightBytes(GateOp gate) {
@@ -140,16 +97,6 @@ static Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// The number of threads, at run time: a call of `callee`, at least 1.
-static Value threadCount(RewriterBase &rewriter, Location loc,
-                         func::FuncOp callee) {
-  Value threads = func::CallOp::create(rewriter, loc, callee).getResult(0);
-  threads = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                       threads);
-  return arith::MaxSIOp::create(rewriter, loc, threads,
-                                indexConstant(rewriter, loc, 1));
-}
-
 /// Rewrites `layer` into the loop over chunks.
 static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
                        HoistedInput hoisted, int64_t chunkBytes,
@@ -185,7 +132,8 @@ static void chunkLayer(IRRewriter &rewriter, LayerOp layer,
                                            mul(mul(batch, columns), size), one);
   Value chunkSize = indexConstant(rewriter, loc, chunkBytes);
   if (threadsFunction)
-    chunkSize = mul(chunkSize, threadCount(rewriter, loc, threadsFunction));
+    chunkSize =
+        mul(chunkSize, buildThreadCount(rewriter, loc, threadsFunction));
   Value chunk = arith::MaxUIOp::create(
       rewriter, loc,
       arith::DivUIOp::create(rewriter, loc, chunkSize, stepBytes), one);
@@ -301,37 +249,12 @@ struct LSTMChunkHoistedProjectionsPass
                static_cast<uint64_t>(chunkBytes);
   }
 
-  /// `threads-function`, declared in the nearest symbol table where it is
-  /// not yet; null without one, failure where it cannot be declared or is
-  /// another symbol than a function () -> i32.
+  /// `threads-function`, declared where it is not yet; null without one.
   FailureOr<func::FuncOp> threadsCallee(OpBuilder &builder) {
     if (threadsFunction.empty())
       return func::FuncOp();
-    Operation *op = getOperation();
-    Operation *table = SymbolTable::getNearestSymbolTable(op);
-    if (!table) {
-      op->emitError("lstm-chunk-hoisted-projections: threads-function needs "
-                    "a symbol table (a module) to declare it in");
-      return failure();
-    }
-    FunctionType type = builder.getFunctionType({}, {builder.getI32Type()});
-    Operation *symbol = SymbolTable::lookupSymbolIn(
-        table, builder.getStringAttr(threadsFunction));
-    if (!symbol) {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(&table->getRegion(0).front());
-      auto callee =
-          func::FuncOp::create(builder, op->getLoc(), threadsFunction, type);
-      callee.setPrivate();
-      return callee;
-    }
-    auto callee = dyn_cast<func::FuncOp>(symbol);
-    if (!callee || callee.getFunctionType() != type) {
-      symbol->emitError("lstm-chunk-hoisted-projections: threads-function '")
-          << threadsFunction << "' must be a function () -> i32";
-      return failure();
-    }
-    return callee;
+    return declareThreadsFunction(builder, getOperation(), threadsFunction,
+                                  getArgument());
   }
 
   void runOnOperation() override {

@@ -461,6 +461,60 @@ def LSTMChunkHoistedProjectionsPass : Pass<"lstm-chunk-hoisted-projections"> {
   ];
 }
 
+def LSTMHoistByThreadsPass : Pass<"lstm-hoist-by-threads"> {
+  let summary = "Keep hoisted input projections where enough threads run them, compute them in the steps otherwise";
+  let description = [{
+    A hoisted input projection (`lstm-hoist-input-projection`) is one
+    `[T·B, K] x [K, N]` GEMM before the layer, whose `[T, B, N]` result the
+    steps read back. Many threads split that GEMM well; on one or two CPU
+    threads the layer ran 5-9% faster with its input products in the steps
+    (docs/benchmarks.md, "Hoisted or in the steps, by thread count"), where
+    a step's input and recurrent products accumulate into one result read
+    while in cache. The thread count is known at run time only, so every
+    layer that reads a hoisted projection becomes both forms:
+
+    ```mlir
+    %n = call @threads() : () -> i32          // threads-function
+    %hoist = arith.cmpi sge, max(%n, 1), %min_threads
+    %y, %hT = scf.if %hoist {
+      %p = lstm.gate identity(collapse(%x)) weights(%W) ...   // as it was
+      %y, %hT = lstm.layer forward ins(expand(%p)) ...
+      scf.yield %y, %hT
+    } else {
+      %y, %hT = lstm.layer forward ins(%x) ... {
+      ^bb0(%xt: tensor<?x64xf32>, %h: tensor<?x128xf32>):
+        %g = lstm.gate identity(%xt, %h) weights(%W, %R) bias(%b) ...
+        ...
+      }
+      scf.yield %y, %hT
+    }
+    ```
+
+    The second branch's cell projects its step's slice with the hoisted
+    gate's operands; where that projection is only an addend of a gate of
+    its type (the combined gate), its products and biases join that gate,
+    as before hoisting. Results agree to rounding (the sums reassociate).
+    Layers whose sequences are no hoisted projection are left alone.
+    `lstm-to-cpu` runs the pass first (before
+    `lstm-chunk-hoisted-projections`, which then chunks the first branch's
+    layers) with its `hoist-min-threads` (3) and the CPU runtime's
+    `lstmRuntimeCpuGetThreads`. `min-threads` of 1 or less changes nothing.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"minThreads", "min-threads", "int64_t", /*default=*/"3",
+           "The least number of threads that runs the projections hoisted; "
+           "fewer compute them in the steps (1 or less: always hoisted)">,
+    Option<"threadsFunction", "threads-function", "std::string",
+           /*default=*/"\"\"",
+           "A function () -> i32 giving the number of threads at run time "
+           "(declared where the module lacks it; required)">
+  ];
+}
+
 def LSTMDifferentiatePass : Pass<"lstm-differentiate", "::mlir::ModuleOp"> {
   let summary = "Add the gradient functions of every public function with lstm.layer ops";
   let description = [{
