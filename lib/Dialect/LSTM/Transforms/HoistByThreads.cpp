@@ -99,13 +99,23 @@ static void projectInSteps(RewriterBase &rewriter, LayerOp layer) {
   }
 }
 
-/// Clones `layer`, with the hoisted projections it reads, at the rewriter's
-/// insertion point.
+/// Whether `hoisted` is computed for `layer` only, next to it: then the
+/// first branch computes it, and the second does not. A projection that
+/// is read elsewhere too, or made outside the layer's block (a loop's
+/// layer reading a projection made before the loop), stays where it is.
+static bool belongsTo(const HoistedInput &hoisted, LayerOp layer) {
+  return hoisted.expand->hasOneUse() && hoisted.gate->hasOneUse() &&
+         hoisted.expand->getBlock() == layer->getBlock() &&
+         hoisted.gate->getBlock() == layer->getBlock();
+}
+
+/// Clones `layer`, with the hoisted projections that belong to it, at the
+/// rewriter's insertion point.
 static LayerOp cloneWithProjections(RewriterBase &rewriter, LayerOp layer) {
   IRMapping mapping;
   for (Value input : layer.getInputs()) {
     std::optional<HoistedInput> hoisted = matchHoistedInput(input);
-    if (!hoisted || mapping.contains(input))
+    if (!hoisted || !belongsTo(*hoisted, layer) || mapping.contains(input))
       continue;
     for (Value operand : hoisted->gate->getOperands())
       if (auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
@@ -154,7 +164,8 @@ static void versionLayer(RewriterBase &rewriter, LayerOp layer, Value hoist) {
 
   SmallVector<Operation *> projections;
   for (Value input : layer.getInputs())
-    if (std::optional<HoistedInput> projection = matchHoistedInput(input))
+    if (std::optional<HoistedInput> projection = matchHoistedInput(input);
+        projection && belongsTo(*projection, layer))
       projections.push_back(projection->expand);
   rewriter.replaceOp(layer, choice.getResults());
   for (Operation *projection : projections)

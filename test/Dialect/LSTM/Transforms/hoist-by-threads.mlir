@@ -95,6 +95,51 @@ func.func @sliced_two_inputs(%x: tensor<?x?x8xf32>, %z: tensor<?x?x16xf32>, %len
 
 // -----
 
+// -----
+
+// A projection read by two layers (and one made outside the loop of the
+// layer that reads it) stays where it is, computed once whichever the
+// branch: the first branches read it, the second ones project the steps.
+// CHECK-LABEL: func.func @shared_projection
+// CHECK: %[[P:.*]] = lstm.gate identity
+// CHECK: %[[SEQ:.*]] = tensor.expand_shape %[[P]]
+// CHECK: scf.if
+// CHECK-NOT: lstm.gate identity(%{{.*}} : tensor<?x16xf32>)
+// CHECK: lstm.layer forward ins(%[[SEQ]]
+// CHECK: } else {
+// CHECK: lstm.layer forward ins(%{{.*}} : tensor<?x?x16xf32>)
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NOT: lstm.gate identity(%{{.*}} : tensor<?x16xf32>)
+// CHECK: lstm.layer reverse ins(%[[SEQ]]
+// CHECK: } else {
+// CHECK: lstm.layer reverse ins(%{{.*}} : tensor<?x?x16xf32>)
+func.func @shared_projection(%x: tensor<?x?x16xf32>, %h0: tensor<?x32xf32>, %W: tensor<32x16xf32>, %n: index) -> (tensor<?x?x32xf32>, tensor<?x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %T = tensor.dim %x, %c0 : tensor<?x?x16xf32>
+  %B = tensor.dim %x, %c1 : tensor<?x?x16xf32>
+  %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x16xf32> into tensor<?x16xf32>
+  %p = lstm.gate identity(%flat : tensor<?x16xf32>) weights(%W : tensor<32x16xf32>) -> tensor<?x32xf32>
+  %seq = tensor.expand_shape %p [[0, 1], [2]] output_shape [%T, %B, 32] : tensor<?x32xf32> into tensor<?x?x32xf32>
+  %y, %hT = lstm.layer forward ins(%seq : tensor<?x?x32xf32>) init(%h0 : tensor<?x32xf32>) -> (tensor<?x?x32xf32>), (tensor<?x32xf32>) {
+  ^bb0(%pt: tensor<?x32xf32>, %h: tensor<?x32xf32>):
+    %hn = arith.addf %pt, %h : tensor<?x32xf32>
+    lstm.yield out(%hn : tensor<?x32xf32>) state(%hn : tensor<?x32xf32>)
+  }
+  %h = scf.for %i = %c0 to %n step %c1 iter_args(%hi = %hT) -> (tensor<?x32xf32>) {
+    %y2, %hT2 = lstm.layer reverse ins(%seq : tensor<?x?x32xf32>) init(%hi : tensor<?x32xf32>) -> (tensor<?x?x32xf32>), (tensor<?x32xf32>) {
+    ^bb0(%pt: tensor<?x32xf32>, %g: tensor<?x32xf32>):
+      %gn = arith.mulf %pt, %g : tensor<?x32xf32>
+      lstm.yield out(%gn : tensor<?x32xf32>) state(%gn : tensor<?x32xf32>)
+    }
+    scf.yield %hT2 : tensor<?x32xf32>
+  }
+  return %y, %h : tensor<?x?x32xf32>, tensor<?x32xf32>
+}
+
+// -----
+
 // No hoisted projection: nothing changes, and the thread function is not
 // declared.
 // CHECK-LABEL: func.func @not_hoisted
