@@ -130,19 +130,6 @@ def test_chunks_not_under_twice_the_weights(tmp_path):
             (tmp_path / str(2 * I * 4 * H * 4) / "network.so").read_bytes())
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, "2", True, 2 ** 63])
-def test_chunk_bytes_rejects_bad_values(bad):
-    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
-    with pytest.raises(ValueError, match="chunk_bytes"):
-        net.compile(target="cpu", chunk_bytes=bad)
-
-
-def test_chunk_bytes_is_for_the_cpu():
-    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
-    with pytest.raises(ValueError, match="chunk_bytes applies to target='cpu' only"):
-        net.compile(target="cuda", chunk_bytes=4096)
-
-
 @pytest.mark.parametrize("threads", [1, 2, 3, 4])
 def test_hoist_by_threads_agrees_with_reference(tmp_path, threads):
     """lstm-optimize hoists the input projection; the library chooses at
@@ -176,14 +163,19 @@ def test_hoist_min_threads_reaches_the_compiler(tmp_path):
     assert library("plain") == library("plain-one", hoist_min_threads=1)
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, 2 ** 31])
-def test_hoist_min_threads_rejects_bad_values(bad):
-    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
-    with pytest.raises(ValueError, match="hoist_min_threads"):
-        net.compile(target="cpu", hoist_min_threads=bad)
+BAD_CPU_OPTIONS = ([("chunk_bytes", bad) for bad in (-1, 1.5, "2", True, 2 ** 63)] +
+                   [("hoist_min_threads", bad) for bad in (0, -1, 1.5, "2", True, 2 ** 31)])
 
 
-def test_hoist_min_threads_is_for_the_cpu():
+@pytest.mark.parametrize("option, bad", BAD_CPU_OPTIONS)
+def test_cpu_options_reject_bad_values(option, bad):
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
-    with pytest.raises(ValueError, match="hoist_min_threads applies to target='cpu' only"):
-        net.compile(target="cuda", hoist_min_threads=2)
+    with pytest.raises(ValueError, match=option):
+        net.compile(target="cpu", **{option: bad})
+
+
+@pytest.mark.parametrize("option, value", [("chunk_bytes", 4096), ("hoist_min_threads", 2)])
+def test_cpu_options_are_for_the_cpu(option, value):
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    with pytest.raises(ValueError, match=f"{option} applies to target='cpu' only"):
+        net.compile(target="cuda", **{option: value})
