@@ -66,8 +66,8 @@ static void mergeIntoUser(RewriterBase &rewriter, GateOp projection) {
 }
 
 /// Computes each hoisted input of `layer` in its steps: the layer reads the
-/// projected sequence instead, and its cell projects the step's slice
-/// itself, at the start of the step.
+/// sequence the projection was made from instead, and its cell projects
+/// the step's slice of it, at the start of the step.
 static void projectInSteps(RewriterBase &rewriter, LayerOp layer) {
   Block &cell = layer.getBody().front();
   for (unsigned i = 0, e = layer.getInputs().size(); i < e; ++i) {
