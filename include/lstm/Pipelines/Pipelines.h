@@ -44,9 +44,9 @@ struct LSTMToCPUOptions {
   /// The least number of threads (at run time) that runs the hoisted input
   /// projections as they are; with fewer, the layers compute them in their
   /// steps (lstm-hoist-by-threads). 1 or less: always hoisted. 3 by
-  /// measurement: in the steps 5-9% faster on one thread, up to 7% on two,
-  /// 6-11% slower on three and more (docs/benchmarks.md, "Hoisted or in the
-  /// steps, by thread count").
+  /// measurement: in the steps 5-11% faster on one thread, 0-3% on two,
+  /// up to 24% slower on three and more (docs/benchmarks.md, "Hoisted or
+  /// in the steps, by thread count").
   int64_t hoistMinThreads = 3;
 };
 

@@ -466,12 +466,13 @@ def LSTMHoistByThreadsPass : Pass<"lstm-hoist-by-threads"> {
   let description = [{
     A hoisted input projection (`lstm-hoist-input-projection`) is one
     `[T·B, K] x [K, N]` GEMM before the layer, whose `[T, B, N]` result the
-    steps read back. Many threads split that GEMM well; on one or two CPU
-    threads the layer ran 5-9% faster with its input products in the steps
-    (docs/benchmarks.md, "Hoisted or in the steps, by thread count"), where
-    a step's input and recurrent products accumulate into one result read
-    while in cache. The thread count is known at run time only, so every
-    layer that reads a hoisted projection becomes both forms:
+    steps read back. Many threads split that GEMM well; on one CPU thread
+    the layer ran 5-11% faster with its input products in the steps (0-3%
+    on two, up to 24% slower from three: docs/benchmarks.md, "Hoisted or
+    in the steps, by thread count"), where a step's input and recurrent
+    products are read by the cell while in cache. The thread count is
+    known at run time only, so every layer that reads a hoisted projection
+    becomes both forms:
 
     ```mlir
     %n = call @threads() : () -> i32          // threads-function
