@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Stacks through the persistent kernels on the GPU: two layers of H = 128
 (char-rnn's: a kernel of 512-thread blocks whose tiles split the batch's
-rows) and three, and two of H = 256 (512-thread blocks whose second layer's
+rows forward, of 256-thread blocks whose warps take four units at once
+backward) and three, and two of H = 256 (512-thread blocks whose second layer's
 warps take their rows one at a time; under and above the cost model's
 batch bound, 32 for the LSTM), for the LSTM, the peephole LSTM and
 Cho's GRU, compiled with gradients and `--persistent`. Checks the forward's

@@ -234,10 +234,11 @@ def ConvertLSTMToPersistentPass
 
     Each block owns a tile of the hidden units (the columns `n` of the
     `[B, N]` step) for every batch row; each warp owns one unit of the tile
-    (several when the tile has more units than the block has warps) and a
-    share of the rows. Per step the block stages the states that the
-    products read in shared memory (in chunks of rows; with
-    `async-copies`, the default, as 16-byte asynchronous copies,
+    (several when the tile has more units than the block has warps, one
+    after the other, or at once: below) and a share of the rows. Per step
+    the block stages the states that the products read in shared memory
+    (in chunks of rows; with `async-copies`, the default, as 16-byte
+    asynchronous copies,
     `nvgpu.device_async_copy` (cp.async, sm_80 and later), where N is a
     multiple of 4: all of a thread's copies in flight at once, none through
     its registers), then each warp
@@ -253,6 +254,19 @@ def ConvertLSTMToPersistentPass
     in blocks of 512 threads, 128 in blocks of 256, whose lanes may use 255
     registers), and are read from global memory (L1, L2) every step where
     they do not.
+
+    Units at once (`units-at-once`, 0: chosen): where the weights stay in
+    registers and a unit's columns use each staged value fewer than four
+    times (a backward step's `dG · R`, one column a unit; Cho's GRU's
+    phases), a warp takes 2 or 4 units of the tile at once, as many as
+    bring the columns a staged value feeds to four and whose weights fit
+    the registers: it loads each staged value once for all of them, and
+    lane `s · size + j` of a group evaluates row `j` of its `s`-th unit.
+    The unit slots give way to more warps on the rows. Shared memory's
+    bandwidth bound the backward steps: char-rnn's backward kernel read 4x
+    the shared-memory wavefronts of its forward (ncu), and took 0.321 ms
+    with one unit a warp against 0.218 with four at once (H200,
+    docs/benchmarks.md, "Several units a warp at once").
     The states live in two global buffers used alternately; a grid-wide
     barrier (`lstm.grid_barrier`) separates the steps. A product of a value
     the step computes (Cho's `R_n (r ⊙ h)`, MGU's) needs that value for
@@ -279,8 +293,10 @@ def ConvertLSTMToPersistentPass
     count on). `block-size` 0 (the default) chooses per layer: 512 threads,
     or 256 where a warp's weights fill more than half of the 64 registers
     a lane keeps them in (H = 512: with up to 255 registers a thread the
-    kernels no longer spill, 17-19% faster at batch 1) or do not fit in
-    them at all but fit in the 128 of a 256-thread block (H = 1024).
+    kernels no longer spill, 17-19% faster at batch 1), do not fit in
+    them at all but fit in the 128 of a 256-thread block (H = 1024), or
+    leave the warps more units at once in the 128 (a backward layer of
+    H = 256).
 
     The cost model (unless `always`): a layer whose warps would each take
     several units (more units a block than warps) keeps the per-step
@@ -318,9 +334,11 @@ def ConvertLSTMToPersistentPass
     T + L - 1 (a wavefront inside the kernel), layer l + 1's projection
     part of its step (the hoisted GEMM dropped); a backward's `dG · W`
     link likewise, the weight gradients between the layers moved after
-    them. The blocks are split among the layers by their work, a unit a
-    warp; blocks of 256 threads where a layer's warps would otherwise not
-    keep their weights in registers (H = 512), of 512 otherwise. Under the
+    them. The blocks are split among the layers by their work; blocks of
+    256 threads where a layer's warps would otherwise not keep their
+    weights in registers (H = 512) or where they take more units at once
+    in them (char-rnn's backward: 4 at once in both layers against 4 and 2
+    with 512 threads, whose lanes would spill), of 512 otherwise. Under the
     cost model it runs behind its own `scf.if` (every
     layer's weights in registers, the batch bound of the layers' own
     kernels, or, where a layer's projection in the step makes its warps take
@@ -370,6 +388,10 @@ def ConvertLSTMToPersistentPass
     Option<"rowTiles", "row-tiles", "bool", /*default=*/"true",
            "Blocks split the batch's rows as well as the units where a "
            "block has warps to spare: each stages only its own rows">,
+    Option<"unitsAtOnce", "units-at-once", "int64_t", /*default=*/"0",
+           "Units a warp computes at once, in one pass over the staged "
+           "values (1, 2 or 4, fewer where their weights do not fit in "
+           "the registers); 0: chosen by the layout">,
     Option<"stacks", "stacks", "bool", /*default=*/"true",
            "Run a chain of layers, each reading the projection of the one "
            "before's output, as one kernel whose blocks are split among "

@@ -73,13 +73,16 @@ static PersistentOptions resolveBlockSize(RewriterBase &rewriter,
   options.blockSize = kDefaultBlockSize;
   // The builders only read the plan here; they build nothing.
   PersistentKernelBuilder wide(rewriter, plan, options);
+  PersistentOptions fewer = options;
+  fewer.blockSize = kFewerThreads;
+  PersistentKernelBuilder narrow(rewriter, plan, fewer);
   if (wide.takesRowsOneAtATime())
     options.blockSize = kFewerThreads;
   else if (!wide.usesRegisters()) {
-    PersistentOptions fewer = options;
-    fewer.blockSize = kFewerThreads;
-    if (PersistentKernelBuilder(rewriter, plan, fewer).usesRegisters())
+    if (narrow.usesRegisters())
       options.blockSize = kFewerThreads;
+  } else if (narrow.unitsAtOnceCount() > wide.unitsAtOnceCount()) {
+    options.blockSize = kFewerThreads;
   }
   return options;
 }
@@ -441,8 +444,16 @@ struct ConvertLSTMToPersistentPass
                        "] bytes, got " + Twine(sharedMemory));
       return signalPassFailure();
     }
+    if (unitsAtOnce != 0 && unitsAtOnce != 1 && unitsAtOnce != 2 &&
+        unitsAtOnce != 4) {
+      module.emitError("lstm-to-persistent: units-at-once must be 0 (chosen "
+                       "by the layout), 1, 2 or 4, got " +
+                       Twine(unitsAtOnce));
+      return signalPassFailure();
+    }
     PersistentOptions options;
     options.blockSize = blockSize;
+    options.unitsAtOnce = unitsAtOnce;
     options.maxBlocks = maxBlocks;
     options.costModel = !always;
     options.asyncCopies = asyncCopies;

@@ -51,10 +51,11 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
         // the staging: their latency overlaps the staging's.
         std::optional<SmallVector<Value>> early;
         if (unitsPerWarp == 1)
-          early = loadOperands(cb, phase, step, cur,
-                               laneRow(cb, first, rows, group, index(cb, 0),
-                                       groupRows[phase], lane),
-                               warpUnit(cb, slot).index);
+          early = loadOperands(
+              cb, phase, step, cur,
+              laneRow(cb, first, rows, group, index(cb, 0), groupRows[phase],
+                      lane),
+              warpUnit(cb, laneUnit(cb, slot, groupRows[phase], lane)).index);
         // A phase that stages nothing (one chunk: the whole batch) starts
         // after a barrier already.
         if (!stagedInputs[phase].empty()) {
@@ -145,13 +146,9 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
   Value zero = index(b, 0), one = index(b, 1), two = index(b, 2);
 
   if (useRegisters) {
-    Value unit = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, unitTile, index(b, unitsPerBlock)), slot);
     registerWeights.clear();
-    loadRegisterWeights(
-        b, arith::MinUIOp::create(b, loc, unit, index(b, plan.width - 1)),
-        lane);
+    for (int64_t s = 0; s < unitsAtOnce; ++s)
+      loadRegisterWeights(b, warpUnit(b, slotUnit(b, slot, s)).index, lane);
   }
 
   forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {

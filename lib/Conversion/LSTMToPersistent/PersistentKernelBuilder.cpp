@@ -34,7 +34,7 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
   os << numBlocks << " blocks of " << blockSize << " threads: " << unitsPerBlock
      << " units a block, " << rowTiles << " tiles of rows, " << unitSlots
      << " unit slots x " << rowGroups << " row groups, " << unitsPerWarp
-     << " units a warp, weights "
+     << " units a warp (" << unitsAtOnce << " at once), weights "
      << (useRegisters
              ? (oneRow ? "in registers (one row at a time)" : "in registers")
              : "from memory")
@@ -169,14 +169,45 @@ PersistentKernelBuilder::PersistentKernelBuilder(
       break;
     }
   }
-  // How many rows a warp takes at once: their partial sums, reduced across
-  // the lanes together, fill at most kMaxAccumulators registers.
-  oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  // The product columns a staged value feeds in each phase, for one unit.
+  SmallVector<int64_t> phaseColumns;
+  int64_t maxColumns = 1;
   for (ArrayRef<unsigned> products : phaseProducts) {
     int64_t columns = 0;
     for (unsigned p : products)
       columns += int64_t(neededColumns[p].size());
-    int64_t fit = kMaxAccumulators / std::max<int64_t>(columns, 1);
+    phaseColumns.push_back(std::max<int64_t>(columns, 1));
+    maxColumns = std::max(maxColumns, phaseColumns.back());
+  }
+  // Several units a warp at once, where a unit's columns reuse each staged
+  // value less than an LSTM's four gates: the warp loads each value once
+  // for all its units' multiply-adds (a backward step's product, dh, has
+  // one column a unit; char-rnn's backward kernel read 4x the shared-memory
+  // wavefronts of its forward, ncu). The units' slots give way to more
+  // warps on the rows. As many as bring the columns to kColumnsAtOnce (or
+  // as `unitsAtOnce` asks), where the weights of all fit the registers. On
+  // the H200, char-rnn's backward kernel took 0.321 ms with one unit a
+  // warp, 0.269 with 4 and 2 (its layers) in 512-thread blocks and 0.218
+  // with 4 in 256-thread blocks (the stack's choice: PersistentStack.cpp;
+  // docs/benchmarks.md, "Several units a warp at once").
+  if (useRegisters && unitsPerWarp == 1) {
+    int64_t want = options.unitsAtOnce != 0
+                       ? options.unitsAtOnce
+                       : std::max<int64_t>(1, kColumnsAtOnce / maxColumns);
+    int64_t weightBound = registerBudget;
+    while (2 * unitsAtOnce <= want && unitSlots % (2 * unitsAtOnce) == 0 &&
+           2 * unitsAtOnce * registersNeeded <= weightBound &&
+           2 * unitsAtOnce * maxColumns <= kMaxAccumulators)
+      unitsAtOnce *= 2;
+    unitSlots /= unitsAtOnce;
+    rowGroups = warps / unitSlots;
+  }
+  // How many rows a warp takes at once: their partial sums, reduced across
+  // the lanes together, fill at most kMaxAccumulators registers (and with
+  // several units at once, their rows together take at most a lane each).
+  oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  for (int64_t columns : phaseColumns) {
+    int64_t fit = kMaxAccumulators / (columns * unitsAtOnce);
     groupRows.push_back(
         oneRow ? 1
                : std::min<int64_t>(

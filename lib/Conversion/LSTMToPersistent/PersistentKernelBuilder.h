@@ -49,6 +49,9 @@ inline constexpr int64_t kFewerThreads = 256;
 inline constexpr int64_t kMaxGroupRows = 4;
 /// Most partial sums a lane accumulates at once.
 inline constexpr int64_t kMaxAccumulators = 32;
+/// Product columns a staged value feeds that make a warp take no more units
+/// at once (an LSTM's four gates: one unit).
+inline constexpr int64_t kColumnsAtOnce = 4;
 /// Elements each thread copies at once when staging the states.
 inline constexpr int64_t kStageUnroll = 8;
 /// Consecutive terms of a dot product that a lane reads from shared memory
@@ -106,8 +109,10 @@ public:
   Value tileRowsAt(OpBuilder &b, Value batchSize);
   /// Whether the warps keep their weights in registers.
   bool usesRegisters() const { return useRegisters; }
-  /// How many units each warp computes.
+  /// How many units each warp computes, one after the other.
   int64_t unitsPerWarpCount() const { return unitsPerWarp; }
+  /// How many units each warp computes at once.
+  int64_t unitsAtOnceCount() const { return unitsAtOnce; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
   /// Phases of a step.
@@ -192,9 +197,17 @@ private:
   WarpUnit warpUnit(OpBuilder &b, Value local);
   /// Row `group + ordinal · rowGroups` of a chunk: the warp's `ordinal`-th.
   Value warpRow(OpBuilder &b, Value group, Value ordinal);
-  /// The row of a group of `size` that lane `lane` evaluates: its own, the
-  /// group's last for the lanes past it.
+  /// The element of a group of `size` that lane `lane` evaluates: its own,
+  /// the group's last for the lanes past it.
   Value laneInGroup(OpBuilder &b, int64_t size, Value lane);
+  /// The s-th unit of the warps of slot `slot` (its index in the block's
+  /// tile).
+  Value slotUnit(OpBuilder &b, Value slot, int64_t s);
+  /// In a group of `size` rows for each of the warp's units at once, the
+  /// row that lane `lane` evaluates (the s-th unit's row j in lane
+  /// s · size + j), and its unit (in the tile, of the warps of `slot`).
+  Value laneRowInGroup(OpBuilder &b, int64_t size, Value lane);
+  Value laneUnit(OpBuilder &b, Value slot, int64_t size, Value lane);
   /// The row (of the whole batch) whose element lane `lane` evaluates in
   /// the group of the warp's rows from its `index`-th on in the chunk
   /// [first, first + rows), for groups of `size` rows: the lane's row of
@@ -259,9 +272,12 @@ private:
   /// The blocks' tiles: block b takes units of tile b / rowTiles and rows
   /// of tile b % rowTiles, ⌈B / rowTiles⌉ rows a tile.
   int64_t rowTiles = 1;
-  /// The warps of a block: `unitSlots` units at a time, each by
-  /// `rowGroups` warps that split the rows; a warp has `unitsPerWarp` units.
-  int64_t unitSlots, rowGroups, unitsPerWarp;
+  /// The warps of a block: `unitSlots` slots of `unitsAtOnce` units, each
+  /// by `rowGroups` warps that split the rows; a warp has `unitsPerWarp`
+  /// slots' units one after the other (weights from memory), or the
+  /// `unitsAtOnce` units of its slot at once (weights in registers): unit
+  /// `slot + s · unitSlots` of the block's tile.
+  int64_t unitSlots, rowGroups, unitsPerWarp, unitsAtOnce = 1;
   /// Rows of the states staged in shared memory at a time, and per phase
   /// the rows it takes at a time (all of them where it stages nothing).
   int64_t chunkRows;
@@ -315,8 +331,10 @@ private:
   /// being built, one per stagedInputs[phase].
   SmallVector<Value> sharedViews;
   unsigned currentPhase = 0;
-  /// Per product, per term, per needed column: the lane's weights.
-  SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> registerWeights;
+  /// Per unit of the warp's at once, per product, per term, per needed
+  /// column: the lane's weights.
+  SmallVector<SmallVector<SmallVector<SmallVector<SmallVector<Value>>>>>
+      registerWeights;
 };
 
 } // namespace mlir::lstm::persistent

@@ -172,15 +172,17 @@ Value PersistentKernelBuilder::carriedFor(unsigned product,
 }
 
 /// The weights a warp keeps in registers for the whole sequence, loaded
-/// before the time loop: per product, per term, per column the product
-/// needs, the ceil(N/32) elements k = lane + 32j of the row of `unit`
-/// (zero where k >= N).
+/// before the time loop, for one more of its units (registerWeights[s]
+/// for the s-th): per product, per term, per column the product needs, the
+/// ceil(N/32) elements k = lane + 32j of the row of `unit` (zero where
+/// k >= N).
 void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
                                                   Value lane) {
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  auto &perProduct = registerWeights.emplace_back();
   for (auto [p, product] : llvm::enumerate(plan.products)) {
-    auto &perTerm = registerWeights.emplace_back();
+    auto &perTerm = perProduct.emplace_back();
     for (Value weight : weights[p]) {
       // K of this term.
       int64_t n = cast<MemRefType>(weight.getType())
@@ -228,11 +230,13 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
 
 /// Lane `lane`'s partial sums of the columns `neededColumns[p]` (plus
 /// `unit`) of product `p` for each of the rows staged at `localRows`, as
-/// [row][column]: the lane sums the terms k = lane (mod 32) of the dot
-/// products (reduceAcrossLanes sums the lanes'). The weights come from
+/// [row][column], for each of the warp's units at once: [s · rows + row]
+/// [column] for its s-th. The lane sums the terms k = lane (mod 32) of the
+/// dot products (reduceAcrossLanes sums the lanes'). The weights come from
 /// registers (loadRegisterWeights) or, where they do not fit, from global
-/// memory (L1 and L2), each read once for all the rows; the states from the
-/// block's shared memory.
+/// memory (L1 and L2; one unit at once), each read once for all the rows;
+/// the states from the block's shared memory, each element loaded once for
+/// all the units.
 SmallVector<SmallVector<Value>>
 PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
                                               ArrayRef<Value> localRows,
@@ -242,8 +246,13 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
   size_t numColumns = columns.size();
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
-  // Row-major [row][column], flat: the form loops carry them in.
-  SmallVector<Value> acc(localRows.size() * numColumns, zero);
+  // Row-major [unit][row][column], flat: the form loops carry them in.
+  size_t numRows = localRows.size();
+  size_t numUnits = useRegisters ? size_t(unitsAtOnce) : 1;
+  SmallVector<Value> acc(numUnits * numRows * numColumns, zero);
+  auto sumAt = [&](size_t s, size_t r, size_t c) -> Value & {
+    return acc[(s * numRows + r) * numColumns + c];
+  };
   for (auto [t, term] : llvm::enumerate(product.terms)) {
     // K of this term: the width of its input's staged rows.
     int64_t n = inputWidth(term.first);
@@ -277,12 +286,13 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
               llvm::MaybeAlign(kVectorTerms * sizeof(float)));
           for (int64_t e = 0; e < kVectorTerms; ++e) {
             Value h = vector::ExtractOp::create(b, loc, terms, e);
-            for (size_t c = 0; c < numColumns; ++c) {
-              Value &sum = acc[r * numColumns + c];
-              sum = math::FmaOp::create(
-                  b, loc, h, registerWeights[p][t][c][j * kVectorTerms + e],
-                  sum);
-            }
+            for (size_t s = 0; s < numUnits; ++s)
+              for (size_t c = 0; c < numColumns; ++c) {
+                Value &sum = sumAt(s, r, c);
+                sum = math::FmaOp::create(
+                    b, loc, h,
+                    registerWeights[s][p][t][c][j * kVectorTerms + e], sum);
+              }
           }
         }
       }
@@ -295,11 +305,12 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
           k = arith::MinUIOp::create(b, loc, k, index(b, n - 1));
         SmallVector<Value> h = stagedAt(b, loc, k);
         for (auto [r, hr] : llvm::enumerate(h))
-          for (size_t c = 0; c < numColumns; ++c) {
-            Value &sum = acc[r * numColumns + c];
-            sum = math::FmaOp::create(b, loc, hr, registerWeights[p][t][c][j],
-                                      sum);
-          }
+          for (size_t s = 0; s < numUnits; ++s)
+            for (size_t c = 0; c < numColumns; ++c) {
+              Value &sum = sumAt(s, r, c);
+              sum = math::FmaOp::create(b, loc, hr,
+                                        registerWeights[s][p][t][c][j], sum);
+            }
       }
       continue;
     }
@@ -357,7 +368,7 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     acc.assign(rest.getResults().begin(), rest.getResults().end());
   }
   SmallVector<SmallVector<Value>> perRow;
-  for (size_t r = 0; r < localRows.size(); ++r)
+  for (size_t r = 0; r < numUnits * numRows; ++r)
     perRow.emplace_back(ArrayRef<Value>(acc).slice(r * numColumns, numColumns));
   return perRow;
 }

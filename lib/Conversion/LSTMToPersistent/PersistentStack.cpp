@@ -209,6 +209,23 @@ LogicalResult StackKernel::plan() {
       llvm::any_of(builders, [](auto &b) { return !b->usesRegisters(); })) {
     if (failed(makeBuilders(kFewerThreads)))
       return failure();
+  } else if (options.blockSize == 0) {
+    // 256 threads also where a layer's warps then take more units at once
+    // (their lanes hold the weights of more units): char-rnn's backward
+    // stack, 4 units at once in both layers against 4 and 2 (and 176 bytes
+    // of spills, ptxas) with 512 threads: 0.218 against 0.269 ms on the
+    // H200 (docs/benchmarks.md, "Several units a warp at once").
+    SmallVector<int64_t> wide;
+    for (auto &builder : builders)
+      wide.push_back(builder->unitsAtOnceCount());
+    bool more =
+        succeeded(makeBuilders(kFewerThreads)) &&
+        llvm::all_of(builders, [](auto &b) { return b->usesRegisters(); }) &&
+        llvm::any_of(llvm::zip(builders, wide), [](auto pair) {
+          return std::get<0>(pair)->unitsAtOnceCount() > std::get<1>(pair);
+        });
+    if (!more && failed(makeBuilders(kDefaultBlockSize)))
+      return failure();
   }
   // Layer l + 1 reads layer l's output of step t in the iteration after
   // the one that wrote it: a grid barrier must follow the write.

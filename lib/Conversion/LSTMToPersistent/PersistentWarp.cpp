@@ -4,14 +4,16 @@
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Each warp of a block owns one unit of the block's tile (or several, when
-// the tile has more units than the block has warps) and a share of the
+// Each warp of a block owns one unit of the block's tile (or several: one
+// after the other when the tile has more units than the block has warps,
+// or at once where their weights fit in its registers) and a share of the
 // rows. In a chunk of staged rows it takes its rows a group at a time: its
 // lanes split the dot products of the group's staged rows with the weight
-// rows the pointwise region reads (lane l sums k = l, l + 32, ...), one
-// butterfly of shuffles sums all of them, and lane j evaluates the element
-// of the group's row j (PersistentElement.cpp): the region once per row,
-// not once per lane.
+// rows the pointwise region reads (lane l sums k = l, l + 32, ...; each
+// staged value loaded once for all the units at once), one butterfly of
+// shuffles sums all of them, and lane s · size + j evaluates the element
+// of the group's row j of its s-th unit (PersistentElement.cpp): the
+// region once per element, not once per lane.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,25 +45,51 @@ Value PersistentKernelBuilder::laneInGroup(OpBuilder &b, int64_t size,
   return arith::MinUIOp::create(b, loc, lane, index(b, size - 1));
 }
 
+Value PersistentKernelBuilder::slotUnit(OpBuilder &b, Value slot, int64_t s) {
+  if (s == 0)
+    return slot;
+  return arith::AddIOp::create(b, loc, slot, index(b, s * unitSlots));
+}
+
+Value PersistentKernelBuilder::laneRowInGroup(OpBuilder &b, int64_t size,
+                                              Value lane) {
+  Value element = laneInGroup(b, size * unitsAtOnce, lane);
+  if (unitsAtOnce == 1)
+    return element;
+  return arith::RemUIOp::create(b, loc, element, index(b, size));
+}
+
+Value PersistentKernelBuilder::laneUnit(OpBuilder &b, Value slot, int64_t size,
+                                        Value lane) {
+  if (unitsAtOnce == 1)
+    return slot;
+  Value element = laneInGroup(b, size * unitsAtOnce, lane);
+  Value s = arith::DivUIOp::create(b, loc, element, index(b, size));
+  return arith::AddIOp::create(
+      b, loc, slot, arith::MulIOp::create(b, loc, s, index(b, unitSlots)));
+}
+
 Value PersistentKernelBuilder::laneRow(OpBuilder &b, Value first, Value rows,
                                        Value group, Value index, int64_t size,
                                        Value lane) {
-  Value local =
-      warpRow(b, group,
-              arith::AddIOp::create(b, loc, index, laneInGroup(b, size, lane)));
+  Value local = warpRow(
+      b, group,
+      arith::AddIOp::create(b, loc, index, laneRowInGroup(b, size, lane)));
   Value lastRow = arith::SubIOp::create(b, loc, rows, this->index(b, 1));
   return arith::AddIOp::create(b, loc, first,
                                arith::MinUIOp::create(b, loc, local, lastRow));
 }
 
-/// `size` of the warp's rows of the chunk [first, first + rows) for one
-/// unit, from its `index`-th on (rows group + (index + j) · rowGroups; one
-/// past the chunk is computed on its last row and not stored): every lane
-/// accumulates its share of each row's dot products, reduceAcrossLanes
-/// sums them, and lane j gathers the sums of the group's row j with
-/// shuffles and evaluates that row's element (with `size` 1, lane 0; the
-/// other lanes' results are not stored). `operands` are the lane's
-/// (loadOperands on its row, laneRow with the phase's group size).
+/// `size` of the warp's rows of the chunk [first, first + rows) for its
+/// units at once, from its `index`-th on (rows group + (index + j) ·
+/// rowGroups; one past the chunk is computed on its last row and not
+/// stored): every lane accumulates its share of each row's dot products,
+/// reduceAcrossLanes sums them, and lane s · size + j gathers the sums of
+/// the group's row j for the s-th unit with shuffles and evaluates that
+/// element (with one element, lane 0; the other lanes' results are not
+/// stored). `unit` and `inside` are the lane's unit (warpUnit of laneUnit),
+/// `operands` the lane's (loadOperands on its row, laneRow with the phase's
+/// group size, and its unit).
 void PersistentKernelBuilder::buildRowGroup(
     OpBuilder &b, unsigned phase, int64_t size, Value index, Value first,
     Value rows, Value group, Value step, Value cur, Value next, Value unit,
@@ -80,8 +108,10 @@ void PersistentKernelBuilder::buildRowGroup(
     partials.push_back(buildProductPartials(b, p, localRows, unit, lane));
     perRow += int64_t(neededColumns[p].size());
   }
+  // The group's elements: its rows for each of the units at once.
+  int64_t elements = size * unitsAtOnce;
   SmallVector<Value> values;
-  for (int64_t j = 0; j < size; ++j)
+  for (int64_t j = 0; j < elements; ++j)
     for (auto &perProduct : partials)
       llvm::append_range(values, perProduct[j]);
   SmallVector<Value> sums = reduceAcrossLanes(b, values, lane);
@@ -89,13 +119,13 @@ void PersistentKernelBuilder::buildRowGroup(
   auto laneOf = [&](int64_t chunkSize) {
     return 5 - int64_t(llvm::Log2_64(llvm::PowerOf2Ceil(chunkSize)));
   };
-  Value inGroup = laneInGroup(b, size, lane);
+  Value inGroup = laneInGroup(b, elements, lane);
   ColumnSums columns;
   int64_t v = 0;
   for (unsigned p : phaseProducts[phase]) {
     for (int64_t column : neededColumns[p]) {
       Value source, sum;
-      if (size == 1) {
+      if (elements == 1) {
         // Every lane reads the one row's sums.
         int64_t chunk = v / kLanes;
         int64_t chunkSize =
@@ -104,7 +134,7 @@ void PersistentKernelBuilder::buildRowGroup(
             b, loc, b.getI32Type(), (v % kLanes) << laneOf(chunkSize));
         sum = sums[chunk];
       } else {
-        // One chunk (size · perRow <= 32); lane j reads row j's.
+        // One chunk (elements · perRow <= 32); lane j reads element j's.
         Value at = arith::AddIOp::create(
             b, loc,
             arith::MulIOp::create(b, loc, inGroup, this->index(b, perRow)),
@@ -123,15 +153,16 @@ void PersistentKernelBuilder::buildRowGroup(
     }
   }
   // The lane's row, and whether it stores it.
-  Value local =
-      warpRow(b, group, arith::AddIOp::create(b, loc, index, inGroup));
+  Value local = warpRow(
+      b, group,
+      arith::AddIOp::create(b, loc, index, laneRowInGroup(b, size, lane)));
   Value store = arith::AndIOp::create(
       b, loc, inside,
       arith::AndIOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, rows),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
-                                this->index(b, size))));
+                                this->index(b, elements))));
   Value stagedRow = arith::MinUIOp::create(b, loc, local, lastRow);
   Value row = arith::AddIOp::create(b, loc, first, stagedRow);
   computeElement(b, phase, mapOperands(phase, operands), columns, step, cur,
@@ -183,22 +214,28 @@ void PersistentKernelBuilder::buildWarpChunk(
   scf::ForOp::create(
       b, loc, index(b, 0), index(b, unitsPerWarp), index(b, 1), ValueRange(),
       [&](OpBuilder &ub, Location l, Value u, ValueRange) {
-        WarpUnit unit = warpUnit(
-            ub, arith::AddIOp::create(
-                    ub, l, slot,
-                    arith::MulIOp::create(ub, l, u, index(ub, unitSlots))));
-        auto operandsAt = [&](OpBuilder &nb, Value at) {
-          return loadOperands(nb, phase, step, cur,
-                              laneRow(nb, first, rows, group, at, size, lane),
-                              unit.index);
+        // The slot of the warp's units (one after the other, or at once).
+        Value unitSlot = arith::AddIOp::create(
+            ub, l, slot, arith::MulIOp::create(ub, l, u, index(ub, unitSlots)));
+        // The lane's unit in groups of `rowsAtOnce` rows.
+        auto unitOf = [&](OpBuilder &nb, int64_t rowsAtOnce) {
+          return warpUnit(nb, laneUnit(nb, unitSlot, rowsAtOnce, lane));
+        };
+        WarpUnit unit = unitOf(ub, size);
+        auto operandsAt = [&](OpBuilder &nb, Value at, const WarpUnit &of,
+                              int64_t rowsAtOnce) {
+          return loadOperands(
+              nb, phase, step, cur,
+              laneRow(nb, first, rows, group, at, rowsAtOnce, lane), of.index);
         };
         // The operands of the group at `at`: the early ones for the first
         // group, else loaded at the start of the group (carried from the
         // group before, they would be live through its work: a training
         // forward's cell, which saves its activations, spilled).
-        auto operandsOf = [&](OpBuilder &nb, Location nl, Value at) {
+        auto operandsOf = [&](OpBuilder &nb, Location nl, Value at,
+                              const WarpUnit &of, int64_t rowsAtOnce) {
           if (!early)
-            return operandsAt(nb, at);
+            return operandsAt(nb, at, of, rowsAtOnce);
           Value isFirst = arith::CmpIOp::create(
               nb, nl, arith::CmpIPredicate::eq, at, index(nb, 0));
           auto choice = scf::IfOp::create(
@@ -207,7 +244,8 @@ void PersistentKernelBuilder::buildWarpChunk(
                 scf::YieldOp::create(tb, tl, *early);
               },
               [&](OpBuilder &eb, Location el) {
-                scf::YieldOp::create(eb, el, operandsAt(eb, at));
+                scf::YieldOp::create(eb, el,
+                                     operandsAt(eb, at, of, rowsAtOnce));
               });
           return SmallVector<Value>(choice.getResults());
         };
@@ -217,7 +255,7 @@ void PersistentKernelBuilder::buildWarpChunk(
               Value at = arith::MulIOp::create(gb, gl, g, index(gb, size));
               buildRowGroup(gb, phase, size, at, first, rows, group, step, cur,
                             next, unit.index, unit.inside, lane,
-                            operandsOf(gb, gl, at));
+                            operandsOf(gb, gl, at, unit, size));
               scf::YieldOp::create(gb, gl);
             });
         if (size != 1) {
@@ -225,8 +263,15 @@ void PersistentKernelBuilder::buildWarpChunk(
           Value single = arith::CmpIOp::create(ub, l, arith::CmpIPredicate::ult,
                                                at, count);
           scf::IfOp::create(ub, l, single, [&](OpBuilder &ib, Location) {
+            // One row: with several units at once, the lanes' units differ
+            // from the groups' (the early operands are the first group's,
+            // never this one's unless it is the first: then it has the
+            // first group's lanes too, as laneRow clamps the same way).
+            WarpUnit one = unitsAtOnce == 1 ? unit : unitOf(ib, 1);
             buildRowGroup(ib, phase, 1, at, first, rows, group, step, cur, next,
-                          unit.index, unit.inside, lane, operandsOf(ib, l, at));
+                          one.index, one.inside, lane,
+                          unitsAtOnce == 1 ? operandsOf(ib, l, at, one, 1)
+                                           : operandsAt(ib, at, one, 1));
             scf::YieldOp::create(ib, l);
           });
         }

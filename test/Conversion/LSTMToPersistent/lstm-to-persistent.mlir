@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false row-tiles=false" -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-to-persistent=always=true -split-input-file | FileCheck %s --check-prefix=ASYNC
-// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false" -split-input-file | FileCheck %s --check-prefix=TILES
+// RUN: lstm-opt %s --lstm-to-persistent="always=true async-copies=false units-at-once=1" -split-input-file | FileCheck %s --check-prefix=TILES
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32 always=true" -split-input-file | FileCheck %s --check-prefix=TILED
 // RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s --check-prefix=COST
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=COST-MEMORY

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=32" | FileCheck %s --check-prefix=HALF
-// RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=8" | FileCheck %s --check-prefix=WHOLE
+// RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=32 units-at-once=1" | FileCheck %s --check-prefix=HALF
+// RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=8 units-at-once=1" | FileCheck %s --check-prefix=WHOLE
 // RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=4" | FileCheck %s --check-prefix=NONE
 // RUN: lstm-opt %s --lstm-to-persistent="always=true block-size=512 max-blocks=32 row-tiles=false" | FileCheck %s --check-prefix=OFF
 

@@ -76,6 +76,11 @@ struct PersistentOptions {
   /// Blocks that split the batch's rows as well as the units where a block
   /// has warps to spare for the rows: a block stages only its own rows.
   bool rowTiles = true;
+  /// Units a warp computes at once, in one pass over the staged values
+  /// (1, 2 or 4; fewer where their weights would not fit in the registers);
+  /// 0: chosen by the layout (as many as give each staged value about four
+  /// product columns, where the weights leave the rows grouped).
+  int64_t unitsAtOnce = 0;
 };
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
