@@ -165,3 +165,43 @@ func.func @dynamic_layout(%h: memref<?x128xf32, strided<[?, ?], offset: ?>>, %r:
       ins(%h, %r : memref<?x128xf32, strided<[?, ?], offset: ?>>, memref<512x128xf32>) outs(%c : memref<?x512xf32>)
   return
 }
+
+// -----
+
+// Run-time checks (an scf.if of cf.asserts, as lstm-generate-runtime-checks
+// puts them before the contraction) between the zero fill and the
+// contraction: beta = 0 still replaces the fill. A store in between keeps
+// it (beta = 1 after the fill).
+// CHECK-LABEL: func.func @fill_then_checks
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: scf.if
+// CHECK: cf.assert
+// CHECK: call @lstmRuntimeGemmStridedBatched({{.*}}, %[[ZERO]], %{{.*}}, %c512_i64, %c0_i64, %c1_i64)
+// CHECK-LABEL: func.func @fill_then_store
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: linalg.fill
+// CHECK: memref.store
+// CHECK: call @lstmRuntimeGemmStridedBatched({{.*}}, %[[ONE]], %{{.*}}, %c512_i64, %c0_i64, %c1_i64)
+func.func @fill_then_checks(%x: memref<?x64xf32>, %w: memref<512x64xf32>, %c: memref<?x512xf32>,
+                            %check: i1, %ok: i1) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x512xf32>)
+  scf.if %check {
+    cf.assert %ok, "a run-time check"
+  }
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x64xf32>, memref<512x64xf32>) outs(%c : memref<?x512xf32>)
+  return
+}
+func.func @fill_then_store(%x: memref<?x64xf32>, %w: memref<512x64xf32>, %c: memref<?x512xf32>,
+                           %other: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x512xf32>)
+  memref.store %zero, %other[%i] : memref<4xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x64xf32>, memref<512x64xf32>) outs(%c : memref<?x512xf32>)
+  return
+}
