@@ -145,9 +145,9 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     hoist_min_threads (cpu): the least number of threads (set_threads, at
     run time) that runs the hoisted input projections hoisted; with fewer
     the layers compute them in their steps, which measured 5-11% faster on
-    one thread and 0-3% on two (lstm-hoist-by-threads; None: the compiler's default,
-    3; 1: always hoisted). Applies where the pre_passes hoist
-    (lstm-optimize).
+    one thread and 0-3% on two (lstm-hoist-by-threads; None: the
+    compiler's default, 3; 1: always hoisted). Applies where the pre_passes
+    hoist (lstm-optimize).
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")

@@ -3,7 +3,9 @@
 """The persistent kernels' warps taking one, two or four units at once
 (`lstm-to-persistent{units-at-once}`), on the GPU: stacks of two H = 128
 layers (one kernel each way; the backward's products have one column a
-unit) and single layers of H = 256, for the LSTM, the peephole LSTM and
+unit) and single layers of H = 256 and of H = 100 (whose last block's
+tile has units past the layer's: 8 a block), for the LSTM, the peephole
+LSTM and
 Cho's GRU, compiled with gradients under each layout. Checks the forward's
 outputs and every gradient of `forward_grad` against float64 eager
 autograd (bench/train_gpu.py's cells) on fresh random inputs, at batches
@@ -11,8 +13,8 @@ of one row, of rows split unevenly among the tiles and the warps' groups,
 and of tiles with none.
 
   # where MLIR is, for each CELL in lstm peephole cho_gru, (L, H) in
-  # (2, 128), (1, 256) (NAME: CELL_lL_hH, or CELL_hH for L = 1), and
-  # (SUFFIX, OPTIONS) in (_u1, units-at-once=1), (_u2, units-at-once=2),
+  # (2, 128), (1, 256), (1, 100) (NAME: CELL_lL_hH, or CELL_hH for L = 1),
+  # and (SUFFIX, OPTIONS) in (_u1, units-at-once=1), (_u2, units-at-once=2),
   # (_u4b256, units-at-once=4 block-size=256):
   python3 bench/make_network.py --cell CELL --layers L --hidden H --input 24 -o DIR/NAME.mlir
   python3 test/GPU/signature.py --tools build/bin --gradients --pre-passes=lstm-optimize \\
@@ -46,7 +48,8 @@ def main():
     for suffix in LAYOUTS:
         passed, err = check_networks(
             directory, [(2, 128, cell, stacks) for cell in cells]
-            + [(1, 256, cell, layers) for cell in cells], seed, suffix=suffix)
+            + [(1, H, cell, layers) for H in (256, 100) for cell in cells],
+            seed, suffix=suffix)
         ok &= passed
         worst = max(worst, err)
     print(('PASSED' if ok else 'FAILED') + f': units at once, largest relative error {worst:.1e}')

@@ -194,9 +194,8 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     int64_t want = options.unitsAtOnce != 0
                        ? options.unitsAtOnce
                        : std::max<int64_t>(1, kColumnsAtOnce / maxColumns);
-    int64_t weightBound = registerBudget;
     while (2 * unitsAtOnce <= want && unitSlots % (2 * unitsAtOnce) == 0 &&
-           2 * unitsAtOnce * registersNeeded <= weightBound &&
+           2 * unitsAtOnce * registersNeeded <= registerBudget &&
            2 * unitsAtOnce * maxColumns <= kMaxAccumulators)
       unitsAtOnce *= 2;
     unitSlots /= unitsAtOnce;

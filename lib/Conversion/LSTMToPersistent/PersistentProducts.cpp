@@ -248,7 +248,8 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
   // Row-major [unit][row][column], flat: the form loops carry them in.
   size_t numRows = localRows.size();
-  size_t numUnits = useRegisters ? size_t(unitsAtOnce) : 1;
+  // Several units at once only where the weights are registers.
+  size_t numUnits = size_t(unitsAtOnce);
   SmallVector<Value> acc(numUnits * numRows * numColumns, zero);
   auto sumAt = [&](size_t s, size_t r, size_t c) -> Value & {
     return acc[(s * numRows + r) * numColumns + c];

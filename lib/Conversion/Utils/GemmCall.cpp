@@ -203,12 +203,16 @@ SmallVector<GemmMatch> lstm::collectGemms(RewriterBase &rewriter,
 /// could leave half-written is read again.
 static bool touchesNoMemoryButChecks(Operation *root) {
   WalkResult walk = root->walk([](Operation *op) {
-    if (isa<cf::AssertOp>(op) ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    if (isa<cf::AssertOp>(op))
       return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    return effects && effects.hasNoEffect() ? WalkResult::advance()
-                                            : WalkResult::interrupt();
+    // An op's own effects, if it declares any; its regions' ops are
+    // walked next where it has recursive effects.
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      return effects.hasNoEffect() ? WalkResult::advance()
+                                   : WalkResult::interrupt();
+    return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
   });
   return !walk.wasInterrupted();
 }

@@ -105,11 +105,12 @@ func.func @one_column(%x: tensor<?x?x128xf32>, %h0: tensor<?x64xf32>, %c0: tenso
 
 // N = 1024: a unit's weights take 32 registers a lane. In 512-thread blocks
 // (64 registers for weights) a warp takes 2 units at once; in 256-thread
-// blocks (128) 4, so the layer gets those (FOUR and NARROW, block size
-// chosen); with one unit at once 512 threads (NARROW-ONE).
-// FOUR-LABEL: func.func @wide_one_column
+// blocks (128) 4, so the layer gets those where the block size is chosen
+// (NARROW); with one unit at once 512 threads (NARROW-ONE).
 // NARROW-LABEL: func.func @wide_one_column
-// NARROW: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+// NARROW: gpu.launch {{.*}} threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// NARROW: %[[WARP:.*]] = arith.divui %[[TID]], %c32{{(_[0-9]+)?}}
+// NARROW: arith.remui %[[WARP]], %c2{{(_[0-9]+)?}} : index
 // NARROW-ONE-LABEL: func.func @wide_one_column
 // NARROW-ONE: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c512
 func.func @wide_one_column(%x: tensor<?x?x1024xf32>, %h0: tensor<?x1024xf32>,
