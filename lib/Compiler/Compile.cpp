@@ -11,6 +11,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -55,25 +56,61 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
                                        : "the pre-passes failed");
   preTiming.stop();
   addCInterfaces(module);
-  // For cuda the kernels are serialised on a thread of their own while the
-  // host object is compiled (KernelObject.cpp): the two longest steps.
+
+  // For cuda the kernels leave the module once they are in NVVM and are
+  // serialised (NVPTX code generation and ptxas, the longest step) on a
+  // thread of their own, beside the lowering of the host code, its
+  // translation and its object (KernelObject.cpp). Nothing else touches
+  // the kernels' module meanwhile; the two share only the context, which
+  // is made for use from several threads. (A thread for each kernel
+  // module, the persistent kernels' and the others', measured slower on
+  // the 2-core machine: three threads on two cores.)
   bool splitKernels = options.target == "cuda";
-  PassManager pm(context, ModuleOp::getOperationName());
-  buildLoweringPipeline(pm, options, /*serializeKernels=*/!splitKernels);
-  TimingScope loweringTiming = root.nest("lowering");
-  pm.enableTiming(loweringTiming);
-  if (failed(pm.run(module)))
-    return makeError("lowering failed");
-  loweringTiming.stop();
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
   SmallVector<std::string> kernelNames;
+  LogicalResult serialised = success();
+  std::thread serialising;
+  // Every return after the thread starts waits for it first.
+  llvm::scope_exit joinKernels([&] {
+    if (serialising.joinable())
+      serialising.join();
+  });
+  PassManager pm(context, ModuleOp::getOperationName());
+  TimingScope loweringTiming = root.nest("lowering");
   if (splitKernels) {
+    PassManager kernelsPM(context, ModuleOp::getOperationName());
+    buildCudaLoweringPipelines(kernelsPM, pm, options);
+    TimingScope kernelsTiming = loweringTiming.nest("to the kernels in NVVM");
+    kernelsPM.enableTiming(kernelsTiming);
+    if (failed(kernelsPM.run(module)))
+      return makeError("lowering failed");
+    kernelsTiming.stop();
     FailureOr<SmallVector<std::string>> moved =
         moveKernelModules(module, *kernels);
     if (failed(moved))
       return makeError("lowering failed");
     kernelNames = std::move(*moved);
+    if (!kernelNames.empty()) {
+      TimingScope kernelTiming = root.nest("kernels (GPU binary, beside the "
+                                           "host code's lowering and object)");
+      serialising =
+          std::thread([&, kernelTiming = std::move(kernelTiming)]() mutable {
+            PassManager kernelPM(context, ModuleOp::getOperationName());
+            buildKernelBinaryPipeline(kernelPM, options.cudaPath);
+            kernelPM.enableTiming(kernelTiming);
+            serialised = kernelPM.run(*kernels);
+          });
+    }
+  } else {
+    buildLoweringPipeline(pm, options);
   }
+  TimingScope hostTiming =
+      splitKernels ? loweringTiming.nest("the host code") : TimingScope();
+  pm.enableTiming(splitKernels ? hostTiming : loweringTiming);
+  if (failed(pm.run(module)))
+    return makeError("lowering failed");
+  hostTiming.stop();
+  loweringTiming.stop();
 
   TimingScope translateTiming = root.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
@@ -92,21 +129,6 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     llvmModule->print(os, nullptr);
   }
 
-  // Nothing else uses the MLIR context while the thread runs: the host
-  // object is LLVM's work alone.
-  LogicalResult serialised = success();
-  std::thread serialising;
-  if (!kernelNames.empty()) {
-    TimingScope kernelTiming = root.nest("kernels (GPU binary, beside the "
-                                         "host object)");
-    serialising =
-        std::thread([&, kernelTiming = std::move(kernelTiming)]() mutable {
-          PassManager kernelPM(context, ModuleOp::getOperationName());
-          buildKernelBinaryPipeline(kernelPM, options.cudaPath);
-          kernelPM.enableTiming(kernelTiming);
-          serialised = kernelPM.run(*kernels);
-        });
-  }
   std::string hostCPU = options.hostCPU;
   if (hostCPU.empty())
     hostCPU = options.target == "cpu" ? "native" : "generic";
@@ -115,6 +137,7 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   llvm::Error hostObject =
       emitObjectFile(*llvmModule, objects[0], hostCPU, options.optLevel);
   objectTiming.stop();
+  joinKernels.release();
   if (serialising.joinable())
     serialising.join();
   auto removeObjects = [&] {

@@ -62,6 +62,11 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
             std::to_string(options.chunkBytes));
   // The chunks are the CPU lowering's: asked for the GPU, the option would
   // be ignored without a word.
+  if (options.streams < 1)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "streams must be >= 1 (1: one stream), got " +
+            std::to_string(options.streams));
   if (options.chunkBytes > 0 && options.target != "cpu")
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "chunk-bytes applies to target cpu (got '" +
@@ -93,20 +98,31 @@ LogicalResult lstm::buildPrePassPipeline(OpPassManager &pm,
   return success();
 }
 
+static lstm::LSTMToNVVMOptions
+nvvmOptions(const lstm::CompileOptions &options) {
+  lstm::LSTMToNVVMOptions nvvm;
+  nvvm.chip = options.chip;
+  nvvm.features = options.features;
+  nvvm.cudaPath = options.cudaPath;
+  nvvm.cublas = options.cublas;
+  nvvm.cublasMinSize = options.cublasMinSize;
+  nvvm.computeType = options.computeType;
+  nvvm.persistent = options.persistent;
+  nvvm.streams = options.streams;
+  return nvvm;
+}
+
+void lstm::buildCudaLoweringPipelines(OpPassManager &kernels,
+                                      OpPassManager &host,
+                                      const CompileOptions &options) {
+  buildLSTMToNVVMKernelsPipeline(kernels, nvvmOptions(options));
+  buildLSTMToNVVMHostPipeline(host);
+}
+
 void lstm::buildLoweringPipeline(OpPassManager &pm,
-                                 const CompileOptions &options,
-                                 bool serializeKernels) {
+                                 const CompileOptions &options) {
   if (options.target == "cuda") {
-    LSTMToNVVMOptions nvvm;
-    nvvm.chip = options.chip;
-    nvvm.features = options.features;
-    nvvm.cudaPath = options.cudaPath;
-    nvvm.cublas = options.cublas;
-    nvvm.cublasMinSize = options.cublasMinSize;
-    nvvm.computeType = options.computeType;
-    nvvm.persistent = options.persistent;
-    nvvm.serializeKernels = serializeKernels;
-    buildLSTMToNVVMPipeline(pm, nvvm);
+    buildLSTMToNVVMPipeline(pm, nvvmOptions(options));
   } else {
     LSTMToCPUOptions cpu;
     cpu.blas = options.blas;

@@ -235,6 +235,13 @@ static int gpuChipVersion(StringRef chip) {
 
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
+  buildLSTMToNVVMKernelsPipeline(pm, options);
+  buildLSTMToNVVMHostPipeline(pm);
+  buildKernelBinaryPipeline(pm, options.cudaPath);
+}
+
+void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
+                                          const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
   // gpu.launch. Its products are fp32 FMAs: what the fp32 compute type asks,
   // and more exact than the tf32 one allows (the kernels run at batches
@@ -286,6 +293,14 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   // Every buffer lives on the device; GEMMs go to cuBLAS, every other linalg
   // op becomes one kernel.
   pm.addNestedPass<func::FuncOp>(createConvertHostMemoryToGPUPass());
+  // Independent products (a backward's weight gradients) on several
+  // streams, before they become cuBLAS calls: the linalg ops say what they
+  // read and write.
+  if (options.streams > 1) {
+    lstm::ForkIndependentWorkPassOptions fork;
+    fork.maxStreams = options.streams;
+    pm.addPass(lstm::createForkIndependentWorkPass(fork));
+  }
   if (options.cublas) {
     ConvertGemmToCublasPassOptions gemm;
     gemm.minSize = options.cublasMinSize;
@@ -335,14 +350,14 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
+}
 
+void lstm::buildLSTMToNVVMHostPipeline(OpPassManager &pm) {
   buildHostToLLVMPipeline(pm, /*cachedAllocation=*/false);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(lstm::createCheckAllocationsPass());
   pm.addPass(createCanonicalizerPass());
-  if (options.serializeKernels)
-    buildKernelBinaryPipeline(pm, options.cudaPath);
 }
 
 void lstm::buildKernelBinaryPipeline(OpPassManager &pm, StringRef cudaPath) {
@@ -481,6 +496,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Compute the persistent kernels' indices in 32 bits "
                      "(lstm-narrow-kernel-indices)"),
       llvm::cl::init(true)};
+  Option<int64_t> streams{
+      *this, "streams",
+      llvm::cl::desc("The most streams independent products run on at once "
+                     "(lstm-fork-independent-work; 1: one stream)"),
+      llvm::cl::init(4)};
 };
 } // namespace
 
@@ -544,6 +564,7 @@ void lstm::registerLSTMPipelines() {
         options.computeType = o.computeType;
         options.runtimeChecks = o.runtimeChecks;
         options.narrowKernelIndices = o.narrowKernelIndices;
+        options.streams = o.streams;
         buildLSTMToNVVMPipeline(pm, options);
         return success();
       },

@@ -39,6 +39,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 using namespace lstm::runtime;
 
@@ -136,24 +137,43 @@ bool checkCublas(const CublasLibrary *lib, cublasStatus_t status,
 
 #define LSTM_CUBLAS_CHECK(lib, expr) checkCublas(lib, (lib)->expr, #expr)
 
-/// This thread's handle, bound to the run's stream.
-cublasHandle_t handleOnStream(const CublasLibrary *lib) {
-  static thread_local cublasHandle_t handle = nullptr;
-  if (!handle) {
-    if (!LSTM_CUBLAS_CHECK(lib, cublasCreate_v2(&handle)))
-      return nullptr;
-    // The default math mode: fp32 means fp32 (CUBLAS_COMPUTE_32F never uses
-    // TF32 in it), TF32 only through CUBLAS_COMPUTE_32F_FAST_TF32. (The
-    // pedantic mode would also forbid the fast fp32 kernels.)
-    if (!LSTM_CUBLAS_CHECK(lib,
-                           cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH))) {
-      handle = nullptr;
-      return nullptr;
-    }
-  }
-  if (!LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(handle, currentStream())))
+/// A new handle in the default math mode: fp32 means fp32
+/// (CUBLAS_COMPUTE_32F never uses TF32 in it), TF32 only through
+/// CUBLAS_COMPUTE_32F_FAST_TF32. (The pedantic mode would also forbid the
+/// fast fp32 kernels.) Null after a failure.
+cublasHandle_t createHandle(const CublasLibrary *lib) {
+  cublasHandle_t handle = nullptr;
+  if (!LSTM_CUBLAS_CHECK(lib, cublasCreate_v2(&handle)))
+    return nullptr;
+  if (!LSTM_CUBLAS_CHECK(lib, cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH)))
     return nullptr;
   return handle;
+}
+
+/// This thread's handle for the current stream, bound to it: one for the
+/// run's stream and one for each side stream (ForkedStreams.cpp), since
+/// cuBLAS's default workspace belongs to the handle and GEMMs on two
+/// streams at once must not share one.
+cublasHandle_t handleOnStream(const CublasLibrary *lib) {
+  static thread_local cublasHandle_t runHandle = nullptr;
+  static thread_local std::vector<std::pair<CUstream, cublasHandle_t>> sides;
+  CUstream stream = currentStream();
+  if (!stream)
+    return nullptr;
+  cublasHandle_t *handle = &runHandle;
+  if (isSideStream(stream)) {
+    handle = nullptr;
+    for (auto &[side, sideHandle] : sides)
+      if (side == stream)
+        handle = &sideHandle;
+    if (!handle)
+      handle = &sides.emplace_back(stream, nullptr).second;
+  }
+  if (!*handle && !(*handle = createHandle(lib)))
+    return nullptr;
+  if (!LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(*handle, stream)))
+    return nullptr;
+  return *handle;
 }
 
 bool gemmTypes(int32_t computeType, GemmTypes &types) {

@@ -10,33 +10,56 @@
 
 #include "lstm/Runtime/CudaRuntime.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
 namespace {
 
+/// Free blocks ordered on one stream.
 struct Cache {
-  /// The stream every cached block is ordered on.
   CUstream stream = nullptr;
   /// Free blocks by size.
   std::unordered_map<uint64_t, std::vector<CUdeviceptr>> free;
-  /// The size of every block handed out and not yet freed to the driver.
-  std::unordered_map<CUdeviceptr, uint64_t> sizes;
 };
 
-// No destructor frees the blocks: at thread or process exit the driver may
-// already be gone, and it reclaims them anyway.
+/// One cache for the run's stream and one for each side stream it forks
+/// (ForkedStreams.cpp).
+thread_local std::vector<Cache> caches;
+/// The size of every block handed out (or cached) and not yet freed to the
+/// driver.
+thread_local std::unordered_map<CUdeviceptr, uint64_t> sizes;
 
-thread_local Cache cache;
-
-void flush() {
+void flush(Cache &cache) {
   for (auto &[size, blocks] : cache.free) {
     for (CUdeviceptr block : blocks) {
-      cache.sizes.erase(block);
+      sizes.erase(block);
       LSTM_CUDA_CHECK(cuMemFreeAsync(block, cache.stream));
     }
   }
   cache.free.clear();
+}
+
+/// The cache of `stream`. A run's stream that is not the last one's (the
+/// caller changed streams) empties the earlier one's: its blocks would be
+/// ordered on a stream the runs no longer use.
+Cache &cacheOf(CUstream stream) {
+  for (Cache &cache : caches)
+    if (cache.stream == stream)
+      return cache;
+  if (!lstm::runtime::isSideStream(stream)) {
+    for (Cache &cache : caches)
+      if (!lstm::runtime::isSideStream(cache.stream))
+        flush(cache);
+    caches.erase(std::remove_if(caches.begin(), caches.end(),
+                                [](const Cache &cache) {
+                                  return !lstm::runtime::isSideStream(
+                                      cache.stream);
+                                }),
+                 caches.end());
+  }
+  caches.push_back(Cache{stream, {}});
+  return caches.back();
 }
 
 } // namespace
@@ -44,10 +67,7 @@ void flush() {
 namespace lstm::runtime {
 
 CUdeviceptr allocateDevice(uint64_t bytes, CUstream stream) {
-  if (stream != cache.stream) {
-    flush();
-    cache.stream = stream;
-  }
+  Cache &cache = cacheOf(stream);
   auto it = cache.free.find(bytes);
   if (it != cache.free.end() && !it->second.empty()) {
     CUdeviceptr block = it->second.back();
@@ -57,23 +77,27 @@ CUdeviceptr allocateDevice(uint64_t bytes, CUstream stream) {
   CUdeviceptr ptr = 0;
   if (!LSTM_CUDA_CHECK(cuMemAllocAsync(&ptr, bytes, stream)))
     return 0;
-  cache.sizes[ptr] = bytes;
+  sizes[ptr] = bytes;
   return ptr;
 }
 
 void releaseDevice(CUdeviceptr ptr, CUstream stream) {
-  auto it = cache.sizes.find(ptr);
-  if (it == cache.sizes.end() || stream != cache.stream) {
-    // Not ours (or from another stream): straight back to the driver.
-    if (it != cache.sizes.end())
-      cache.sizes.erase(it);
+  auto it = sizes.find(ptr);
+  if (it == sizes.end()) {
+    // Not ours: straight back to the driver.
     LSTM_CUDA_CHECK(cuMemFreeAsync(ptr, stream));
     return;
   }
-  cache.free[it->second].push_back(ptr);
+  // Reused after the work queued on `stream` so far, which is where the
+  // generated code frees it: after its last use, on that stream or on a
+  // side stream joined into it.
+  cacheOf(stream).free[it->second].push_back(ptr);
 }
 
-void emptyDeviceCache() { flush(); }
+void emptyDeviceCache() {
+  for (Cache &cache : caches)
+    flush(cache);
+}
 
 } // namespace lstm::runtime
 

@@ -8,9 +8,13 @@
 // A compiled network allocates and frees the same scratch buffers every step
 // (a GEMM's result, a gate's activations). Those go through a per-thread
 // cache keyed by size: a freed block is reused by the next allocation of the
-// same size, with no driver call. That is safe because every use, free and
-// reuse of a block is ordered on the one stream of the run; the cache is
-// emptied (blocks handed back to the driver) when the stream changes.
+// same size, with no driver call. That is safe because a block freed on a
+// stream is reused only by later work of that stream: each stream (the
+// run's, and the side streams it forks, ForkedStreams.cpp) has a cache of
+// its own, and the generated code frees a block after its last use, on the
+// stream of that use or on one that joined it. The run's stream's cache is
+// emptied (blocks handed back to the driver) when the caller's stream
+// changes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -65,12 +65,18 @@ bool ensureContext() {
   return true;
 }
 
-CUstream currentStream() {
+CUstream runStream() {
   if (hasCallerStream)
     return callerStream;
   if (!ownStream && ensureContext())
     LSTM_CUDA_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
   return ownStream;
+}
+
+CUstream currentStream() {
+  if (CUstream side = selectedSideStream())
+    return side;
+  return runStream();
 }
 
 } // namespace lstm::runtime
@@ -95,14 +101,14 @@ void lstmRuntimeSetStream(void *stream) {
 
 int lstmRuntimeSynchronize(void) {
   if (!failed && ensureContext())
-    LSTM_CUDA_CHECK(cuStreamSynchronize(currentStream()));
+    LSTM_CUDA_CHECK(cuStreamSynchronize(runStream()));
   return failed ? 1 : 0;
 }
 
 void lstmRuntimeFree(void *ptr) {
   // Ordered after the run and after the caller's work on the same stream.
   if (ptr && ensureContext())
-    releaseDevice(reinterpret_cast<CUdeviceptr>(ptr), currentStream());
+    releaseDevice(reinterpret_cast<CUdeviceptr>(ptr), runStream());
 }
 
 } // extern "C"

@@ -7,7 +7,8 @@
 //
 // State the runtime's entry points share, per host thread: the first failure
 // recorded since the last clear, the CUDA context, and the one stream every
-// launch, copy, allocation and GEMM of a run is ordered on.
+// launch, copy, allocation and GEMM of a run is ordered on (or, between a
+// fork and its join, one of the side streams forked from it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +40,15 @@ bool ensureContext();
 
 /// The stream of this thread's runs: the caller's (lstmRuntimeSetStream) or
 /// one the runtime creates on first use and keeps. Null after a failure.
+CUstream runStream();
+/// The stream the next launch, copy, allocation or GEMM goes to: the side
+/// stream that lstmRuntimeStreamSelect chose between a fork and its join
+/// (ForkedStreams.cpp), else the run's stream.
 CUstream currentStream();
+/// The selected side stream, or null where the run's stream is selected.
+CUstream selectedSideStream();
+/// Whether `stream` is one of this thread's side streams.
+bool isSideStream(CUstream stream);
 
 } // namespace lstm::runtime
 #pragma GCC visibility pop

@@ -83,6 +83,12 @@ static cl::opt<bool> persistent(
              "persistent kernel (fp32 arithmetic; compute types fp32 and "
              "tf32)"),
     cl::init(false), cl::cat(toolCategory));
+static cl::opt<int64_t>
+    streams("streams",
+            cl::desc("The most GPU streams that independent products (a "
+                     "backward's weight gradients) run on at once "
+                     "(--target=cuda; 1: one stream)"),
+            cl::init(4), cl::cat(toolCategory));
 static cl::opt<bool> blas(
     "blas",
     cl::desc(
@@ -190,6 +196,7 @@ int main(int argc, char **argv) {
   options.computeType = computeType;
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
+  options.streams = streams;
   options.persistent = persistent;
   options.keepObject = keepObject;
   options.hostCPU = hostCPU;

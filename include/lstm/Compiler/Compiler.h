@@ -67,6 +67,9 @@ struct CompileOptions {
   /// kernel each (cuda; compute types fp32 and tf32, the kernels computing
   /// in fp32; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
+  /// The most streams that independent products run on at once (cuda;
+  /// lstm-fork-independent-work; 1: one stream).
+  int64_t streams = 4;
   /// The CPU lowering (cpu only): GEMMs in oneDNN/OpenBLAS from `blasMinSize`
   /// m·n·k·batch up, f32 transcendental functions as polynomials; see
   /// LSTMToCPUOptions.
@@ -133,10 +136,16 @@ LogicalResult buildPrePassPipeline(OpPassManager &pm,
                                    raw_ostream &errorStream);
 
 /// Adds to `pm` the lowering of `options.target` (lstm-to-cpu or
-/// lstm-to-nvvm; without `serializeKernels`, its kernels stay gpu.modules
-/// in NVVM: LSTMToNVVMOptions::serializeKernels). (Lower.cpp)
-void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options,
-                           bool serializeKernels = true);
+/// lstm-to-nvvm). (Lower.cpp)
+void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// For target cuda, lstm-to-nvvm without the kernels' serialisation, in two
+/// parts: `kernels` lowers up to the kernels in NVVM, `host` the host code
+/// to the LLVM dialect (buildLSTMToNVVMKernelsPipeline,
+/// buildLSTMToNVVMHostPipeline), which may run after moveKernelModules.
+/// (Lower.cpp)
+void buildCudaLoweringPipelines(OpPassManager &kernels, OpPassManager &host,
+                                const CompileOptions &options);
 
 /// Moves the stack arrays of kernel arguments that the translation of
 /// gpu.launch_func puts inside loops to the entry block of their function, so

@@ -12,6 +12,7 @@
 #include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
+#include "lstm/Conversion/ForkIndependentWork/ForkIndependentWork.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
 #include "lstm/Conversion/GemmToBlas/GemmToBlas.h"
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"

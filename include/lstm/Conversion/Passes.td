@@ -521,6 +521,52 @@ def MergeGPULaunchesPass
   ];
 }
 
+def ForkIndependentWorkPass
+    : Pass<"lstm-fork-independent-work", "::mlir::ModuleOp"> {
+  let summary = "Run independent products of host code on forked GPU streams";
+  let description = [{
+    A backward pass ends with products that do not depend on each other:
+    every layer's weight, recurrent-weight and bias gradients and the
+    input's, each a GEMM that fills a few of the GPU's SMs. On one stream
+    they run one after another with most of the GPU idle and a gap before
+    each. This pass finds them in the bufferized host code of a CUDA
+    library and runs them on several streams at once, as cuDNN's backward
+    does.
+
+    In each block outside kernels it takes the longest runs of ops that
+    are device work (linalg ops, `memref.copy`, `gpu.memset`, `gpu.memcpy`
+    and `gpu.launch` without a name, on buffers allocated by `gpu.alloc`
+    or passed as arguments), ops that touch no memory (index arithmetic,
+    views, allocations, assertions) and frees. The device work of a run
+    splits into groups no two of which touch a common buffer where one of
+    them writes it (`mayOverlap`, as lstm-merge-gpu-launches decides). Where
+    at least two groups hold a product (a linalg op with a reduction), the
+    run is rewritten as: the ops that touch no memory, in their order;
+    `lstmRuntimeStreamFork(n)`; for each stream, `lstmRuntimeStreamSelect(s)`
+    and its groups' work in program order; `lstmRuntimeStreamJoin()`; the
+    frees. The groups with a product go to the streams in turn (at most
+    `max-streams`), those without one to the run's stream (stream 0), where
+    consecutive launches may still merge. The runtime
+    (lib/Runtime/ForkedStreams.cpp) makes the side streams wait for the
+    run's stream at the fork and the run's stream wait for them at the
+    join, with events: a CUDA graph captures both as edges.
+
+    Runs after bufferization and lstm-convert-host-memory-to-gpu, before
+    the GEMMs become cuBLAS calls (which the runtime then issues on the
+    selected stream) and before `gpu-async-region`, which ends its chains of
+    launches at each runtime call, so that every launch after a selection
+    goes to the stream selected.
+  }];
+  let options = [
+    Option<"maxStreams", "max-streams", "int64_t", /*default=*/"4",
+           "The most streams a run of independent products is split among "
+           "(the run's own included; 1 leaves the code alone)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
 def MergeGPUModulesPass
     : Pass<"lstm-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";

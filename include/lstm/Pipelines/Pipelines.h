@@ -112,10 +112,9 @@ struct LSTMToNVVMOptions {
   /// Whether the persistent kernels compute their indices in 32 bits
   /// (lstm-narrow-kernel-indices).
   bool narrowKernelIndices = true;
-  /// Whether the pipeline ends in buildKernelBinaryPipeline. Without it the
-  /// kernels stay gpu.modules in NVVM for a caller that serialises them
-  /// itself (compileToSharedLibrary: beside the host code's compilation).
-  bool serializeKernels = true;
+  /// The most streams that independent products of the host code run on at
+  /// once (lstm-fork-independent-work; 1: one stream).
+  int64_t streams = 4;
 };
 
 /// Lowers a module of `lstm` IR to host code in the LLVM dialect that calls
@@ -129,6 +128,18 @@ std::string defaultCudaToolkitPath();
 
 void buildLSTMToNVVMPipeline(OpPassManager &pm,
                              const LSTMToNVVMOptions &options);
+
+/// buildLSTMToNVVMPipeline in its three parts, for a caller that runs them
+/// apart (compileToSharedLibrary serialises the kernels beside the host
+/// code's lowering): the lowering up to the kernels in NVVM (gpu.modules
+/// with their target, the host code still in upstream dialects); then the
+/// host code to the LLVM dialect, which needs nothing of the kernels but
+/// their symbols (it runs as well once they have left the module, an empty
+/// gpu.binary of each module's name in its place); and
+/// buildKernelBinaryPipeline.
+void buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
+                                    const LSTMToNVVMOptions &options);
+void buildLSTMToNVVMHostPipeline(OpPassManager &pm);
 
 /// gpu-module-to-binary with the toolkit at `cudaPath` (empty:
 /// defaultCudaToolkitPath()): each gpu.module in NVVM becomes a gpu.binary

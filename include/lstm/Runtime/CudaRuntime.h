@@ -47,6 +47,22 @@ void lstmRuntimeSetStream(void *cuStream);
 /// failure is recorded (see lstmRuntimeLastError).
 int lstmRuntimeSynchronize(void);
 
+/// Makes `streams - 1` side streams wait for the work queued so far on the
+/// run's stream (nothing for `streams` <= 1). Generated code
+/// (lstm-fork-independent-work) calls it before work that it splits among
+/// streams, then lstmRuntimeStreamSelect before each stream's share, then
+/// lstmRuntimeStreamJoin.
+void lstmRuntimeStreamFork(int32_t streams);
+
+/// Sends the launches, allocations and GEMMs that follow to side stream
+/// `stream` of the last fork (1 to streams - 1), or to the run's stream (0,
+/// or any stream that the fork did not make).
+void lstmRuntimeStreamSelect(int32_t stream);
+
+/// Makes the run's stream wait for the work queued on the side streams of
+/// the last fork, and selects it again.
+void lstmRuntimeStreamJoin(void);
+
 /// The number of SMs of the current context's GPU (0 after a failure,
 /// recorded): what the persistent kernels' run-time choice compares their
 /// grid with (lstm-to-persistent). LSTM_RUNTIME_GPU_MULTIPROCESSORS=n

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/MergeGPULaunches/MergeGPULaunches.h"
+#include "lstm/Conversion/Utils/BufferAccesses.h"
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/Analysis/AliasAnalysis.h"
@@ -38,16 +39,10 @@ using namespace mlir;
 using namespace mlir::lstm;
 
 namespace {
-/// A memref defined outside a launch that the launch reads or writes.
-struct Access {
-  Value memref;
-  bool write;
-};
-
 /// A launch that may merge, and what it touches.
 struct Candidate {
   gpu::LaunchOp launch;
-  SmallVector<Access> accesses;
+  SmallVector<BufferAccess> accesses;
 };
 } // namespace
 
@@ -70,146 +65,14 @@ static std::optional<Candidate> analyze(gpu::LaunchOp launch) {
       !isOne(launch.getGridSizeZ()) || !isOne(launch.getBlockSizeY()) ||
       !isOne(launch.getBlockSizeZ()))
     return std::nullopt;
-  Candidate candidate{launch, {}};
-  Region &body = launch.getBody();
-  WalkResult walk = body.walk([&](Operation *op) {
-    if (isa<GridBarrierOp>(op))
-      return WalkResult::interrupt();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects) {
-      // Loops and branches: their ops are visited in turn.
-      return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (const MemoryEffects::EffectInstance &effect : list) {
-      Value value = effect.getValue();
-      if (!value)
-        return WalkResult::interrupt();
-      // To the memref defined outside, through the views the body takes.
-      while (Operation *def = value.getDefiningOp()) {
-        if (!body.isAncestor(def->getParentRegion()))
-          break;
-        auto view = dyn_cast<ViewLikeOpInterface>(def);
-        if (!view)
-          break;
-        value = view.getViewSource();
-      }
-      if (body.isAncestor(value.getParentRegion()))
-        continue; // the body's own memory
-      candidate.accesses.push_back(
-          {value, !isa<MemoryEffects::Read>(effect.getEffect())});
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  if (launch.getBody()
+          .walk([](GridBarrierOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
     return std::nullopt;
-  return candidate;
-}
-
-/// Whether `op`, between two launches, touches no memory (so that the
-/// earlier launch may move past it): pure ops, allocations, and assertions
-/// (which only stop the program), looking into regions.
-static bool touchesNoMemory(Operation *op) {
-  if (isa<cf::AssertOp>(op))
-    return true;
-  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    if (!llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
-          return isa<MemoryEffects::Allocate>(e.getEffect());
-        }))
-      return false;
-  } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
-    return false;
-  }
-  for (Region &region : op->getRegions())
-    for (Operation &nested : region.getOps())
-      if (!touchesNoMemory(&nested))
-        return false;
-  return true;
-}
-
-/// The memref that `v` is a view of.
-static Value viewRoot(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
-/// Whether `a` is (a view of) a buffer allocated after `b` is defined:
-/// `b`'s buffer is live then (the launches access it later), so the
-/// allocation cannot return any of its memory. Alias analysis does not see
-/// this where `b` is a loop's iteration argument, which may be a buffer an
-/// earlier iteration allocated at the same op (a wavefront's gather buffer
-/// and the links it reads).
-static bool allocatedAfter(Value a, Value b, DominanceInfo &dominance) {
-  Operation *alloc = viewRoot(a).getDefiningOp();
-  if (!isa_and_present<memref::AllocOp, gpu::AllocOp>(alloc))
-    return false;
-  return dominance.properlyDominates(viewRoot(b), alloc);
-}
-
-/// Whether two slices of one memref select disjoint indices in some
-/// dimension by their static offsets, sizes and strides.
-static bool disjointSlices(memref::SubViewOp sliceA, memref::SubViewOp sliceB) {
-  if (sliceA.getSource() != sliceB.getSource())
-    return false;
-  for (auto [offsetA, sizeA, strideA, offsetB, sizeB, strideB] :
-       llvm::zip(sliceA.getStaticOffsets(), sliceA.getStaticSizes(),
-                 sliceA.getStaticStrides(), sliceB.getStaticOffsets(),
-                 sliceB.getStaticSizes(), sliceB.getStaticStrides())) {
-    if (ShapedType::isDynamic(offsetA) || ShapedType::isDynamic(sizeA) ||
-        ShapedType::isDynamic(strideA) || ShapedType::isDynamic(offsetB) ||
-        ShapedType::isDynamic(sizeB) || ShapedType::isDynamic(strideB))
-      continue;
-    if (sizeA == 0 || sizeB == 0)
-      return true;
-    // The indices each selects span [low, high] whatever the stride's
-    // sign.
-    int64_t endA = offsetA + (sizeA - 1) * strideA;
-    int64_t endB = offsetB + (sizeB - 1) * strideB;
-    if (std::max(offsetA, endA) < std::min(offsetB, endB) ||
-        std::max(offsetB, endB) < std::min(offsetA, endA))
-      return true;
-  }
-  return false;
-}
-
-/// Whether memrefs `a` and `b` may share an element: not where alias
-/// analysis says they do not (distinct allocations, an allocation and an
-/// argument), nor where one is allocated after the other is defined, nor
-/// where they are within slices of one memref whose static offsets, sizes
-/// and strides in some dimension select disjoint indices (the states of a
-/// stack, [L, B, N], written a layer at a time; the two halves of a
-/// concatenation, one of them filled through slices of its slice).
-static bool mayOverlap(Value a, Value b, AliasAnalysis &aliases,
-                       DominanceInfo &dominance) {
-  if (allocatedAfter(a, b, dominance) || allocatedAfter(b, a, dominance))
-    return false;
-  // A slice of a slice lies within the outer one: disjoint outer slices
-  // have disjoint contents.
-  for (auto sliceA = a.getDefiningOp<memref::SubViewOp>(); sliceA;
-       sliceA = sliceA.getSource().getDefiningOp<memref::SubViewOp>())
-    for (auto sliceB = b.getDefiningOp<memref::SubViewOp>(); sliceB;
-         sliceB = sliceB.getSource().getDefiningOp<memref::SubViewOp>())
-      if (disjointSlices(sliceA, sliceB))
-        return false;
-  return !aliases.alias(a, b).isNo();
-}
-
-/// Whether `later` may run beside `earlier`: neither writes an element the
-/// other reads or writes.
-static bool independent(const Candidate &earlier, const Candidate &later,
-                        AliasAnalysis &aliases, DominanceInfo &dominance) {
-  for (const Access &a : earlier.accesses)
-    for (const Access &b : later.accesses)
-      if ((a.write || b.write) &&
-          mayOverlap(a.memref, b.memref, aliases, dominance))
-        return false;
-  return true;
+  FailureOr<SmallVector<BufferAccess>> accesses = collectBufferAccesses(launch);
+  if (failed(accesses))
+    return std::nullopt;
+  return Candidate{launch, std::move(*accesses)};
 }
 
 static bool sameBlockSize(gpu::LaunchOp a, gpu::LaunchOp b) {
@@ -319,7 +182,8 @@ struct MergeGPULaunchesPass
         bool joins =
             !group.empty() && sameBlockSize(group.front().launch, launch) &&
             llvm::all_of(group, [&](const Candidate &member) {
-              return independent(member, *candidate, aliases, dominance);
+              return independentAccesses(member.accesses, candidate->accesses,
+                                         aliases, dominance);
             });
         if (!joins)
           flush();
