@@ -296,7 +296,8 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // Independent products (a backward's weight gradients) on several
   // streams, before they become cuBLAS calls: the linalg ops say what they
   // read and write.
-  if (options.streams > 1) {
+  // (One stream leaves the code alone; fewer is the pass's error.)
+  if (options.streams != 1) {
     lstm::ForkIndependentWorkPassOptions fork;
     fork.maxStreams = options.streams;
     pm.addPass(lstm::createForkIndependentWorkPass(fork));

@@ -149,7 +149,7 @@ struct ForkIndependentWorkPass
     if (maxStreams < 1) {
       getOperation().emitError("lstm-fork-independent-work: max-streams must "
                                "be at least 1 (got ")
-          << maxStreams << ")";
+          << static_cast<int64_t>(maxStreams) << ")";
       return signalPassFailure();
     }
     if (maxStreams == 1)
