@@ -64,6 +64,10 @@ typedef struct {
   /// in one function); false exports only NAME_train and NAME_backward, what
   /// a training step calls (less to compile); default true.
   bool gradFunction;
+  /// With `gradients`: NAME becomes a call of NAME_train that drops the
+  /// saved activations (the recurrence compiled twice, not three times;
+  /// inference then stores the activations); default false.
+  bool forwardThroughTrain;
   /// The CPU's hoisted input projections computed this many bytes of steps
   /// a thread at a time, just before those steps
   /// (lstm-chunk-hoisted-projections); 0 (the default) leaves them whole.

@@ -42,7 +42,9 @@ typedef struct {
   const char *prePasses;     // a textual pipeline on the lstm IR
   const char *computeType;   // "fp32", "tf32" or "bf16"
   int gradients;             // 1: export NAME_grad/_train/_backward; 2:
-                             // NAME_train/_backward only; 0: none
+                             // NAME_train/_backward only, NAME a call of
+                             // NAME_train (lstm-compile --grad-function=false
+                             // --forward-through-train); 0: none
   int persistent;            // non-zero: persistent kernels (lstm-compile
                              // --persistent)
   long long chunkBytes;      // cpu: hoisted input projections this many

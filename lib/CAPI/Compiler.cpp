@@ -39,6 +39,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.gradients = defaults.gradients;
   options.persistent = defaults.persistent;
   options.gradFunction = defaults.gradFunction;
+  options.forwardThroughTrain = defaults.forwardThroughTrain;
   options.chunkBytes = defaults.chunkBytes;
   options.hoistMinThreads = defaults.hoistMinThreads;
   return options;
@@ -80,6 +81,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.gradients = given.gradients;
   o.persistent = given.persistent;
   o.gradFunction = given.gradFunction;
+  o.forwardThroughTrain = given.forwardThroughTrain;
   o.chunkBytes = given.chunkBytes;
   o.hoistMinThreads = given.hoistMinThreads;
 

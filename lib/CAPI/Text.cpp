@@ -178,6 +178,7 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
     options.computeType = ref(given->computeType);
     options.gradients = given->gradients != 0;
     options.gradFunction = given->gradients != 2;
+    options.forwardThroughTrain = given->gradients == 2;
     options.persistent = given->persistent != 0;
     options.chunkBytes = given->chunkBytes > 0 ? given->chunkBytes : 0;
     if (given->hoistMinThreads != 0)

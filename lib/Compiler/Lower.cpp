@@ -50,6 +50,11 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
         llvm::inconvertibleErrorCode(),
         "leaving out the grad function needs the gradient functions "
         "(--grad-function=false without --gradients)");
+  if (options.forwardThroughTrain && !options.gradients)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "calling the training forward needs the gradient functions "
+        "(--forward-through-train without --gradients)");
   if (options.persistent && options.computeType == GemmComputeType::bf16)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -90,6 +95,7 @@ LogicalResult lstm::buildPrePassPipeline(OpPassManager &pm,
     pm.addPass(createLSTMCombineGateGemmsPass());
     LSTMDifferentiatePassOptions differentiate;
     differentiate.gradFunction = options.gradFunction;
+    differentiate.forwardThroughTrain = options.forwardThroughTrain;
     pm.addPass(createLSTMDifferentiatePass(differentiate));
   }
   if (!options.prePasses.empty() &&

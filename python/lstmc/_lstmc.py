@@ -113,7 +113,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     default_options). `runtime_lib_dir` None takes the package's own copy
     of the target's runtime (runtime_dir), "" the build tree's. With `gradients`, the gradient functions of
     lstm-differentiate are exported too (gradients="train": only the
-    training forward and the backward); with `persistent`, layers run as
+    training forward and the backward, the forward a call of the training
+    forward); with `persistent`, layers run as
     persistent kernels where the cost model says so; `chunk_bytes` (cpu):
     the hoisted input projections computed that many bytes of steps a
     thread at a time, 0 or None whole; `hoist_min_threads` (cpu): the

@@ -125,8 +125,11 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     the compiler's (default_options()). gradients: also compile the
     gradient functions of lstm-differentiate, as the returned network's
     `grad`, `train` and `backward` (see docs/training.md); "train": only
-    `train` and `backward`, what a training step calls (a third less to
-    compile; lstmc.torch_module asks for this). persistent
+    `train` and `backward`, what a training step calls, and the network's
+    own function a call of `train` that drops the saved activations (the
+    recurrence compiled twice instead of four times; inference then stores
+    the activations a training step saves; lstmc.torch_module asks for
+    this). persistent
     (cuda; the network's compute_type fp32 or tf32, the kernels computing
     in fp32 under both; bf16 is refused): each layer that
     lstm-to-persistent handles runs its whole

@@ -83,6 +83,13 @@ static cl::opt<bool> persistent(
              "persistent kernel (fp32 arithmetic; compute types fp32 and "
              "tf32)"),
     cl::init(false), cl::cat(toolCategory));
+static cl::opt<bool> forwardThroughTrain(
+    "forward-through-train",
+    cl::desc("With --gradients, NAME calls NAME_train and drops the saved "
+             "activations: the recurrence compiled twice, not three times; "
+             "inference then stores the activations "
+             "(lstm-differentiate{forward-through-train})"),
+    cl::init(false), cl::cat(toolCategory));
 static cl::opt<int64_t>
     streams("streams",
             cl::desc("The most GPU streams that independent products (a "
@@ -197,6 +204,7 @@ int main(int argc, char **argv) {
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
   options.streams = streams;
+  options.forwardThroughTrain = forwardThroughTrain;
   options.persistent = persistent;
   options.keepObject = keepObject;
   options.hostCPU = hostCPU;

@@ -67,6 +67,10 @@ struct CompileOptions {
   /// kernel each (cuda; compute types fp32 and tf32, the kernels computing
   /// in fp32; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
+  /// With `gradients`: NAME becomes a call of NAME_train that drops the
+  /// saved activations (lstm-differentiate{forward-through-train}): one copy
+  /// of the recurrence fewer to compile; inference then stores them.
+  bool forwardThroughTrain = false;
   /// The most streams that independent products run on at once (cuda;
   /// lstm-fork-independent-work; 1: one stream).
   int64_t streams = 4;

@@ -56,7 +56,30 @@ struct LSTMDifferentiatePass
       // and dropped when not asked for.
       if (!gradFunction)
         rewriter.eraseOp(made->grad);
+      if (forwardThroughTrain)
+        callTrainingForward(rewriter, func, made->train);
     }
+  }
+
+  /// Replaces the body of `func` by a call of `train` (same arguments; its
+  /// first results are `func`'s).
+  static void callTrainingForward(RewriterBase &rewriter, func::FuncOp func,
+                                  func::FuncOp train) {
+    // (A body of several blocks keeps its own forward.)
+    if (!func.getBody().hasOneBlock())
+      return;
+    Block &body = func.getBody().front();
+    // The old body's ops, last first (uses before definitions).
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
+      op.dropAllUses();
+      rewriter.eraseOp(&op);
+    }
+    rewriter.setInsertionPointToEnd(&body);
+    auto call = func::CallOp::create(rewriter, func.getLoc(), train,
+                                     body.getArguments());
+    func::ReturnOp::create(
+        rewriter, func.getLoc(),
+        call.getResults().take_front(func.getNumResults()));
   }
 };
 } // namespace

@@ -567,11 +567,22 @@ def LSTMDifferentiatePass : Pass<"lstm-differentiate", "::mlir::ModuleOp"> {
     a training step calls nothing else (PyTorch's autograd through
     `lstmc.torch_module`), and `@f_grad` would be a third copy of the
     recurrence to compile (a third of the gradient library's compile time).
+    With `forward-through-train`, `@f` itself becomes a call of `@f_train`
+    that returns its first results and drops the saved activations: the
+    library then compiles the recurrence twice (training forward and
+    backward) instead of three times, and a call of `@f` (inference under
+    `torch.no_grad()`) runs the training forward, storing the activations
+    it does not return.
   }];
   let options = [
     Option<"gradFunction", "grad-function", "bool", /*default=*/"true",
            "Also add @f_grad (the training forward and the backward in one "
            "function); false adds only @f_train and @f_backward">,
+    Option<"forwardThroughTrain", "forward-through-train", "bool",
+           /*default=*/"false",
+           "Make @f a call of @f_train that drops the saved activations: one "
+           "copy of the recurrence fewer to compile, at the cost of "
+           "inference storing what a training step saves">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
