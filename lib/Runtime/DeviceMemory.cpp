@@ -23,6 +23,9 @@ struct Cache {
   std::unordered_map<uint64_t, std::vector<CUdeviceptr>> free;
 };
 
+// No destructor frees the blocks: at thread or process exit the driver may
+// already be gone, and it reclaims them anyway.
+
 /// One cache for the run's stream and one for each side stream it forks
 /// (ForkedStreams.cpp).
 thread_local std::vector<Cache> caches;

@@ -77,9 +77,8 @@ struct LSTMDifferentiatePass
     rewriter.setInsertionPointToEnd(&body);
     auto call = func::CallOp::create(rewriter, func.getLoc(), train,
                                      body.getArguments());
-    func::ReturnOp::create(
-        rewriter, func.getLoc(),
-        call.getResults().take_front(func.getNumResults()));
+    func::ReturnOp::create(rewriter, func.getLoc(),
+                           call.getResults().take_front(func.getNumResults()));
   }
 };
 } // namespace
