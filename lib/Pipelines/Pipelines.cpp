@@ -90,6 +90,14 @@ void lstm::buildLSTMOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// A nested pipeline for op-agnostic passes that work within a function
+/// (the canonicalizer, CSE, rewrites of one op into others): it runs on each
+/// function and kernel module of the module on its own, and the pass manager
+/// runs those in parallel, where a pass on the module would walk them one
+/// after another on one thread (a training library's forward and backward
+/// functions hold most of the code, side by side on the 2-core machine).
+static OpPassManager &perSymbol(OpPassManager &pm) { return pm.nestAny(); }
+
 /// The tensor level both targets share: the run-time checks of the tensor
 /// ops as the passes before left them, the dialect to linalg/scf, pointwise
 /// arith/math to linalg, then fuse the pointwise generics of each step.
@@ -97,15 +105,16 @@ static void buildTensorPipeline(OpPassManager &pm, bool runtimeChecks) {
   if (runtimeChecks)
     pm.addNestedPass<func::FuncOp>(lstm::createGenerateRuntimeChecksPass());
   pm.addPass(lstm::createConvertLSTMToLinalgPass());
-  pm.addPass(createConvertElementwiseToLinalgPass());
+  perSymbol(pm).addPass(createConvertElementwiseToLinalgPass());
   // The run-time checks read the extents of intermediate values of a step
   // (tensor.dim of a linalg op's result): rewritten to their sources, so
   // that the dims are no other use that keeps a fused producer alive.
   if (runtimeChecks)
-    pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+    perSymbol(pm).addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(lstm::createFusePointwiseGenericsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  OpPassManager &cleanUp = perSymbol(pm);
+  cleanUp.addPass(createCanonicalizerPass());
+  cleanUp.addPass(createCSEPass());
   // A stack's layer reads the sequence below as a view, not a copy.
   pm.addNestedPass<func::FuncOp>(lstm::createCollapseBeforeSlicePass());
 }
@@ -143,8 +152,9 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   // An insert whose part was written in place is a copy of a view onto
   // itself: CSE makes the two views one value, the canonicalizer drops it.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  OpPassManager &cleanUp = perSymbol(pm);
+  cleanUp.addPass(createCSEPass());
+  cleanUp.addPass(createCanonicalizerPass());
   // The checks of a cell's ops compare extents that no step changes: once
   // before the time loop, not once per step.
   pm.addNestedPass<func::FuncOp>(lstm::createHoistRuntimeChecksPass());
@@ -308,8 +318,9 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     gemm.computeType = options.computeType;
     pm.addPass(createConvertGemmToCublasPass(gemm));
   }
-  pm.addPass(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createCanonicalizerPass());
+  OpPassManager &toLoops = perSymbol(pm);
+  toLoops.addPass(createConvertLinalgToParallelLoopsPass());
+  toLoops.addPass(createCanonicalizerPass());
   ConvertParallelLoopsToGPUPassOptions launch;
   launch.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopsToGPUPass(launch));
@@ -317,7 +328,7 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // from the loops' bounds: folded here, the static ones go into the kernel
   // as constants (below) and their divisions become shifts and masks, not
   // 64-bit divisions by a kernel argument.
-  pm.addPass(createCanonicalizerPass());
+  perSymbol(pm).addPass(createCanonicalizerPass());
   // Independent consecutive launches (copies and fills of a few kilobytes)
   // as one.
   pm.addNestedPass<func::FuncOp>(lstm::createMergeGPULaunchesPass());
@@ -342,15 +353,24 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = options.features;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  OpPassManager &toCF = perSymbol(pm);
+  toCF.addPass(createLowerAffinePass());
+  toCF.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // The persistent kernels' asynchronous copies (cp.async), first: their
   // shared-memory operands are converted with the gpu address spaces.
   kernels.addPass(lstm::createConvertNVGPUToNVVMPass());
+  // The persistent kernels' fused multiply-adds as LLVM's intrinsic, not
+  // as calls of libdevice for the code generation to inline.
+  kernels.addPass(lstm::createConvertFmaToLLVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
+  // The persistent kernels' 32-bit module and the others' as one again: one
+  // libdevice link, code generation and ptxas run instead of two.
+  lstm::MergeGPUModulesPassOptions lowered;
+  lowered.afterLowering = true;
+  pm.addPass(lstm::createMergeGPUModulesPass(lowered));
 }
 
 void lstm::buildLSTMToNVVMHostPipeline(OpPassManager &pm) {

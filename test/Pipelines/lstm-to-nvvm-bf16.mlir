@@ -47,7 +47,8 @@
 // lstm-concat-summed-products, so that a concatenated operand is rounded
 // once), right before bufferization.
 // PIPELINE: lstm-fuse-pointwise-generics,
-// PIPELINE: cse,
+// PIPELINE: cse
+// PIPELINE-NEXT: ),
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),

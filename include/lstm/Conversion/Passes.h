@@ -11,6 +11,7 @@
 #include "lstm/Conversion/CollapseBeforeSlice/CollapseBeforeSlice.h"
 #include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"
 #include "lstm/Conversion/ElideCopies/ElideCopies.h"
+#include "lstm/Conversion/FmaToLLVM/FmaToLLVM.h"
 #include "lstm/Conversion/ForkIndependentWork/ForkIndependentWork.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"

@@ -23,6 +23,8 @@
 #include "lstm/Conversion/MergeGPUModules/MergeGPUModules.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
@@ -84,9 +86,101 @@ static void dropRepeatedKernels(ModuleOp module, gpu::GPUModuleOp gpuModule) {
     symbols.erase(symbols.lookup(name));
 }
 
+/// Whether `op`, a symbol of a lowered module, is an external LLVM function
+/// declaration (a libdevice function the kernels call).
+static bool isLLVMDeclaration(Operation *op) {
+  auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+  return func && func.isExternal();
+}
+
+/// Moves everything of `from` into `into` and erases `from`; launches in
+/// `module` follow their kernels. A symbol whose name `into` already has is
+/// renamed inside `from` (uses within `from` follow; `into`'s own uses are
+/// not touched), except, with `shareDeclarations`, an external LLVM
+/// declaration that `into` declares or defines with the same type: that
+/// one is dropped and `from`'s calls resolve to `into`'s (a libdevice
+/// function must keep its name).
+static LogicalResult moveModule(ModuleOp module, gpu::GPUModuleOp into,
+                                SymbolTable &intoSymbols, gpu::GPUModuleOp from,
+                                bool shareDeclarations) {
+  MLIRContext *context = module.getContext();
+  SymbolTable fromSymbols(from);
+  llvm::StringMap<StringAttr> renamed;
+  for (Operation &op :
+       llvm::make_early_inc_range(from.getBody()->getOperations())) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    StringAttr old = symbol.getNameAttr();
+    if (shareDeclarations && isLLVMDeclaration(&op)) {
+      if (auto existing =
+              dyn_cast_or_null<LLVM::LLVMFuncOp>(intoSymbols.lookup(old))) {
+        if (existing.getFunctionType() !=
+            cast<LLVM::LLVMFuncOp>(op).getFunctionType())
+          return op.emitError("lstm-merge-gpu-modules: @")
+                 << old.getValue() << " is declared with another type in @"
+                 << into.getSymName();
+        renamed[old.getValue()] = old;
+        fromSymbols.erase(&op);
+        continue;
+      }
+    }
+    StringAttr now = old;
+    for (unsigned n = 0;
+         intoSymbols.lookup(now) || (now != old && fromSymbols.lookup(now));
+         ++n)
+      now = StringAttr::get(context, old.getValue() + "_" + Twine(n));
+    if (now != old && failed(fromSymbols.rename(symbol, now)))
+      return op.emitError("lstm-merge-gpu-modules: cannot rename symbol");
+    renamed[old.getValue()] = now;
+  }
+  for (Operation &op :
+       llvm::make_early_inc_range(from.getBody()->getOperations())) {
+    op.moveBefore(into.getBody(), into.getBody()->end());
+    if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+      intoSymbols.insert(symbol);
+  }
+  // Launches name kernels as @module::@kernel.
+  auto result = module.walk([&](gpu::LaunchFuncOp launch) {
+    SymbolRefAttr kernel = launch.getKernel();
+    if (kernel.getRootReference() != from.getSymNameAttr())
+      return WalkResult::advance();
+    auto it = renamed.find(kernel.getLeafReference().getValue());
+    if (it == renamed.end()) {
+      launch.emitError("lstm-merge-gpu-modules: unknown kernel ") << kernel;
+      return WalkResult::interrupt();
+    }
+    launch.setKernelAttr(SymbolRefAttr::get(
+        into.getSymNameAttr(), {FlatSymbolRefAttr::get(it->second)}));
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  SymbolTable(module).erase(from);
+  return success();
+}
+
+/// The first op of `gpuModule` outside the LLVM and NVVM dialects, or null.
+static Operation *firstUnloweredOp(gpu::GPUModuleOp gpuModule) {
+  Operation *found = nullptr;
+  gpuModule.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (dialect == LLVM::LLVMDialect::getDialectNamespace() ||
+        dialect == NVVM::NVVMDialect::getDialectNamespace())
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 struct MergeGPUModulesPass
     : lstm::impl::MergeGPUModulesPassBase<MergeGPUModulesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (afterLowering)
+      return mergeLowered();
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     if (gpuModules.empty())
@@ -102,54 +196,42 @@ struct MergeGPUModulesPass
 
     gpu::GPUModuleOp into = gpuModules.front();
     SymbolTable intoSymbols(into);
-    SymbolTable moduleSymbols(module);
-    for (gpu::GPUModuleOp from : llvm::drop_begin(gpuModules)) {
-      // Renames, inside `from`, the symbols whose names `into` already has
-      // (uses within `from` follow; `into`'s own uses are not touched), then
-      // moves everything, and records where each symbol now lives.
-      SymbolTable fromSymbols(from);
-      llvm::StringMap<StringAttr> renamed;
-      for (Operation &op : from.getBody()->getOperations()) {
-        auto symbol = dyn_cast<SymbolOpInterface>(op);
-        if (!symbol)
-          continue;
-        StringAttr old = symbol.getNameAttr();
-        StringAttr now = old;
-        for (unsigned n = 0;
-             intoSymbols.lookup(now) || (now != old && fromSymbols.lookup(now));
-             ++n)
-          now = StringAttr::get(&getContext(), old.getValue() + "_" + Twine(n));
-        if (now != old && failed(fromSymbols.rename(symbol, now))) {
-          op.emitError("lstm-merge-gpu-modules: cannot rename symbol");
-          return signalPassFailure();
-        }
-        renamed[old.getValue()] = now;
-      }
-      for (Operation &op :
-           llvm::make_early_inc_range(from.getBody()->getOperations())) {
-        op.moveBefore(into.getBody(), into.getBody()->end());
-        if (auto symbol = dyn_cast<SymbolOpInterface>(op))
-          intoSymbols.insert(symbol);
-      }
-      // Launches name kernels as @module::@kernel.
-      auto result = module.walk([&](gpu::LaunchFuncOp launch) {
-        SymbolRefAttr kernel = launch.getKernel();
-        if (kernel.getRootReference() != from.getSymNameAttr())
-          return WalkResult::advance();
-        auto it = renamed.find(kernel.getLeafReference().getValue());
-        if (it == renamed.end()) {
-          launch.emitError("lstm-merge-gpu-modules: unknown kernel ") << kernel;
-          return WalkResult::interrupt();
-        }
-        launch.setKernelAttr(SymbolRefAttr::get(
-            into.getSymNameAttr(), {FlatSymbolRefAttr::get(it->second)}));
-        return WalkResult::advance();
-      });
-      if (result.wasInterrupted())
+    for (gpu::GPUModuleOp from : llvm::drop_begin(gpuModules))
+      if (failed(moveModule(module, into, intoSymbols, from,
+                            /*shareDeclarations=*/false)))
         return signalPassFailure();
-      moduleSymbols.erase(from);
-    }
     dropRepeatedKernels(module, into);
+  }
+
+  /// after-lowering: modules in the LLVM dialect with the same targets as
+  /// one. What kept them apart before the lowering (a data layout with
+  /// 32-bit indices for the persistent kernels) is in their types now, and
+  /// the first module's attributes are kept.
+  void mergeLowered() {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    for (gpu::GPUModuleOp m : gpuModules)
+      if (Operation *op = firstUnloweredOp(m)) {
+        op->emitError("lstm-merge-gpu-modules{after-lowering}: '")
+            << op->getName() << "' in @" << m.getSymName()
+            << " is not in the LLVM or NVVM dialect yet";
+        return signalPassFailure();
+      }
+    SmallVector<gpu::GPUModuleOp> firsts;
+    for (gpu::GPUModuleOp from : gpuModules) {
+      auto into = llvm::find_if(firsts, [&](gpu::GPUModuleOp m) {
+        return m.getTargetsAttr() == from.getTargetsAttr() &&
+               m.getOffloadingHandlerAttr() == from.getOffloadingHandlerAttr();
+      });
+      if (into == firsts.end()) {
+        firsts.push_back(from);
+        continue;
+      }
+      SymbolTable intoSymbols(*into);
+      if (failed(moveModule(module, *into, intoSymbols, from,
+                            /*shareDeclarations=*/true)))
+        return signalPassFailure();
+    }
   }
 };
 
