@@ -20,6 +20,41 @@
 #include <cuda_runtime.h>
 namespace cg = cooperative_groups;
 
+// A flag a block (variants 7 and 8): no atomics. A block's thread 0 stores
+// the barrier's ordinal k into its own word (st.release.gpu); the first
+// warp polls every block's word, a lane a few words (ld.acquire.gpu), until
+// all have it. Variant 8 polls with relaxed loads and acquires with one
+// fence after.
+template <int Variant>
+__device__ void flagBarrier(unsigned *words, unsigned k) {
+  if (threadIdx.x >= 32)
+    return;
+  if (threadIdx.x == 0)
+    asm volatile(
+        "st.release.gpu.global.u32 [%0], %1;" ::"l"(words + blockIdx.x), "r"(k)
+        : "memory");
+  bool done;
+  do {
+    done = true;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += 32) {
+      unsigned v;
+      if (Variant == 7)
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                     : "=r"(v)
+                     : "l"(words + b)
+                     : "memory");
+      else
+        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                     : "=r"(v)
+                     : "l"(words + b)
+                     : "memory");
+      done &= v >= k;
+    }
+  } while (!__all_sync(0xffffffffu, done));
+  if (Variant == 8)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
 template <int Variant>
 __global__ void bar(unsigned *counter, int iters, float *sink) {
   float acc = threadIdx.x;
@@ -31,7 +66,9 @@ __global__ void bar(unsigned *counter, int iters, float *sink) {
       continue;
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (Variant >= 7) {
+      flagBarrier<Variant>(counter, k);
+    } else if (threadIdx.x == 0) {
       unsigned target = k * G;
       if (Variant == 5 || Variant == 6) {
         // The release on the add itself (PTX has red.release and
@@ -95,50 +132,6 @@ __global__ void bar(unsigned *counter, int iters, float *sink) {
     *sink = acc;
 }
 
-// A flag a block: no atomics. A block's thread 0 stores the barrier's
-// ordinal into its own word (st.release.gpu); the first warp polls every
-// block's word, a lane a few words (ld.acquire.gpu), until all have it.
-// Variant 8 polls with relaxed loads and acquires with one fence after.
-template <int Variant>
-__global__ void flags(unsigned *words, int iters, float *sink) {
-  float acc = threadIdx.x;
-  unsigned G = gridDim.x;
-  for (int k = 1; k <= iters; ++k) {
-    acc = acc * 1.0001f + 1.0f;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-      if (threadIdx.x == 0)
-        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(
-                         words + blockIdx.x),
-                     "r"((unsigned)k)
-                     : "memory");
-      bool done;
-      do {
-        done = true;
-        for (unsigned b = threadIdx.x; b < G; b += 32) {
-          unsigned v;
-          if (Variant == 7)
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                         : "=r"(v)
-                         : "l"(words + b)
-                         : "memory");
-          else
-            asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
-                         : "=r"(v)
-                         : "l"(words + b)
-                         : "memory");
-          done &= v >= (unsigned)k;
-        }
-      } while (!__all_sync(0xffffffffu, done));
-      if (Variant == 8)
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    }
-    __syncthreads();
-  }
-  if (acc == -1.f)
-    *sink = acc;
-}
-
 template <int V> float run(int blocks, int threads, int iters) {
   unsigned *counter;
   float *sink;
@@ -152,8 +145,8 @@ template <int V> float run(int blocks, int threads, int iters) {
   for (int rep = 0; rep < 5; ++rep) {
     CHECK(cudaMemset(counter, 0, 4 * 1024));
     CHECK(cudaEventRecord(a));
-    void *kernel = V >= 7 ? (void *)flags<V> : (void *)bar<V>;
-    CHECK(cudaLaunchCooperativeKernel(kernel, blocks, threads, args, 0, 0));
+    CHECK(cudaLaunchCooperativeKernel((void *)bar<V>, blocks, threads, args, 0,
+                                      0));
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     float ms;
@@ -167,7 +160,7 @@ template <int V> float run(int blocks, int threads, int iters) {
 }
 
 int main() {
-  const char *names[] = {"volatile+nanosleep20",   "volatile spin",
+  const char *names[] = {"volatile+nanosleep20",     "volatile spin",
                          "fence.acq_rel/ld.acquire", "cg grid.sync",
                          "ld.relaxed, then fence",   "red.release/ld.acquire",
                          "atom.release/ld.acquire",  "flags: ld.acquire",

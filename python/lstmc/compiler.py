@@ -127,7 +127,7 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     `grad`, `train` and `backward` (see docs/training.md); "train": only
     `train` and `backward`, what a training step calls, and the network's
     own function a call of `train` that drops the saved activations (the
-    recurrence compiled twice instead of four times; inference then stores
+    recurrence compiled twice instead of three times; inference then stores
     the activations a training step saves; lstmc.torch_module asks for
     this). persistent
     (cuda; the network's compute_type fp32 or tf32, the kernels computing

@@ -113,12 +113,14 @@ static LogicalResult moveModule(ModuleOp module, gpu::GPUModuleOp into,
       continue;
     StringAttr old = symbol.getNameAttr();
     if (shareDeclarations && isLLVMDeclaration(&op)) {
-      if (auto existing =
-              dyn_cast_or_null<LLVM::LLVMFuncOp>(intoSymbols.lookup(old))) {
-        if (existing.getFunctionType() !=
-            cast<LLVM::LLVMFuncOp>(op).getFunctionType())
+      if (Operation *existing = intoSymbols.lookup(old)) {
+        auto existingFunc = dyn_cast<LLVM::LLVMFuncOp>(existing);
+        if (!existingFunc || existingFunc.getFunctionType() !=
+                                 cast<LLVM::LLVMFuncOp>(op).getFunctionType())
           return op.emitError("lstm-merge-gpu-modules: @")
-                 << old.getValue() << " is declared with another type in @"
+                 << old.getValue()
+                 << " is declared with another type, or is another symbol, "
+                    "in @"
                  << into.getSymName();
         renamed[old.getValue()] = old;
         fromSymbols.erase(&op);

@@ -66,8 +66,21 @@ module attributes {gpu.container_module} {
     llvm.func @__nv_expf(f32) -> f32
   }
   gpu.module @b [#nvvm.target] {
-    // expected-error @+1 {{lstm-merge-gpu-modules: @__nv_expf is declared with another type in @a}}
+    // expected-error @+1 {{lstm-merge-gpu-modules: @__nv_expf is declared with another type, or is another symbol, in @a}}
     llvm.func @__nv_expf(f64) -> f64
+  }
+}
+
+// -----
+
+// Nor where the first module's symbol of that name is no function.
+module attributes {gpu.container_module} {
+  gpu.module @a [#nvvm.target] {
+    llvm.mlir.global internal @__nv_expf() {addr_space = 3 : i32} : !llvm.array<4 x f32>
+  }
+  gpu.module @b [#nvvm.target] {
+    // expected-error @+1 {{lstm-merge-gpu-modules: @__nv_expf is declared with another type, or is another symbol, in @a}}
+    llvm.func @__nv_expf(f32) -> f32
   }
 }
 

@@ -65,18 +65,11 @@ struct LSTMDifferentiatePass
   /// first results are `func`'s).
   static void callTrainingForward(RewriterBase &rewriter, func::FuncOp func,
                                   func::FuncOp train) {
-    // (A body of several blocks keeps its own forward.)
-    if (!func.getBody().hasOneBlock())
-      return;
-    Block &body = func.getBody().front();
-    // The old body's ops, last first (uses before definitions).
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
-      op.dropAllUses();
-      rewriter.eraseOp(&op);
-    }
-    rewriter.setInsertionPointToEnd(&body);
+    func.eraseBody();
+    Block *entry = func.addEntryBlock();
+    rewriter.setInsertionPointToEnd(entry);
     auto call = func::CallOp::create(rewriter, func.getLoc(), train,
-                                     body.getArguments());
+                                     entry->getArguments());
     func::ReturnOp::create(rewriter, func.getLoc(),
                            call.getResults().take_front(func.getNumResults()));
   }
