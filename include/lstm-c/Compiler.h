@@ -76,6 +76,9 @@ typedef struct {
   /// input projections hoisted; fewer compute them in the steps
   /// (lstm-hoist-by-threads); 1 or less: always hoisted; default 3.
   int64_t hoistMinThreads;
+  /// Each CPU layer whose rows are independent runs on parts of its batch,
+  /// a thread each, for the whole sequence (lstm-split-batch); default true.
+  bool splitBatch;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

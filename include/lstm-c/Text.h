@@ -55,6 +55,10 @@ typedef struct {
                              // the hoisted input projections hoisted
                              // (lstm-compile --hoist-min-threads); 0: the
                              // default (3); 1 or negative: always hoisted
+  int wholeBatch;            // cpu: non-zero keeps each layer's batch
+                             // whole (lstm-compile --split-batch=false);
+                             // 0: the default, layers with independent rows
+                             // on parts of the batch, a thread each
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

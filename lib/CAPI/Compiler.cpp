@@ -42,6 +42,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.forwardThroughTrain = defaults.forwardThroughTrain;
   options.chunkBytes = defaults.chunkBytes;
   options.hoistMinThreads = defaults.hoistMinThreads;
+  options.splitBatch = defaults.splitBatch;
   return options;
 }
 
@@ -84,6 +85,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.forwardThroughTrain = given.forwardThroughTrain;
   o.chunkBytes = given.chunkBytes;
   o.hoistMinThreads = given.hoistMinThreads;
+  o.splitBatch = given.splitBatch;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

@@ -183,6 +183,8 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
     options.chunkBytes = given->chunkBytes > 0 ? given->chunkBytes : 0;
     if (given->hoistMinThreads != 0)
       options.hoistMinThreads = given->hoistMinThreads;
+    if (given->wholeBatch != 0)
+      options.splitBatch = false;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

@@ -136,6 +136,7 @@ void lstm::buildLoweringPipeline(OpPassManager &pm,
     cpu.approximateMath = options.approximateMath;
     cpu.chunkBytes = options.chunkBytes;
     cpu.hoistMinThreads = options.hoistMinThreads;
+    cpu.splitBatch = options.splitBatch;
     buildLSTMToCPUPipeline(pm, cpu);
   }
 }

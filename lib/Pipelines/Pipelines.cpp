@@ -201,6 +201,13 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
     chunks.threadsFunction = "lstmRuntimeCpuGetThreads";
     pm.addPass(createLSTMChunkHoistedProjectionsPass(chunks));
   }
+  // Each layer on parts of its batch, one a thread, for the whole sequence:
+  // no threads meeting at every step.
+  if (options.splitBatch && options.threads) {
+    LSTMSplitBatchPassOptions split;
+    split.threadsFunction = "lstmRuntimeCpuGetThreads";
+    pm.addPass(createLSTMSplitBatchPass(split));
+  }
   buildTensorPipeline(pm, options.runtimeChecks);
   buildBufferizationPipeline(pm);
   // The products in the CPU runtime's GEMMs (oneDNN, OpenBLAS), the rest as
@@ -476,6 +483,11 @@ struct CPUPipelineOptions : PassPipelineOptions<CPUPipelineOptions> {
                      "in the steps (lstm-hoist-by-threads; 1 or less: always "
                      "hoisted)"),
       llvm::cl::init(lstm::LSTMToCPUOptions().hoistMinThreads)};
+  Option<bool> splitBatch{
+      *this, "split-batch",
+      llvm::cl::desc("Run each layer whose rows are independent on parts of "
+                     "its batch, a thread each (lstm-split-batch)"),
+      llvm::cl::init(lstm::LSTMToCPUOptions().splitBatch)};
 };
 
 struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
@@ -556,6 +568,7 @@ void lstm::registerLSTMPipelines() {
         options.threads = o.threads;
         options.chunkBytes = o.chunkBytes;
         options.hoistMinThreads = o.hoistMinThreads;
+        options.splitBatch = o.splitBatch;
         buildLSTMToCPUPipeline(pm, options);
       });
   // Registered with the error handler PassPipelineRegistration hides: a

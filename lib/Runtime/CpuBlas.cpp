@@ -158,8 +158,12 @@ void stridedBatchedGemm(int32_t transA, int32_t transB, int64_t m, int64_t n,
 
 void lstm::applyCpuThreadCount() {
   // OpenMP's thread count is a setting of the calling thread: the count
-  // asked for (from any thread) is applied on the one that computes.
-  int32_t threads = threadCount.load(std::memory_order_relaxed);
+  // asked for (from any thread) is applied on the one that computes. A
+  // thread of a team (a part of a layer's batch, lstm-split-batch) computes
+  // alone: oneDNN runs nested work on one thread anyway, and a primitive
+  // made for the whole count would be split for threads it does not get.
+  int32_t threads =
+      omp_in_parallel() ? 1 : threadCount.load(std::memory_order_relaxed);
   if (threads > 0 && omp_get_max_threads() != threads)
     omp_set_num_threads(threads);
 }

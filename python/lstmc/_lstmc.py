@@ -28,7 +28,8 @@ class _CompileOptions(ctypes.Structure):
         "prePasses", "computeType")] + [("gradients", ctypes.c_int),
                                         ("persistent", ctypes.c_int),
                                         ("chunkBytes", ctypes.c_longlong),
-                                        ("hoistMinThreads", ctypes.c_int)]
+                                        ("hoistMinThreads", ctypes.c_int),
+                                        ("wholeBatch", ctypes.c_int)]
 
 
 def _load():
@@ -107,7 +108,8 @@ def runtime_dir(target):
 
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
             runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
-            persistent=False, chunk_bytes=None, hoist_min_threads=None):
+            persistent=False, chunk_bytes=None, hoist_min_threads=None,
+            split_batch=True):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). `runtime_lib_dir` None takes the package's own copy
@@ -119,7 +121,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     the hoisted input projections computed that many bytes of steps a
     thread at a time, 0 or None whole; `hoist_min_threads` (cpu): the
     least number of threads that runs them hoisted (None: the compiler's
-    default). ctypes releases the GIL for the
+    default); `split_batch` (cpu): layers with independent rows on parts
+    of the batch, a thread each (False: whole). ctypes releases the GIL for the
     call: other Python threads run while it compiles."""
     if runtime_lib_dir is None:
         runtime_lib_dir = runtime_dir(target)
@@ -129,7 +132,7 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
         _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
         1 if persistent else 0,
-        chunk_bytes or 0, hoist_min_threads or 0)
+        chunk_bytes or 0, hoist_min_threads or 0, 0 if split_batch else 1)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

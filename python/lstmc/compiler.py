@@ -114,7 +114,8 @@ def default_options():
 
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
-            gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None):
+            gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None,
+            split_batch=True):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -151,6 +152,10 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     one thread and 0-3% on two (lstm-hoist-by-threads; None: the
     compiler's default, 3; 1: always hoisted). Applies where the pre_passes
     hoist (lstm-optimize).
+    split_batch (cpu): each layer whose rows are independent runs on parts
+    of its batch, a thread each, for the whole sequence (lstm-split-batch;
+    the default); False keeps each batch whole, its products and cells
+    split among the threads at every step.
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
@@ -173,6 +178,10 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                              ">= 1 (1: always hoisted) or None")
         if target != "cpu":
             raise ValueError("hoist_min_threads applies to target='cpu' only")
+    if not isinstance(split_batch, bool):
+        raise ValueError(f"split_batch={split_batch!r}: expected True or False")
+    if not split_batch and target != "cpu":
+        raise ValueError("split_batch applies to target='cpu' only")
     # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
     # would leave no single layer to run persistently at any batch size) give
     # way to the form the kernels are made from.
@@ -193,13 +202,13 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
                        pre_passes=pre_passes, compute_type=network.compute_type,
                        gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
-                       hoist_min_threads=hoist_min_threads)
+                       hoist_min_threads=hoist_min_threads, split_batch=split_batch)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
             "persistent": persistent, "chunk_bytes": chunk_bytes,
-            "hoist_min_threads": hoist_min_threads,
+            "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
             "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results], "ir": network.ir}

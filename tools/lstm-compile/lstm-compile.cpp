@@ -124,6 +124,12 @@ static cl::opt<int64_t> hoistMinThreads(
              "(--target=cpu; lstm-hoist-by-threads; 1 or less: always "
              "hoisted)"),
     cl::init(lstm::CompileOptions().hoistMinThreads), cl::cat(toolCategory));
+static cl::opt<bool> splitBatch(
+    "split-batch",
+    cl::desc("Run each layer whose rows are independent on parts of its "
+             "batch, a thread each, for the whole sequence (--target=cpu; "
+             "lstm-split-batch)"),
+    cl::init(lstm::CompileOptions().splitBatch), cl::cat(toolCategory));
 static cl::opt<std::string> hostCPU(
     "host-cpu",
     cl::desc("CPU of the host code: native (this machine's, with its vector "
@@ -214,6 +220,7 @@ int main(int argc, char **argv) {
   options.approximateMath = approximateMath;
   options.chunkBytes = chunkBytes;
   options.hoistMinThreads = hoistMinThreads;
+  options.splitBatch = splitBatch;
   options.llvmIRPath = emitLLVM;
   options.timing = timing;
   options.gradients = gradients;
@@ -222,9 +229,11 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(err)));
   // Its default is a CPU lowering's setting too: only the flag says it was
   // asked for.
-  if (hoistMinThreads.getNumOccurrences() && options.target != "cpu")
-    return fail("--hoist-min-threads applies to --target=cpu (got '" +
-                options.target + "')");
+  for (const cl::Option *opt : {static_cast<cl::Option *>(&hoistMinThreads),
+                                static_cast<cl::Option *>(&splitBatch)})
+    if (opt->getNumOccurrences() && options.target != "cpu")
+      return fail("--" + opt->ArgStr + " applies to --target=cpu (got '" +
+                  options.target + "')");
 
   DialectRegistry registry;
   registerAllDialects(registry);

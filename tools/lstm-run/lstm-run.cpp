@@ -124,6 +124,12 @@ static cl::opt<int64_t> hoistMinThreads(
              "projections hoisted; fewer compute them in the steps "
              "(lstm-hoist-by-threads; 1 or less: always hoisted)"),
     cl::init(lstm::LSTMToCPUOptions().hoistMinThreads), cl::cat(cpuCategory));
+static cl::opt<bool> splitBatch(
+    "split-batch",
+    cl::desc("Run each layer whose rows are independent on parts of its "
+             "batch, a thread each, for the whole sequence "
+             "(lstm-split-batch)"),
+    cl::init(lstm::LSTMToCPUOptions().splitBatch), cl::cat(cpuCategory));
 static cl::opt<int>
     threads("cpu-threads",
             cl::desc("Threads of the GEMMs (default: one per core)"),
@@ -190,6 +196,7 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&approximateMath),
                                   static_cast<cl::Option *>(&chunkBytes),
                                   static_cast<cl::Option *>(&hoistMinThreads),
+                                  static_cast<cl::Option *>(&splitBatch),
                                   static_cast<cl::Option *>(&threads)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cpu only");
@@ -227,6 +234,7 @@ int main(int argc, char **argv) {
   options.jit.cpu.approximateMath = approximateMath;
   options.jit.cpu.chunkBytes = chunkBytes;
   options.jit.cpu.hoistMinThreads = hoistMinThreads;
+  options.jit.cpu.splitBatch = splitBatch;
   options.jit.threads = threads;
   options.jit.nvvm.computeType = computeType;
   options.jit.nvvm.cublas = cublas;

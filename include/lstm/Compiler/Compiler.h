@@ -88,6 +88,9 @@ struct CompileOptions {
   /// projections hoisted; fewer compute them in the steps (cpu only; see
   /// LSTMToCPUOptions::hoistMinThreads; 1 or less: always hoisted).
   int64_t hoistMinThreads = 3;
+  /// Each layer with independent rows on parts of its batch, a thread each
+  /// (cpu only; see LSTMToCPUOptions::splitBatch).
+  bool splitBatch = true;
   /// Add and export the gradient functions of every public function with
   /// layers (`NAME_grad`, `NAME_train`, `NAME_backward`; see
   /// lstm-differentiate): runs lstm-combine-gate-gemms and

@@ -48,6 +48,11 @@ struct LSTMToCPUOptions {
   /// up to 24% slower on three and more (docs/benchmarks.md, "Hoisted or
   /// in the steps, by thread count").
   int64_t hoistMinThreads = 3;
+  /// Whether each layer whose cell computes a row from that row alone runs
+  /// on parts of its batch, a thread each, for the whole sequence
+  /// (lstm-split-batch) rather than with its products and cells split
+  /// among the threads at every step.
+  bool splitBatch = true;
 };
 
 /// Lowers a module of `lstm` (and upstream tensor-level) IR through linalg,

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_PREPARELOOPGEMMSPASS
@@ -46,7 +47,8 @@ constexpr unsigned kPlanOperands[] = {
 /// from: arguments of `function` and allocations, through operations
 /// without memory effects, the iteration arguments and results of scf.for
 /// (a buffer carried by a loop is any of its initial and yielded buffers)
-/// and the results of scf.if (any branch's). Fails on anything else (a
+/// and the results of scf.if (any branch's); the iterations of scf.forall
+/// and scf.parallel are indices. Fails on anything else (a
 /// load, a call, a value of another region).
 LogicalResult collectRoots(Value value, func::FuncOp function,
                            llvm::SmallPtrSetImpl<Value> &roots) {
@@ -67,6 +69,14 @@ LogicalResult collectRoots(Value value, func::FuncOp function,
           roots.insert(arg);
         continue;
       }
+      // The iteration of a task loop (a part of a layer's batch,
+      // lstm-split-batch) or a parallel loop: an index, not a buffer.
+      if (auto forall = dyn_cast<scf::ForallOp>(block->getParentOp());
+          forall && llvm::is_contained(forall.getInductionVars(), arg))
+        continue;
+      if (auto parallel = dyn_cast<scf::ParallelOp>(block->getParentOp());
+          parallel && llvm::is_contained(parallel.getInductionVars(), arg))
+        continue;
       auto loop = dyn_cast<scf::ForOp>(block->getParentOp());
       if (!loop)
         return failure();
@@ -92,6 +102,13 @@ LogicalResult collectRoots(Value value, func::FuncOp function,
         if (!branch->empty())
           work.push_back(cast<scf::YieldOp>(branch->front().getTerminator())
                              .getOperand(i));
+      continue;
+    }
+    // A view's buffer is its source's; its offsets and sizes are indices
+    // (which may come from anything, a call of the runtime's thread count
+    // included).
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      work.push_back(view.getViewSource());
       continue;
     }
     if (!isMemoryEffectFree(def) || def->getNumRegions() != 0)

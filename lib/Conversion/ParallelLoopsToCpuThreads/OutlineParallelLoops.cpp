@@ -18,6 +18,7 @@
 #include "lstm/Conversion/ParallelLoopsToCpuThreads/ParallelLoopsToCpuThreads.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -43,6 +44,11 @@ Value buildTripCount(OpBuilder &b, Location loc, Value lb, Value ub,
   return b.createOrFold<arith::MaxSIOp>(loc, count, zero);
 }
 
+/// The work the runtime is told a task loop's iteration is worth: enough
+/// for a thread of its own (lstmRuntimeCpuParallelFor gives a thread at
+/// least 2^16 operations).
+constexpr int64_t kTaskWork = int64_t(1) << 40;
+
 /// What one innermost iteration of `loop` costs, in operations of its body
 /// (ops of loops nested in it counted once: an underestimate, which only
 /// makes the runtime keep more calls on one thread).
@@ -61,20 +67,35 @@ struct OutlineParallelLoopsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<scf::ParallelOp> loops;
-    module.walk([&](scf::ParallelOp loop) {
-      // The outermost loops of the module's own functions; a loop that
-      // yields reduced values has no per-range form here.
+    // The outermost loops of the module's own functions. A loop in a task
+    // is outlined too: where the task is the only one (one part), the
+    // runtime splits the loop among the threads; inside a task running on
+    // a thread of a team, it runs on that thread.
+    auto inFunction = [&](Operation *loop) {
       auto caller = loop->getParentOfType<func::FuncOp>();
-      if (!caller || caller->getParentOp() != module ||
-          loop->getParentOfType<scf::ParallelOp>() ||
-          !loop.getInitVals().empty())
-        return;
-      loops.push_back(loop);
+      return caller && caller->getParentOp() == module &&
+             !loop->getParentOfType<scf::ParallelOp>();
+    };
+    SmallVector<scf::ParallelOp> loops;
+    SmallVector<scf::ForallOp> tasks;
+    module.walk([&](Operation *op) {
+      // A loop that yields reduced values has no per-range form here.
+      if (auto loop = dyn_cast<scf::ParallelOp>(op);
+          loop && inFunction(loop) && loop.getInitVals().empty())
+        loops.push_back(loop);
+      // A bufferized forall (no shared outputs) of one dimension.
+      if (auto forall = dyn_cast<scf::ForallOp>(op);
+          forall && inFunction(forall) &&
+          !forall->getParentOfType<scf::ForallOp>() &&
+          forall.getOutputs().empty() && forall.getRank() == 1)
+        tasks.push_back(forall);
     });
     SymbolTable symbols(module);
+    // Loops nested in a task first: its body then calls their functions.
     for (scf::ParallelOp loop : loops)
       outline(loop, symbols);
+    for (scf::ForallOp forall : tasks)
+      outline(forall, symbols);
   }
 
   /// The functions made so far. Two loops of the same code (the cells of
@@ -97,17 +118,20 @@ struct OutlineParallelLoopsPass
     return body;
   }
 
-  void outline(scf::ParallelOp loop, SymbolTable &symbols) {
+  /// A new private function @<caller>_parallel(%lo, %hi, %work,
+  /// passed...) for `loop`, its entry block's builder (after the cloned
+  /// constants) and the mapping of the values it takes from outside.
+  func::FuncOp makeBody(Operation *loop, SymbolTable &symbols,
+                        SmallVectorImpl<Value> &passed, IRMapping &mapping,
+                        OpBuilder &b) {
     auto caller = loop->getParentOfType<func::FuncOp>();
-    Location loc = loop.getLoc();
-    MLIRContext *context = loop.getContext();
-
+    Location loc = loop->getLoc();
+    MLIRContext *context = loop->getContext();
     // What the loop takes from outside: constants are cloned into the new
     // function (its code generation sees static extents), the rest passed.
     llvm::SetVector<Value> used;
-    getUsedValuesDefinedAbove(loop.getRegion(), used);
+    getUsedValuesDefinedAbove(loop->getRegion(0), used);
     used.insert(loop->operand_begin(), loop->operand_end());
-    SmallVector<Value> passed;
     SmallVector<Operation *> constants;
     for (Value value : used) {
       Operation *def = value.getDefiningOp();
@@ -116,9 +140,6 @@ struct OutlineParallelLoopsPass
       else
         passed.push_back(value);
     }
-
-    // @<caller>_parallel(%lo, %hi, %work, passed...): the loop with its
-    // first dimension narrowed to the iterations [lo, hi).
     Type index = IndexType::get(context);
     SmallVector<Type> argTypes(3, index);
     for (Value value : passed)
@@ -130,13 +151,78 @@ struct OutlineParallelLoopsPass
     body->setAttr(lstm::kParallelBodyAttrName, UnitAttr::get(context));
     symbols.insert(body, std::next(Block::iterator(caller)));
     Block *entry = body.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    IRMapping mapping;
+    b.setInsertionPointToStart(entry);
     for (Operation *constant : constants)
       b.clone(*constant, mapping);
     for (auto [value, arg] :
          llvm::zip_equal(passed, entry->getArguments().drop_front(3)))
       mapping.map(value, arg);
+    return body;
+  }
+
+  /// Replaces `loop` by a call of `body` on iterations [0, count), each
+  /// worth `work` operations.
+  void callBody(Operation *loop, func::FuncOp body, SymbolTable &symbols,
+                ArrayRef<Value> passed, Value count, Value work, OpBuilder &b) {
+    body = deduplicate(body, symbols);
+    SmallVector<Value> args = {
+        arith::ConstantIndexOp::create(b, loop->getLoc(), 0), count, work};
+    llvm::append_range(args, passed);
+    func::CallOp::create(b, loop->getLoc(), body, args);
+    loop->erase();
+  }
+
+  /// A task loop: each iteration a part of the work for a thread (a
+  /// layer's rows, lstm-split-batch), as a function running the
+  /// iterations [lo, hi) one after the other.
+  void outline(scf::ForallOp forall, SymbolTable &symbols) {
+    Location loc = forall.getLoc();
+    SmallVector<Value> passed;
+    IRMapping mapping;
+    OpBuilder b(forall.getContext());
+    func::FuncOp body = makeBody(forall, symbols, passed, mapping, b);
+    Block *entry = &body.getBody().front();
+    Value lo = entry->getArgument(0), hi = entry->getArgument(1);
+    auto bound = [&](OpFoldResult v) {
+      return getValueOrCreateConstantIndexOp(
+          b, loc,
+          isa<Value>(v) ? OpFoldResult(mapping.lookup(cast<Value>(v))) : v);
+    };
+    Value lb = bound(forall.getMixedLowerBound()[0]);
+    Value step = bound(forall.getMixedStep()[0]);
+    auto loop = scf::ForOp::create(b, loc, lo, hi,
+                                   arith::ConstantIndexOp::create(b, loc, 1));
+    OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+    mapping.map(forall.getInductionVar(0),
+                inner.createOrFold<arith::AddIOp>(
+                    loc, lb,
+                    inner.createOrFold<arith::MulIOp>(
+                        loc, loop.getInductionVar(), step)));
+    for (Operation &op : forall.getBody()->without_terminator())
+      inner.clone(op, mapping);
+    b.setInsertionPointAfter(loop);
+    func::ReturnOp::create(b, loc);
+
+    // Each iteration is worth a thread of its own.
+    b.setInsertionPoint(forall);
+    Value count = buildTripCount(
+        b, loc,
+        getValueOrCreateConstantIndexOp(b, loc, forall.getMixedLowerBound()[0]),
+        getValueOrCreateConstantIndexOp(b, loc, forall.getMixedUpperBound()[0]),
+        getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep()[0]));
+    Value work = arith::ConstantIndexOp::create(b, loc, kTaskWork);
+    callBody(forall, body, symbols, passed, count, work, b);
+  }
+
+  void outline(scf::ParallelOp loop, SymbolTable &symbols) {
+    Location loc = loop.getLoc();
+    SmallVector<Value> passed;
+    IRMapping mapping;
+    OpBuilder b(loop.getContext());
+    func::FuncOp body = makeBody(loop, symbols, passed, mapping, b);
+    Block *entry = &body.getBody().front();
+    // The loop with its first dimension narrowed to the iterations
+    // [lo, hi).
     Value lo = entry->getArgument(0), hi = entry->getArgument(1);
     Value lb = mapping.lookup(loop.getLowerBound()[0]);
     Value ub = mapping.lookup(loop.getUpperBound()[0]);
@@ -152,7 +238,6 @@ struct OutlineParallelLoopsPass
     narrowed->setOperand(0, from);
     narrowed->setOperand(rank, to);
     func::ReturnOp::create(b, loc);
-    body = deduplicate(body, symbols);
 
     // The call on all iterations, with the work of one iteration of the
     // first dimension: the other dimensions' iterations times the body's
@@ -167,11 +252,7 @@ struct OutlineParallelLoopsPass
           loc, work,
           buildTripCount(b, loc, loop.getLowerBound()[d],
                          loop.getUpperBound()[d], loop.getStep()[d]));
-    SmallVector<Value> args = {arith::ConstantIndexOp::create(b, loc, 0), count,
-                               work};
-    llvm::append_range(args, passed);
-    func::CallOp::create(b, loc, body, args);
-    loop.erase();
+    callBody(loop, body, symbols, passed, count, work, b);
   }
 };
 
