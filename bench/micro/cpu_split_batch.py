@@ -9,14 +9,16 @@ closest cell, not the same one), in one process; the rows alternate
 within each round, so that the machine's drift hits them alike.
 
   cpu_split_batch.py CONFIG THREADS[,THREADS...] [--cells lstm,peephole,cho_gru]
-                     [--rounds 20] [--calls 3]
+                     [--rounds 20] [--calls 3] [--also 'lstm-optimize;...']
 
 CONFIG: a configuration of bench/cpu_bench.py (stack3, charrnn, appleyard).
 Ours: lstmc, pre-passes lstm-optimize{wavefront=0}, each row checked
 against the other form's outputs. PyTorch under torch.no_grad(),
 torch.set_num_threads(THREADS). Each round times CALLS consecutive calls
 of every row; printed per row: the fastest call and the 20th percentile
-of all, ms, and the ratio of the 20th percentiles to PyTorch's.
+of all, ms, and the ratio of the 20th percentiles to PyTorch's. --also:
+more rows of ours, split, with other pre-passes (';'-separated; e.g.
+lstm-optimize, whose wavefront runs a stack's layers side by side).
 """
 import argparse
 import os
@@ -39,7 +41,7 @@ def torch_model(cell, L, H, I, params):
     return cpu_bench.nn_lstm(L, H, I, params) if cell == 'lstm' else torch.nn.LSTM(I, H, L)
 
 
-def run(config, threads, cells, rounds, calls_per_round):
+def run(config, threads, cells, rounds, calls_per_round, also=()):
     L, H, B, T, I = cpu_bench.CONFIGS[config]
     torch.set_num_threads(threads)
     x = np.random.default_rng(0).standard_normal((T, B, I)).astype(np.float32)
@@ -50,15 +52,17 @@ def run(config, threads, cells, rounds, calls_per_round):
         net = lc.Network(fn, input_size=I, hidden=H, num_layers=L, **kw)
         params = net.init_params(seed=1)
         outs = {}
-        for name, split in ((f'{cell} split', True), (f'{cell} whole', False)):
-            compiled = net.compile(target='cpu', pre_passes='lstm-optimize{wavefront=0}',
-                                   split_batch=split)
+        forms = [(f'{cell} split', 'lstm-optimize{wavefront=0}', True),
+                 (f'{cell} whole', 'lstm-optimize{wavefront=0}', False)]
+        forms += [(f'{cell} {pre}', pre, True) for pre in also]
+        for name, pre, split in forms:
+            compiled = net.compile(target='cpu', pre_passes=pre, split_batch=split)
             compiled.set_threads(threads)
             calls[name] = compiled.bind(params)
             outs[name] = np.asarray(calls[name](x)[0])
-        a, b = outs.values()
-        print(f'{cell}: largest difference between the forms '
-              f'{np.abs(a - b).max() / np.abs(b).max():.1e}')
+        first = outs[f'{cell} whole']
+        print(f'{cell}: largest difference to the whole form ' + ', '.join(
+            f'{np.abs(o - first).max() / np.abs(first).max():.1e}' for o in outs.values()))
         model = torch_model(cell, L, H, I, params)
 
         def torch_call(_, model=model):
@@ -89,9 +93,11 @@ def main():
     p.add_argument('--cells', default='lstm')
     p.add_argument('--rounds', type=int, default=20)
     p.add_argument('--calls', type=int, default=3)
+    p.add_argument('--also', default='', help="';'-separated pre-passes of more split rows")
     args = p.parse_args()
     for threads in args.threads.split(','):
-        run(args.config, int(threads), args.cells.split(','), args.rounds, args.calls)
+        run(args.config, int(threads), args.cells.split(','), args.rounds, args.calls,
+            [a for a in args.also.split(';') if a])
 
 
 if __name__ == '__main__':

@@ -44,8 +44,13 @@ bool onlyExtentsReadBesides(Value v, Operation *user) {
 /// destination and the slice's offsets, sizes and strides are defined
 /// before the allocation. (A result that others read too, such as a
 /// layer's output the next layer reads, is left alone: bufferization may
-/// then find the slice's buffer in use and copy it twice.)
-bufferization::AllocTensorOp sliceable(tensor::InsertSliceOp insert,
+/// then find the slice's buffer in use and copy it twice.) `insert` is a
+/// tensor.insert_slice, or the tensor.parallel_insert_slice of an
+/// scf.forall (a part of a layer's batch, lstm-split-batch, into the
+/// whole: the part's sequences, such as a training forward's saved
+/// activations, are then built in the whole's rows).
+template <typename InsertOp>
+bufferization::AllocTensorOp sliceable(InsertOp insert,
                                        DominanceInfo &dominance) {
   auto result = dyn_cast<OpResult>(insert.getSource());
   auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
@@ -73,18 +78,25 @@ struct WriteSequencesInPlacePass
     : lstm::impl::WriteSequencesInPlacePassBase<WriteSequencesInPlacePass> {
   void runOnOperation() override {
     DominanceInfo dominance(getOperation());
-    SmallVector<std::pair<bufferization::AllocTensorOp, tensor::InsertSliceOp>>
+    // Each allocation, with the destination and the slice it becomes.
+    SmallVector<std::tuple<bufferization::AllocTensorOp, Value,
+                           OffsetSizeAndStrideOpInterface>>
         rewrites;
-    getOperation()->walk([&](tensor::InsertSliceOp insert) {
-      if (bufferization::AllocTensorOp alloc = sliceable(insert, dominance))
-        rewrites.push_back({alloc, insert});
+    getOperation()->walk([&](Operation *op) {
+      if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+        if (bufferization::AllocTensorOp alloc = sliceable(insert, dominance))
+          rewrites.push_back({alloc, insert.getDest(), insert});
+      } else if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op)) {
+        if (bufferization::AllocTensorOp alloc = sliceable(insert, dominance))
+          rewrites.push_back({alloc, insert.getDest(), insert});
+      }
     });
     IRRewriter rewriter(&getContext());
-    for (auto [alloc, insert] : rewrites) {
+    for (auto [alloc, dest, slice] : rewrites) {
       rewriter.setInsertionPoint(alloc);
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          alloc, alloc.getType(), insert.getDest(), insert.getMixedOffsets(),
-          insert.getMixedSizes(), insert.getMixedStrides());
+          alloc, alloc.getType(), dest, slice.getMixedOffsets(),
+          slice.getMixedSizes(), slice.getMixedStrides());
     }
   }
 };

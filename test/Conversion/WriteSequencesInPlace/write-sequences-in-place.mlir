@@ -73,3 +73,33 @@ func.func @left_alone(%x: tensor<?x?x4xf32>, %T: index, %B: index)
   %w2 = tensor.insert_slice %l2 into %w0[1, 0, 0, 0] [1, %T, %B, 4] [1, 1, 1, 1] : tensor<?x?x4xf32> into tensor<2x?x?x4xf32>
   return %w2, %read, %w1 : tensor<2x?x?x4xf32>, tensor<2x?x?x4xf32>, tensor<2x?x?x4xf32>
 }
+
+// -----
+
+// A part of a layer's batch (lstm-split-batch) inserted into the whole by
+// the forall's parallel_insert_slice: the part's loop starts from its rows
+// of the shared output.
+// CHECK-LABEL: func.func @into_forall_output
+// CHECK: scf.forall (%[[K:.*]]) in (%{{.*}}) shared_outs(%[[W:.*]] = %{{.*}})
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[W]][0, %[[K]], 0] [%{{.*}}, 1, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x1x4xf32>
+// CHECK: %[[L:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ROWS]])
+// CHECK: tensor.parallel_insert_slice %[[L]] into %[[W]][0, %[[K]], 0]
+func.func @into_forall_output(%x: tensor<?x?x4xf32>, %T: index, %B: index)
+    -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %whole = bufferization.alloc_tensor(%T, %B) : tensor<?x?x4xf32>
+  %r = scf.forall (%k) in (%B) shared_outs(%w = %whole) -> tensor<?x?x4xf32> {
+    %a = bufferization.alloc_tensor(%T) : tensor<?x1x4xf32>
+    %l = scf.for %t = %c0 to %T step %c1 iter_args(%s = %a) -> tensor<?x1x4xf32> {
+      %row = tensor.extract_slice %x[%t, %k, 0] [1, 1, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<1x4xf32>
+      %ins = tensor.insert_slice %row into %s[%t, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<?x1x4xf32>
+      scf.yield %ins : tensor<?x1x4xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %l into %w[0, %k, 0] [%T, 1, 4] [1, 1, 1] : tensor<?x1x4xf32> into tensor<?x?x4xf32>
+    }
+  }
+  return %r : tensor<?x?x4xf32>
+}
