@@ -219,9 +219,11 @@ private:
 };
 } // namespace
 
-/// Why `layer` cannot be split (empty if it can), `maxWeightBytes` the
-/// most bytes of weights its cell may multiply.
-static std::string whyNotSplit(LayerOp layer, int64_t maxWeightBytes) {
+/// Why `layer` cannot be split (empty if it can); where it can, `minRows`
+/// becomes the fewest rows a part takes: `largeMinRows` where its cell
+/// multiplies more than `maxWeightBytes` of weights (0: not split then).
+static std::string whyNotSplit(LayerOp layer, int64_t maxWeightBytes,
+                               int64_t largeMinRows, int64_t &minRows) {
   if (layer.getInputs().empty())
     return "no input sequence";
   for (Value input : layer.getInputs())
@@ -245,9 +247,12 @@ static std::string whyNotSplit(LayerOp layer, int64_t maxWeightBytes) {
   std::optional<int64_t> bytes = RowwiseCell::weightBytes(layer);
   if (!bytes)
     return "weights of a dynamic shape";
-  if (*bytes > maxWeightBytes)
-    return "weights of " + std::to_string(*bytes) + " bytes, over " +
-           std::to_string(maxWeightBytes);
+  if (*bytes > maxWeightBytes) {
+    if (largeMinRows == 0)
+      return "weights of " + std::to_string(*bytes) + " bytes, over " +
+             std::to_string(maxWeightBytes);
+    minRows = std::max(minRows, largeMinRows);
+  }
   return "";
 }
 
@@ -362,18 +367,27 @@ struct LSTMSplitBatchPass
           << static_cast<int64_t>(minRows);
       return signalPassFailure();
     }
-    SmallVector<LayerOp> layers;
+    if (largeWeightMinRows < 0) {
+      getOperation()->emitError("lstm-split-batch: large-weight-min-rows "
+                                "must be >= 0, got ")
+          << static_cast<int64_t>(largeWeightMinRows);
+      return signalPassFailure();
+    }
+    // Each layer to split, with the fewest rows of its parts.
+    SmallVector<std::pair<LayerOp, int64_t>> layers;
     getOperation()->walk([&](LayerOp layer) {
       // A layer inside another's cell, or already split, stays.
       if (layer->getParentOfType<LayerOp>() ||
           layer->getParentOfType<scf::ForallOp>())
         return;
-      std::string why = whyNotSplit(layer, maxWeightBytes);
+      int64_t rows = minRows;
+      std::string why =
+          whyNotSplit(layer, maxWeightBytes, largeWeightMinRows, rows);
       LLVM_DEBUG(llvm::dbgs() << "lstm-split-batch: layer at " << layer.getLoc()
                               << (why.empty() ? ": split" : ": left whole, ")
                               << why << "\n");
       if (why.empty())
-        layers.push_back(layer);
+        layers.push_back({layer, rows});
     });
     if (layers.empty())
       return;
@@ -382,8 +396,8 @@ struct LSTMSplitBatchPass
         rewriter, getOperation(), threadsFunction, getArgument());
     if (failed(threads))
       return signalPassFailure();
-    for (LayerOp layer : layers)
-      if (failed(splitLayer(rewriter, layer, *threads, minRows))) {
+    for (auto [layer, rows] : layers)
+      if (failed(splitLayer(rewriter, layer, *threads, rows))) {
         layer.emitError("lstm-split-batch: cannot compute the layer's "
                         "result shapes");
         return signalPassFailure();

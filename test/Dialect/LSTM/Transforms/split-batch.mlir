@@ -1,7 +1,9 @@
 // RUN: lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads' | FileCheck %s
 // RUN: lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads min-rows=4' | FileCheck %s --check-prefix=ROWS
 // RUN: lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads max-weight-bytes=4095' | FileCheck %s --check-prefix=SMALL
+// RUN: lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads max-weight-bytes=4095 large-weight-min-rows=6' | FileCheck %s --check-prefix=LARGE
 // RUN: not lstm-opt %s --split-input-file --lstm-split-batch 2>&1 | FileCheck %s --check-prefix=NO-FUNCTION
+// RUN: not lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads large-weight-min-rows=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE-LARGE
 // RUN: not lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads min-rows=0' 2>&1 | FileCheck %s --check-prefix=NO-ROWS
 
 // An Elman layer with lengths: an scf.forall over min(threads, B / min-rows)
@@ -44,7 +46,14 @@
 // SMALL-LABEL: func.func @elman
 // SMALL-NOT: scf.forall
 // SMALL: lstm.layer
+// With large-weight-min-rows, a layer over max-weight-bytes is split in
+// parts of at least that many rows.
+// LARGE-LABEL: func.func @elman
+// LARGE: %[[C6:.*]] = arith.constant 6 : index
+// LARGE: arith.divsi %{{.*}}, %[[C6]] : index
+// LARGE: scf.forall
 // NO-FUNCTION: lstm-split-batch: threads-function must name the function () -> i32
+// NEGATIVE-LARGE: lstm-split-batch: large-weight-min-rows must be >= 0, got -1
 // NO-ROWS: lstm-split-batch: min-rows must be >= 1, got 0
 func.func @elman(%x: tensor<?x?x16xf32>, %h0: tensor<?x32xf32>, %len: tensor<?xi32>,
                  %W: tensor<32x16xf32>, %R: tensor<32x32xf32>, %b: tensor<32xf32>)

@@ -457,8 +457,15 @@ def LSTMSplitBatchPass : Pass<"lstm-split-batch"> {
            "The fewest batch rows a part takes">,
     Option<"maxWeightBytes", "max-weight-bytes", "int64_t",
            /*default=*/"1048576",
-           "The most bytes of weights a split layer's cell may multiply "
-           "(each thread reads them at every step)">,
+           "The most bytes of weights a layer's cell may multiply for parts "
+           "of min-rows rows (each thread reads them at every step)">,
+    Option<"largeWeightMinRows", "large-weight-min-rows", "int64_t",
+           /*default=*/"0",
+           "The fewest rows of a part of a layer whose weights exceed "
+           "max-weight-bytes (read at every step from a cache shared by the "
+           "cores, each weight then multiplies as many rows); 0 (the "
+           "default: appleyard's 4 MiB layers measured 1.07-1.74x slower "
+           "split in parts of 8 rows or more): such layers stay whole">,
   ];
 }
 
