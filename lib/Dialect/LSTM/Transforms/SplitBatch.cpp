@@ -271,7 +271,8 @@ static Value sliceRows(OpBuilder &b, Location loc, Value value, int64_t batch,
 
 /// Rewrites `layer` into the scf.forall over parts of its batch.
 static LogicalResult splitLayer(IRRewriter &rewriter, LayerOp layer,
-                                func::FuncOp threadsFunction, int64_t minRows) {
+                                func::FuncOp threadsFunction, int64_t minRows,
+                                int64_t minPartWork) {
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
   // The parts take their rows of every sequence, state and length by the
@@ -285,13 +286,34 @@ static LogicalResult splitLayer(IRRewriter &rewriter, LayerOp layer,
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   Value one = index(1);
+  Value steps = tensor::DimOp::create(rewriter, loc, layer.getInputs()[0], 0);
   Value batch = tensor::DimOp::create(rewriter, loc, layer.getInputs()[0], 1);
-  // Parts: one a thread, each of at least minRows rows (at least one part).
+  auto atLeastOne = [&](Value v) {
+    return arith::MaxSIOp::create(rewriter, loc, v, one).getResult();
+  };
+  // The layer's multiply-adds: T · B · the weights' elements (static, see
+  // whyNotSplit). (T and B are extents of one tensor: their product fits.)
+  int64_t weightElements = 0;
+  llvm::DenseSet<Value> counted;
+  for (auto gate : layer.getBody().getOps<GateOp>())
+    for (Value weight : gate.getWeights())
+      if (counted.insert(weight).second)
+        weightElements +=
+            cast<RankedTensorType>(weight.getType()).getNumElements();
+  Value work = arith::MulIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, steps, batch),
+      index(std::max<int64_t>(weightElements, 1)));
+  // Parts: one a thread, each of at least minRows rows and minPartWork
+  // multiply-adds (at least one part: a small layer is not worth waking
+  // the threads for).
   Value parts = arith::MinSIOp::create(
-      rewriter, loc, buildThreadCount(rewriter, loc, threadsFunction),
-      arith::MaxSIOp::create(
-          rewriter, loc,
-          arith::DivSIOp::create(rewriter, loc, batch, index(minRows)), one));
+      rewriter, loc,
+      arith::MinSIOp::create(rewriter, loc,
+                             buildThreadCount(rewriter, loc, threadsFunction),
+                             atLeastOne(arith::DivSIOp::create(
+                                 rewriter, loc, batch, index(minRows)))),
+      atLeastOne(
+          arith::DivSIOp::create(rewriter, loc, work, index(minPartWork))));
 
   // Each result whole, written by the parts: a buffer of its own, with
   // the identity layout (from a tensor.empty, empty-tensor elimination
@@ -367,6 +389,12 @@ struct LSTMSplitBatchPass
           << static_cast<int64_t>(minRows);
       return signalPassFailure();
     }
+    if (minPartWork < 1) {
+      getOperation()->emitError(
+          "lstm-split-batch: min-part-work must be >= 1, got ")
+          << static_cast<int64_t>(minPartWork);
+      return signalPassFailure();
+    }
     if (largeWeightMinRows < 0) {
       getOperation()->emitError("lstm-split-batch: large-weight-min-rows "
                                 "must be >= 0, got ")
@@ -397,7 +425,7 @@ struct LSTMSplitBatchPass
     if (failed(threads))
       return signalPassFailure();
     for (auto [layer, rows] : layers)
-      if (failed(splitLayer(rewriter, layer, *threads, rows))) {
+      if (failed(splitLayer(rewriter, layer, *threads, rows, minPartWork))) {
         layer.emitError("lstm-split-batch: cannot compute the layer's "
                         "result shapes");
         return signalPassFailure();

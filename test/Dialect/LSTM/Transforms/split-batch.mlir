@@ -4,10 +4,12 @@
 // RUN: lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads max-weight-bytes=4095 large-weight-min-rows=6' | FileCheck %s --check-prefix=LARGE
 // RUN: not lstm-opt %s --split-input-file --lstm-split-batch 2>&1 | FileCheck %s --check-prefix=NO-FUNCTION
 // RUN: not lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads large-weight-min-rows=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE-LARGE
+// RUN: not lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads min-part-work=0' 2>&1 | FileCheck %s --check-prefix=NO-WORK
 // RUN: not lstm-opt %s --split-input-file '--lstm-split-batch=threads-function=get_threads min-rows=0' 2>&1 | FileCheck %s --check-prefix=NO-ROWS
 
-// An Elman layer with lengths: an scf.forall over min(threads, B / min-rows)
-// parts (at least one), part k the layer on rows [k·B/n, (k+1)·B/n) of its
+// An Elman layer with lengths: an scf.forall over min(threads, B / min-rows,
+// T · B · 1536 weight elements / min-part-work) parts (each at least one),
+// part k the layer on rows [k·B/n, (k+1)·B/n) of its
 // sequence, initial state and lengths, its output and final state inserted
 // into whole ones of their own (alloc_tensor). Its weights are
 // 32·16 + 32·32 floats, 6144 bytes: over max-weight-bytes=4095 it stays
@@ -15,12 +17,17 @@
 // CHECK-LABEL: func.func private @get_threads() -> i32
 // CHECK-LABEL: func.func @elman
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x16xf32>, %[[H0:.*]]: tensor<?x32xf32>, %[[LEN:.*]]: tensor<?xi32>
+// CHECK: %[[TB:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[WORK:.*]] = arith.muli %[[TB]], %c1536{{.*}} : index
+// CHECK: %[[PER_WORK:.*]] = arith.divsi %[[WORK]], %c262144{{.*}} : index
+// CHECK: %[[BY_WORK:.*]] = arith.maxsi %[[PER_WORK]], %{{.*}} : index
 // CHECK: %[[PER:.*]] = arith.divsi %{{.*}}, %{{.*}} : index
 // CHECK: %[[BY_ROWS:.*]] = arith.maxsi %[[PER]], %{{.*}} : index
 // CHECK: %[[N:.*]] = call @get_threads() : () -> i32
 // CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i32 to index
 // CHECK: %[[THREADS:.*]] = arith.maxsi %[[NI]], %{{.*}} : index
-// CHECK: %[[PARTS:.*]] = arith.minsi %[[THREADS]], %[[BY_ROWS]] : index
+// CHECK: %[[SOME:.*]] = arith.minsi %[[THREADS]], %[[BY_ROWS]] : index
+// CHECK: %[[PARTS:.*]] = arith.minsi %[[SOME]], %[[BY_WORK]] : index
 // CHECK: %[[WY:.*]] = bufferization.alloc_tensor(%{{.*}}, %{{.*}}) : tensor<?x?x32xf32>
 // CHECK: %[[WH:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x32xf32>
 // CHECK: %[[R:.*]]:2 = scf.forall (%[[K:.*]]) in (%[[PARTS]]) shared_outs(%[[OY:.*]] = %[[WY]], %[[OH:.*]] = %[[WH]])
@@ -54,6 +61,7 @@
 // LARGE: scf.forall
 // NO-FUNCTION: lstm-split-batch: threads-function must name the function () -> i32
 // NEGATIVE-LARGE: lstm-split-batch: large-weight-min-rows must be >= 0, got -1
+// NO-WORK: lstm-split-batch: min-part-work must be >= 1, got 0
 // NO-ROWS: lstm-split-batch: min-rows must be >= 1, got 0
 func.func @elman(%x: tensor<?x?x16xf32>, %h0: tensor<?x32xf32>, %len: tensor<?xi32>,
                  %W: tensor<32x16xf32>, %R: tensor<32x32xf32>, %b: tensor<32xf32>)

@@ -400,7 +400,8 @@ def LSTMSplitBatchPass : Pass<"lstm-split-batch"> {
     synchronisation until the layer ends:
 
     ```mlir
-    %n = min(max(call @threads(), 1), max(B / min-rows, 1))
+    %n = min(max(call @threads(), 1), max(B / min-rows, 1),
+             max(T · B · weight elements / min-part-work, 1))
     %y, %hT = scf.forall (%k) in (%n) shared_outs(%oy = alloc [T, B, N],
                                                   %oh = alloc [B, N]) {
       // rows [k·B/n, (k+1)·B/n)
@@ -455,6 +456,9 @@ def LSTMSplitBatchPass : Pass<"lstm-split-batch"> {
            "(required)">,
     Option<"minRows", "min-rows", "int64_t", /*default=*/"1",
            "The fewest batch rows a part takes">,
+    Option<"minPartWork", "min-part-work", "int64_t", /*default=*/"262144",
+           "The fewest multiply-adds of the layer's products (T · rows · the "
+           "weights' elements) a part takes">,
     Option<"maxWeightBytes", "max-weight-bytes", "int64_t",
            /*default=*/"1048576",
            "The most bytes of weights a layer's cell may multiply for parts "
