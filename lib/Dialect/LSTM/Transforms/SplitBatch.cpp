@@ -9,7 +9,7 @@
 // product and cell wait for each other twice a step, which on many cores
 // costs more than the step's arithmetic; threads that each take some rows
 // for the whole sequence never wait until the layer ends. This pass makes
-// that split where the cell lets it (see isRowwiseCell) and the weights,
+// that split where the cell lets it (see RowwiseCell) and the weights,
 // which every thread then reads at every step, fit a core's cache.
 //
 //===----------------------------------------------------------------------===//
@@ -78,21 +78,20 @@ public:
     return "";
   }
 
-  /// The bytes of the weights the cell's gates multiply (each counted once);
-  /// nullopt if one has a dynamic shape.
-  static std::optional<int64_t> weightBytes(LayerOp layer) {
+  /// The elements of the weights the cell's gates multiply (each counted
+  /// once); nullopt if one has a dynamic shape.
+  static std::optional<int64_t> weightElements(LayerOp layer) {
     llvm::DenseSet<Value> counted;
-    int64_t bytes = 0;
+    int64_t elements = 0;
     for (auto gate : layer.getBody().getOps<GateOp>())
       for (Value weight : gate.getWeights()) {
         auto type = cast<RankedTensorType>(weight.getType());
         if (!type.hasStaticShape())
           return std::nullopt;
         if (counted.insert(weight).second)
-          bytes += type.getNumElements() *
-                   std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+          elements += type.getNumElements();
       }
-    return bytes;
+    return elements;
   }
 
 private:
@@ -244,12 +243,14 @@ static std::string whyNotSplit(LayerOp layer, int64_t maxWeightBytes,
       return "a static extent of 0";
   if (std::string why = RowwiseCell().check(layer); !why.empty())
     return why;
-  std::optional<int64_t> bytes = RowwiseCell::weightBytes(layer);
-  if (!bytes)
+  // f32 weights (the cell's arguments are f32, and so its products).
+  std::optional<int64_t> elements = RowwiseCell::weightElements(layer);
+  if (!elements)
     return "weights of a dynamic shape";
-  if (*bytes > maxWeightBytes) {
+  int64_t bytes = *elements * 4;
+  if (bytes > maxWeightBytes) {
     if (largeMinRows == 0)
-      return "weights of " + std::to_string(*bytes) + " bytes, over " +
+      return "weights of " + std::to_string(bytes) + " bytes, over " +
              std::to_string(maxWeightBytes);
     minRows = std::max(minRows, largeMinRows);
   }
@@ -293,13 +294,7 @@ static LogicalResult splitLayer(IRRewriter &rewriter, LayerOp layer,
   };
   // The layer's multiply-adds: T · B · the weights' elements (static, see
   // whyNotSplit). (T and B are extents of one tensor: their product fits.)
-  int64_t weightElements = 0;
-  llvm::DenseSet<Value> counted;
-  for (auto gate : layer.getBody().getOps<GateOp>())
-    for (Value weight : gate.getWeights())
-      if (counted.insert(weight).second)
-        weightElements +=
-            cast<RankedTensorType>(weight.getType()).getNumElements();
+  int64_t weightElements = RowwiseCell::weightElements(layer).value_or(1);
   Value work = arith::MulIOp::create(
       rewriter, loc, arith::MulIOp::create(rewriter, loc, steps, batch),
       index(std::max<int64_t>(weightElements, 1)));
