@@ -163,8 +163,29 @@ def test_hoist_min_threads_reaches_the_compiler(tmp_path):
     assert library("plain") == library("plain-one", hoist_min_threads=1)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+def test_split_batch_agrees_with_reference(tmp_path, threads):
+    """Each layer on parts of its batch, a thread each (split_batch, the
+    default: 96 rows in 1 to 5 parts, unequal from 5) and the batch whole,
+    both against the float64 reference; the option reaches the compiler
+    (the whole form's library is another)."""
+    net = lc.Network(lc.cells.lstm, input_size=I, hidden=H)
+    p = net.init_params(seed=21 + threads)
+    x = np.random.default_rng(30 + threads).uniform(-1, 1, (T, B, I)).astype(np.float32)
+    for split in (True, False):
+        compiled = net.compile(tmp_path / str(split), target="cpu",
+                               pre_passes="lstm-optimize{wavefront=false}", split_batch=split)
+        compiled.set_threads(threads)
+        y = compiled.bind(p)(x)[0]
+        exp = lstm_reference(x, p)
+        assert np.linalg.norm(y - exp) / np.linalg.norm(exp) < TOL32, split
+    assert ((tmp_path / "True" / "network.so").read_bytes() !=
+            (tmp_path / "False" / "network.so").read_bytes())
+
+
 BAD_CPU_OPTIONS = ([("chunk_bytes", bad) for bad in (-1, 1.5, "2", True, 2 ** 63)] +
-                   [("hoist_min_threads", bad) for bad in (0, -1, 1.5, "2", True, 2 ** 31)])
+                   [("hoist_min_threads", bad) for bad in (0, -1, 1.5, "2", True, 2 ** 31)] +
+                   [("split_batch", bad) for bad in (0, 1, "no", None)])
 
 
 @pytest.mark.parametrize("option, bad", BAD_CPU_OPTIONS)
@@ -174,7 +195,8 @@ def test_cpu_options_reject_bad_values(option, bad):
         net.compile(target="cpu", **{option: bad})
 
 
-@pytest.mark.parametrize("option, value", [("chunk_bytes", 4096), ("hoist_min_threads", 2)])
+@pytest.mark.parametrize("option, value", [("chunk_bytes", 4096), ("hoist_min_threads", 2),
+                                           ("split_batch", False)])
 def test_cpu_options_are_for_the_cpu(option, value):
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match=f"{option} applies to target='cpu' only"):

@@ -178,12 +178,9 @@ struct LSTMHoistByThreadsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (threadsFunction.empty()) {
-      getOperation()->emitError(
-          "lstm-hoist-by-threads: threads-function must name the function "
-          "() -> i32 that gives the number of threads at run time");
+    if (failed(requireThreadsFunction(getOperation(), threadsFunction,
+                                      getArgument())))
       return signalPassFailure();
-    }
     if (minThreads <= 1)
       return; // every thread count keeps the projections hoisted
     SmallVector<LayerOp> layers;

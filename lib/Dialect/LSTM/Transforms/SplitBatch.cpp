@@ -373,12 +373,9 @@ struct LSTMSplitBatchPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (threadsFunction.empty()) {
-      getOperation()->emitError(
-          "lstm-split-batch: threads-function must name the function "
-          "() -> i32 that gives the number of threads at run time");
+    if (failed(requireThreadsFunction(getOperation(), threadsFunction,
+                                      getArgument())))
       return signalPassFailure();
-    }
     if (minRows < 1) {
       getOperation()->emitError("lstm-split-batch: min-rows must be >= 1, got ")
           << static_cast<int64_t>(minRows);

@@ -47,6 +47,15 @@ std::optional<HoistedInput> mlir::lstm::matchHoistedInput(Value input) {
   return HoistedInput{expand, gate, sequence};
 }
 
+LogicalResult mlir::lstm::requireThreadsFunction(Operation *op, StringRef name,
+                                                 StringRef pass) {
+  if (!name.empty())
+    return success();
+  return op->emitError(pass)
+         << ": threads-function must name the function () -> i32 that gives "
+            "the number of threads at run time";
+}
+
 FailureOr<func::FuncOp> mlir::lstm::declareThreadsFunction(OpBuilder &builder,
                                                            Operation *op,
                                                            StringRef name,

@@ -38,6 +38,11 @@ struct HoistedInput {
 /// one.
 std::optional<HoistedInput> matchHoistedInput(Value input);
 
+/// Fails with an error naming `pass` on `op` where `name`, a pass's
+/// threads-function option, is empty.
+LogicalResult requireThreadsFunction(Operation *op, StringRef name,
+                                     StringRef pass);
+
 /// `name`, a function `() -> i32` giving the number of threads at run time,
 /// declared (private) in the symbol table nearest to `op` where it is not
 /// yet. Fails with an error naming `pass` where there is no symbol table or
