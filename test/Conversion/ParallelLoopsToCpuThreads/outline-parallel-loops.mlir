@@ -111,3 +111,42 @@ func.func @strided_range(%x: memref<?xf32>, %lb: index, %ub: index, %st: index, 
   }
   return
 }
+
+// -----
+
+// A task loop (a bufferized scf.forall, a layer's parts: lstm-split-batch)
+// becomes @parts_parallel running its iterations [lo, hi) one after the
+// other, each told to be worth a thread (2^40 operations); the elementwise
+// loop inside it is outlined first, and the task's function calls it (the
+// runtime keeps it on the task's thread, or splits it where the task is
+// the only one).
+// CHECK-LABEL: func.func @parts
+// CHECK-SAME: (%[[X:.*]]: memref<?x8xf32>, %[[N:.*]]: index, %[[M:.*]]: index)
+// CHECK-NOT: scf.forall
+// CHECK: %[[COUNT:.*]] = arith.maxsi %[[N]], %{{.*}} : index
+// CHECK: %[[WORK:.*]] = arith.constant 1099511627776 : index
+// CHECK: call @parts_parallel{{.*}}(%{{.*}}, %[[COUNT]], %[[WORK]], %[[M]], %[[X]], %[[N]])
+// CHECK: func.func private @parts_parallel{{.*}}(%[[LO:.*]]: index, %[[HI:.*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<?x8xf32>, %{{.*}}: index) attributes {lstm.parallel_body}
+// CHECK: scf.for %[[K:.*]] = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK:   memref.subview
+// CHECK:   call @parts_parallel
+// CHECK-NOT: scf.parallel
+// CHECK: func.func private @parts_parallel{{.*}} attributes {lstm.parallel_body}
+// CHECK: scf.parallel
+func.func @parts(%x: memref<?x8xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f32
+  scf.forall (%k) in (%n) {
+    %lo = arith.muli %k, %m : index
+    %part = memref.subview %x[%lo, 0] [%m, 8] [1, 1] : memref<?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c8) step (%c1, %c1) {
+      %v = memref.load %part[%i, %j] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+      %w = arith.mulf %v, %two : f32
+      memref.store %w, %part[%i, %j] : memref<?x8xf32, strided<[8, 1], offset: ?>>
+      scf.reduce
+    }
+  }
+  return
+}
