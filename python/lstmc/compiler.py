@@ -2,9 +2,12 @@
 """The compiler, in-process (lstmc._lstmc: ctypes over liblstmc.so, the C
 API with MLIR linked in): verification, IR transformations and compilation
 to a library."""
+import hashlib
 import json
 import os
+import shutil
 import tempfile
+import warnings
 
 from . import runtime
 from .dsl import CellError
@@ -105,6 +108,61 @@ def gradient_functions(network):
             "backward": meta("backward", network.args + results + saved + cots, grads)}
 
 
+#: The layout of a compile cache entry; part of every key, so that a change
+#: of it never reads an older entry.
+_CACHE_FORMAT = 1
+
+
+def _cache_root(cache_dir):
+    """The compile cache's directory: `cache_dir`, else $LSTMC_CACHE_DIR;
+    None (no cache) for False or where neither is set."""
+    if cache_dir is False:
+        return None
+    if cache_dir is None or cache_dir is True:
+        env = os.environ.get("LSTMC_CACHE_DIR")
+        if not env:
+            if cache_dir is True:
+                raise ValueError("cache_dir=True: $LSTMC_CACHE_DIR is not set; "
+                                 "give the cache's directory")
+            return None
+        return env
+    if not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir):
+        raise ValueError(f"cache_dir={cache_dir!r}: expected a directory, True "
+                         "($LSTMC_CACHE_DIR), False or None")
+    return os.fspath(cache_dir)
+
+
+def _cache_key(fields):
+    """The entry of a compile: a hash of everything the library depends on,
+    the compiler itself included (its library's size and modification time:
+    reinstalling lstmc gives new keys) and the CUDA toolkit the environment
+    names (its ptxas makes the kernels)."""
+    from . import _lstmc as native_module
+    stat = os.stat(native_module.LIBRARY)
+    identity = {"format": _CACHE_FORMAT, "compiler": [os.path.realpath(native_module.LIBRARY),
+                                                      stat.st_size, stat.st_mtime_ns],
+                "cuda_env": [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]}
+    text = json.dumps([identity, fields], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _cached(root, key):
+    """The network of cache entry `key`, or None (absent, or unreadable: the
+    entry is then dropped, with a warning, and compiled again)."""
+    entry = os.path.join(root, key)
+    if not os.path.isfile(os.path.join(entry, runtime.META)):
+        return None
+    try:
+        network = runtime.load(entry)
+    except (OSError, ValueError, KeyError) as e:
+        warnings.warn(f"lstmc: compile cache entry {entry} cannot be loaded ({e}); "
+                      "compiling again", RuntimeWarning, stacklevel=3)
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
+    network.from_cache = True
+    return network
+
+
 def default_options():
     """The compiler's defaults, from the compiler itself (one source of
     truth with lstm-compile and the C API): a dict with 'target', 'chip',
@@ -115,7 +173,7 @@ def default_options():
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
             gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None,
-            split_batch=True):
+            split_batch=True, cache_dir=None):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -156,6 +214,11 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     of its batch, a thread each, for the whole sequence (lstm-split-batch;
     the default); False keeps each batch whole, its products and cells
     split among the threads at every step.
+    cache_dir: a directory where compiled networks are kept and found again
+    by what they were compiled from (the IR, every option, the compiler's
+    own library): a compile that is there loads instead (its network's
+    `from_cache` is True). None: $LSTMC_CACHE_DIR if set (not with `path`),
+    else no cache; False: no cache.
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
@@ -187,11 +250,35 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     # way to the form the kernels are made from.
     if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
         pre_passes = PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
+    # A directory asked for is where the network goes; $LSTMC_CACHE_DIR
+    # does not override it.
+    if path is not None and cache_dir not in (None, False):
+        raise ValueError("path and cache_dir: give one (the cache chooses the directory)")
+    cache_root = _cache_root(False if path is not None else cache_dir)
     native = _native()
     defaults = native.default_options()
     chip = defaults["chip"] if chip is None else chip
     features = defaults["features"] if features is None else features
     verify(network.ir)
+    key = None
+    if cache_root is not None:
+        key = _cache_key({
+            "ir": network.ir, "entry": network.entry, "dtype": network.dtype,
+            "args": [a.to_json() for a in network.args],
+            "results": [a.to_json() for a in network.results],
+            "target": target, "chip": chip, "features": features, "cuda_path": cuda_path,
+            "cuda_lib_dir": cuda_lib_dir, "runtime_lib_dir": runtime_lib_dir,
+            "pre_passes": pre_passes, "compute_type": network.compute_type,
+            "gradients": gradients, "persistent": persistent, "chunk_bytes": chunk_bytes,
+            "hoist_min_threads": hoist_min_threads, "split_batch": split_batch})
+        found = _cached(cache_root, key)
+        if found is not None:
+            return found
+        os.makedirs(cache_root, exist_ok=True)
+        # Compiled beside the entry and renamed into place once whole: a
+        # reader never sees half an entry, and of two processes compiling
+        # the same network the second keeps the first's.
+        path = tempfile.mkdtemp(prefix=".compiling-", dir=cache_root)
     tmp = None
     if path is None:
         tmp = path = tempfile.mkdtemp(prefix="lstmc-")
@@ -204,6 +291,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
                        hoist_min_threads=hoist_min_threads, split_batch=split_batch)
     except native.CompilerError as e:
+        if key is not None:
+            shutil.rmtree(path, ignore_errors=True)
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
@@ -219,4 +308,18 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         meta["functions"] = functions
     with open(os.path.join(path, runtime.META), "w") as f:
         json.dump(meta, f, indent=1)
+    if key is not None:
+        entry = os.path.join(cache_root, key)
+        try:
+            os.rename(path, entry)
+        except OSError:
+            # Another process made the entry meanwhile.
+            shutil.rmtree(path, ignore_errors=True)
+            found = _cached(cache_root, key)
+            if found is None:
+                raise
+            return found
+        network = runtime.CompiledNetwork(entry, meta)
+        network.from_cache = False
+        return network
     return runtime.CompiledNetwork(path, meta, _owned_tmp=tmp)

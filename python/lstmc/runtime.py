@@ -238,6 +238,8 @@ class CompiledNetwork:
         self.results = [Arg.from_json(a) for a in meta["results"]]
         self.target = meta["target"]
         self.entry = meta["entry"]
+        #: Whether lstmc.compile found this network in its compile cache.
+        self.from_cache = False
         self._tmp = _owned_tmp
         self.library_path = os.path.join(directory, LIBRARY)
         try:
