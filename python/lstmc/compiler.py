@@ -132,14 +132,13 @@ def _cache_root(cache_dir):
     return os.fspath(cache_dir)
 
 
-def _cache_key(fields):
+def _cache_key(compiler_library, fields):
     """The entry of a compile: a hash of everything the library depends on,
     the compiler itself included (its library's size and modification time:
     reinstalling lstmc gives new keys) and the CUDA toolkit the environment
     names (its ptxas makes the kernels)."""
-    from . import _lstmc as native_module
-    stat = os.stat(native_module.LIBRARY)
-    identity = {"format": _CACHE_FORMAT, "compiler": [os.path.realpath(native_module.LIBRARY),
+    stat = os.stat(compiler_library)
+    identity = {"format": _CACHE_FORMAT, "compiler": [os.path.realpath(compiler_library),
                                                       stat.st_size, stat.st_mtime_ns],
                 "cuda_env": [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]}
     text = json.dumps([identity, fields], sort_keys=True)
@@ -262,7 +261,7 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     verify(network.ir)
     key = None
     if cache_root is not None:
-        key = _cache_key({
+        key = _cache_key(native.LIBRARY, {
             "ir": network.ir, "entry": network.entry, "dtype": network.dtype,
             "args": [a.to_json() for a in network.args],
             "results": [a.to_json() for a in network.results],
@@ -284,6 +283,38 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         tmp = path = tempfile.mkdtemp(prefix="lstmc-")
     os.makedirs(path, exist_ok=True)
     try:
+        _compile_into(native, network, path, target=target, chip=chip, features=features,
+                      cuda_path=cuda_path, cuda_lib_dir=cuda_lib_dir,
+                      runtime_lib_dir=runtime_lib_dir, pre_passes=pre_passes,
+                      gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
+                      hoist_min_threads=hoist_min_threads, split_batch=split_batch)
+    except BaseException:
+        # Nothing half-made stays in the cache or the temporary directory
+        # (a failed compile, an interrupt); a directory the caller named
+        # keeps what it had.
+        if key is not None or tmp is not None:
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+    if key is not None:
+        entry = os.path.join(cache_root, key)
+        try:
+            os.rename(path, entry)
+        except OSError:
+            # Another process made the entry meanwhile.
+            shutil.rmtree(path, ignore_errors=True)
+            found = _cached(cache_root, key)
+            if found is None:
+                raise
+            return found
+        return runtime.CompiledNetwork(entry)
+    return runtime.CompiledNetwork(path, _owned_tmp=tmp)
+
+
+def _compile_into(native, network, path, target, chip, features, cuda_path, cuda_lib_dir,
+                  runtime_lib_dir, pre_passes, gradients, persistent, chunk_bytes,
+                  hoist_min_threads, split_batch):
+    """The library and its description (runtime.META) in directory `path`."""
+    try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
                        chip=chip, features=features, cuda_path=cuda_path,
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
@@ -291,8 +322,6 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                        gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
                        hoist_min_threads=hoist_min_threads, split_batch=split_batch)
     except native.CompilerError as e:
-        if key is not None:
-            shutil.rmtree(path, ignore_errors=True)
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
@@ -308,18 +337,3 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         meta["functions"] = functions
     with open(os.path.join(path, runtime.META), "w") as f:
         json.dump(meta, f, indent=1)
-    if key is not None:
-        entry = os.path.join(cache_root, key)
-        try:
-            os.rename(path, entry)
-        except OSError:
-            # Another process made the entry meanwhile.
-            shutil.rmtree(path, ignore_errors=True)
-            found = _cached(cache_root, key)
-            if found is None:
-                raise
-            return found
-        network = runtime.CompiledNetwork(entry, meta)
-        network.from_cache = False
-        return network
-    return runtime.CompiledNetwork(path, meta, _owned_tmp=tmp)

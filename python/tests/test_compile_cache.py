@@ -168,3 +168,34 @@ def test_a_new_compiler_misses(tmp_path, monkeypatch):
                         if p == _lstmc.LIBRARY else real_stat(p, *a, **k))
     assert _net().compile(target="cpu", cache_dir=root).from_cache is False
     assert len(_entries(root)) == 2
+
+
+def test_entry_made_meanwhile_is_kept(tmp_path, monkeypatch):
+    """Two processes compiling the same network: the one that renames its
+    directory second finds the entry there, loads it and leaves nothing of
+    its own behind."""
+    root = str(tmp_path)
+    net = _net()
+    first = net.compile(target="cpu", cache_dir=root)
+    made = os.path.getmtime(os.path.join(first.directory, "network.so"))
+    real = compiler._cached
+    lookups = []
+
+    def missed_once(r, key):
+        lookups.append(key)
+        return None if len(lookups) == 1 else real(r, key)
+
+    monkeypatch.setattr(compiler, "_cached", missed_once)
+    again = net.compile(target="cpu", cache_dir=root)
+    assert len(lookups) == 2 and again.from_cache is True
+    assert again.directory == first.directory
+    assert os.path.getmtime(os.path.join(again.directory, "network.so")) == made
+    assert sorted(os.listdir(root)) == [os.path.basename(first.directory)]
+
+
+def test_failed_compile_leaves_no_temporary_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("LSTMC_CACHE_DIR", raising=False)
+    monkeypatch.setattr(compiler.tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(RuntimeError):
+        _net().compile(target="cpu", pre_passes="no-such-pass")
+    assert os.listdir(tmp_path) == []
