@@ -7,6 +7,7 @@
 // RUN: lstm-opt %s --test-lstm-transforms=entry-point=combineGateGemms | FileCheck %s --check-prefix=NONE -DENTRY=combineGateGemms
 // RUN: lstm-opt %s --test-lstm-transforms=entry-point=hoistInputProjections | FileCheck %s --check-prefix=NONE -DENTRY=hoistInputProjections
 // RUN: lstm-opt %s --test-lstm-transforms=entry-point=wavefrontLayers | FileCheck %s --check-prefix=WAVEFRONT-NONE
+// RUN: not lstm-opt %s --test-lstm-transforms=entry-point=combine 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // The entry points of Transforms.h, called from a pass outside the library
 // (test/lib) with a listener on the rewriter: every change they make is
@@ -39,7 +40,15 @@
 
 // A cell with one gate and no input projection: nothing to combine or
 // hoist. The entry points fail without touching the IR.
+// The functions are visited in order, one at a time (their reports never
+// interleave).
 // NONE: @rnn [[ENTRY]]: failure; 0 inserted, 0 modified, 0 replaced, 0 erased; unreported: 0 insertions, 0 erasures, 0 modifications
+// NONE-NEXT: @mismatched [[ENTRY]]: failure; 0 inserted, 0 modified, 0 replaced, 0 erased; unreported: 0 insertions, 0 erasures, 0 modifications
+// NONE-NEXT: @mismatched [[ENTRY]]: failure; 0 inserted, 0 modified, 0 replaced, 0 erased; unreported: 0 insertions, 0 erasures, 0 modifications
+// NONE-NEXT: module
+
+// An entry point the test pass does not know is an error naming it.
+// UNKNOWN: error: test-lstm-transforms: unknown entry-point 'combine'
 func.func @rnn(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>,
                %R: tensor<8x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
   %y, %hT = lstm.layer forward ins(%x : tensor<?x?x8xf32>)

@@ -13,12 +13,17 @@
 // three must be 0, or a greedy driver (which relies on the notifications to
 // revisit ops) would miss work.
 //
+// A module pass that visits the functions in order: as a function pass, the
+// pass manager would run it on several functions at once, and their reports
+// would interleave (llvm::outs() is not thread-safe) in no fixed order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "lstm/Dialect/LSTM/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseMap.h"
@@ -81,7 +86,7 @@ static llvm::DenseMap<Operation *, OpSignature> snapshot(Operation *root) {
 }
 
 struct TestLSTMTransformsPass
-    : PassWrapper<TestLSTMTransformsPass, OperationPass<func::FuncOp>> {
+    : PassWrapper<TestLSTMTransformsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestLSTMTransformsPass)
 
   TestLSTMTransformsPass() = default;
@@ -101,7 +106,18 @@ struct TestLSTMTransformsPass
                      "(on every chain of layers)")};
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
+    if (entryPoint != "combineGateGemms" &&
+        entryPoint != "hoistInputProjections" &&
+        entryPoint != "fuseElementwise" && entryPoint != "wavefrontLayers") {
+      getOperation().emitError("test-lstm-transforms: unknown entry-point '")
+          << entryPoint << "'";
+      return signalPassFailure();
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      runOnFunction(func);
+  }
+
+  void runOnFunction(func::FuncOp func) {
     if (entryPoint == "wavefrontLayers") {
       for (SmallVector<LayerOp> &chain : findLayerChains(func)) {
         CountingListener listener;
@@ -123,10 +139,8 @@ struct TestLSTMTransformsPass
         result = combineGateGemms(rewriter, layer);
       else if (entryPoint == "hoistInputProjections")
         result = hoistInputProjections(rewriter, layer);
-      else if (entryPoint == "fuseElementwise")
-        result = fuseElementwise(rewriter, layer.getBody().front());
       else
-        return signalPassFailure();
+        result = fuseElementwise(rewriter, layer.getBody().front());
       report(func, before, listener, result);
     }
   }
