@@ -60,6 +60,11 @@ typedef struct {
   /// type; the pre-passes should be lstm-optimize{persistent=true});
   /// default false.
   bool persistent;
+  /// With `persistent`: the per-step lowering beside each kernel for the
+  /// batches and GPUs the kernel does not run at (default true); false
+  /// compiles faster, and a run that would need it fails with a message
+  /// saying so (lstmRuntimeNeedsPerStepFallback() nonzero).
+  bool perStepFallback;
   /// With `gradients`: also NAME_grad (the training forward and the backward
   /// in one function); false exports only NAME_train and NAME_backward, what
   /// a training step calls (less to compile); default true.

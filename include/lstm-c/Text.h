@@ -59,6 +59,10 @@ typedef struct {
                              // whole (lstm-compile --split-batch=false);
                              // 0: the default, layers with independent rows
                              // on parts of the batch, a thread each
+  int noPerStepFallback;     // cuda, with persistent: non-zero compiles no
+                             // per-step lowering beside the kernels
+                             // (lstm-compile --per-step-fallback=false); a
+                             // run that needs it fails, saying so
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

@@ -38,6 +38,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.keepObject = defaults.keepObject;
   options.gradients = defaults.gradients;
   options.persistent = defaults.persistent;
+  options.perStepFallback = defaults.perStepFallback;
   options.gradFunction = defaults.gradFunction;
   options.forwardThroughTrain = defaults.forwardThroughTrain;
   options.chunkBytes = defaults.chunkBytes;
@@ -81,6 +82,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.keepObject = given.keepObject;
   o.gradients = given.gradients;
   o.persistent = given.persistent;
+  o.perStepFallback = given.perStepFallback;
   o.gradFunction = given.gradFunction;
   o.forwardThroughTrain = given.forwardThroughTrain;
   o.chunkBytes = given.chunkBytes;

@@ -185,6 +185,8 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
       options.hoistMinThreads = given->hoistMinThreads;
     if (given->wholeBatch != 0)
       options.splitBatch = false;
+    if (given->noPerStepFallback != 0)
+      options.perStepFallback = false;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

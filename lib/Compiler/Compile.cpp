@@ -135,7 +135,7 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   SmallVector<std::string> objects = {(output + ".o").str()};
   TimingScope objectTiming = root.nest("host object (LLVM)");
   llvm::Error hostObject =
-      emitObjectFile(*llvmModule, objects[0], hostCPU, options.optLevel);
+      emitObjectFile(*llvmModule, objects[0], hostCPU, options.hostOptLevel());
   objectTiming.stop();
   joinKernels.release();
   if (serialising.joinable())

@@ -34,7 +34,7 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
                                    "unknown target '" + options.target +
                                        "' (expected cuda or cpu)");
   if (llvm::Expected<llvm::CodeGenOptLevel> level =
-          codeGenOptLevel(options.optLevel);
+          codeGenOptLevel(options.hostOptLevel());
       !level)
     return level.takeError();
   // Persistent kernels are GPU code with fp32 products: asked for
@@ -43,6 +43,12 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "persistent kernels need target cuda (got '" + options.target + "')");
+  // The per-step fallback is the persistent kernels' only.
+  if (!options.perStepFallback && !options.persistent)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "leaving out the per-step fallback needs the persistent kernels "
+        "(--per-step-fallback=false without --persistent)");
   // Leaving out NAME_grad means something only where the gradient
   // functions are made.
   if (!options.gradFunction && !options.gradients)
@@ -114,6 +120,7 @@ nvvmOptions(const lstm::CompileOptions &options) {
   nvvm.cublasMinSize = options.cublasMinSize;
   nvvm.computeType = options.computeType;
   nvvm.persistent = options.persistent;
+  nvvm.perStepFallback = options.perStepFallback;
   nvvm.streams = options.streams;
   return nvvm;
 }

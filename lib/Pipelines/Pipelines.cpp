@@ -278,6 +278,7 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
       persistent.sharedMemory = 224 * 1024;
     else if (chip >= 80)
       persistent.sharedMemory = 96 * 1024;
+    persistent.perStepFallback = options.perStepFallback;
     pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
@@ -524,6 +525,13 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
                      "persistent kernel, computing in fp32 (compute types "
                      "fp32 and tf32; with bf16 an error)"),
       llvm::cl::init(false)};
+  Option<bool> perStepFallback{
+      *this, "per-step-fallback",
+      llvm::cl::desc("With persistent=true, the per-step lowering beside "
+                     "each kernel for the batches and GPUs it does not run "
+                     "at; false: such a run fails, saying so "
+                     "(lstm-to-persistent's per-step-fallback)"),
+      llvm::cl::init(true)};
   Option<bool> narrowKernelIndices{
       *this, "narrow-kernel-indices",
       llvm::cl::desc("Compute the persistent kernels' indices in 32 bits "
@@ -594,6 +602,7 @@ void lstm::registerLSTMPipelines() {
         options.cudaPath = o.cudaPath;
         options.cublas = o.cublas;
         options.persistent = o.persistent;
+        options.perStepFallback = o.perStepFallback;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
         options.runtimeChecks = o.runtimeChecks;

@@ -43,14 +43,42 @@ void flush(Cache &cache) {
   cache.free.clear();
 }
 
+/// Whether a cache of a run's stream (not a side stream) holds blocks.
+bool holdsRunBlocks() {
+  for (const Cache &cache : caches)
+    if (!lstm::runtime::isSideStream(cache.stream))
+      for (const auto &entry : cache.free)
+        if (!entry.second.empty())
+          return true;
+  return false;
+}
+
+/// Whether `stream` is capturing a CUDA graph.
+bool capturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return stream && cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS &&
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 /// The cache of `stream`. A run's stream that is not the last one's (the
 /// caller changed streams) empties the earlier one's: its blocks would be
-/// ordered on a stream the runs no longer use.
+/// ordered on a stream the runs no longer use. Within a CUDA graph capture
+/// that free would invalidate the capture (and the graph would keep using
+/// the blocks of its stream's cache afterwards): the run fails instead,
+/// saying to warm up on the capturing stream.
 Cache &cacheOf(CUstream stream) {
   for (Cache &cache : caches)
     if (cache.stream == stream)
       return cache;
-  if (!lstm::runtime::isSideStream(stream)) {
+  if (!lstm::runtime::isSideStream(stream) && capturing(stream) &&
+      holdsRunBlocks()) {
+    lstm::runtime::recordFailure(
+        "a CUDA graph capture on another stream than the runs before it: "
+        "their cached buffers cannot be freed within the capture; run the "
+        "warm-up calls on the stream that then captures "
+        "(torch.cuda.graph(graph, stream=warm_up_stream); "
+        "lstmc.torch_module.GraphedStep does)");
+  } else if (!lstm::runtime::isSideStream(stream)) {
     for (Cache &cache : caches)
       if (!lstm::runtime::isSideStream(cache.stream))
         flush(cache);

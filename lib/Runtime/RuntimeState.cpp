@@ -13,6 +13,8 @@
 namespace {
 thread_local std::string lastError;
 thread_local bool failed = false;
+/// Whether the recorded failure is lstmRuntimeMissingPerStepFallback's.
+thread_local bool perStepFallbackNeeded = false;
 thread_local bool contextReady = false;
 /// Set by the caller; not owned.
 thread_local CUstream callerStream = nullptr;
@@ -91,7 +93,25 @@ const char *lstmRuntimeLastError(void) {
 
 void lstmRuntimeClearError(void) {
   failed = false;
+  perStepFallbackNeeded = false;
   lastError.clear();
+}
+
+void lstmRuntimeMissingPerStepFallback(int64_t batch) {
+  if (failed)
+    return;
+  lstm::runtime::recordFailure(
+      "a persistent kernel does not run at batch " + std::to_string(batch) +
+      " on this GPU (the batch is above its bound, or the GPU has fewer SMs "
+      "or less shared memory a block than it needs), and this library was "
+      "compiled without the per-step lowering beside it "
+      "(lstm-to-persistent{per-step-fallback=false}, lstm-compile "
+      "--per-step-fallback=false): compile it with the fallback");
+  perStepFallbackNeeded = true;
+}
+
+int32_t lstmRuntimeNeedsPerStepFallback(void) {
+  return perStepFallbackNeeded ? 1 : 0;
 }
 
 void lstmRuntimeSetStream(void *stream) {

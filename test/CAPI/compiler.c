@@ -134,6 +134,11 @@ static void testErrors(const char *dir) {
   options.target = mlirStringRefCreateFromCString("cpu");
   options.computeType = mlirStringRefCreateFromCString("fp16");
   compile(path, options);
+  // Leaving out the per-step fallback means something beside persistent
+  // kernels only.
+  options = lstmCompileOptionsDefault();
+  options.perStepFallback = false;
+  compile(path, options);
   // CHECK-LABEL: @errors
   // CHECK-NEXT: diagnostic: unknown target 'tpu' (expected cuda or cpu)
   // CHECK-NEXT: compile: failure
@@ -142,6 +147,9 @@ static void testErrors(const char *dir) {
   // CHECK-NEXT: compile: failure
   // CHECK-NEXT: diagnostic: unknown compute type 'fp16'
   // CHECK-SAME: (expected fp32, tf32 or bf16)
+  // CHECK-NEXT: compile: failure
+  // CHECK-NEXT: diagnostic: leaving out the per-step fallback needs the
+  // CHECK-SAME: persistent kernels
   // CHECK-NEXT: compile: failure
 }
 
@@ -154,8 +162,11 @@ static void testDefaults(void) {
           options.target.data, (int)options.chip.length, options.chip.data,
           (int)options.features.length, options.features.data,
           (int)options.computeType.length, options.computeType.data);
+  fprintf(stderr, "persistent %d, per-step fallback %d\n", options.persistent,
+          options.perStepFallback);
   // CHECK-LABEL: @defaults
   // CHECK-NEXT: cuda sm_90 +ptx81 fp32
+  // CHECK-NEXT: persistent 0, per-step fallback 1
 }
 
 int main(int argc, char **argv) {

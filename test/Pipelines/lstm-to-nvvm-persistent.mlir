@@ -10,6 +10,24 @@
 // options, not ignored.
 // RUN: lstm-opt %s --lstm-to-nvvm="persistent=true compute-type=tf32" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s
 // RUN: not lstm-opt %s --lstm-to-nvvm="persistent=true compute-type=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16
+// Without the per-step fallback (per-step-fallback=false), the per-step
+// lowering beside the kernel is not compiled: no step kernels and no GEMM
+// call; where the kernel does not run, the host code calls the runtime,
+// which records the failure.
+// RUN: lstm-opt %s --lstm-to-nvvm="persistent=true" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s --check-prefix=FALLBACK
+// RUN: lstm-opt %s --lstm-to-nvvm="persistent=true per-step-fallback=false" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-FALLBACK
+// FALLBACK-NOT: lstmRuntimeMissingPerStepFallback
+// FALLBACK: gpu.module @lstm_persistent_rnn_0
+// FALLBACK: llvm.func @rnn_kernel_0(
+// FALLBACK: llvm.func @lstm_persistent_rnn_0(
+// FALLBACK: llvm.func @lstmRuntimeGemmStridedBatched(
+// NO-FALLBACK: llvm.func @lstmRuntimeMissingPerStepFallback(i64)
+// NO-FALLBACK: llvm.func @rnn(
+// NO-FALLBACK: llvm.call @lstmRuntimeMissingPerStepFallback(%{{.*}}) : (i64) -> ()
+// NO-FALLBACK: gpu.module @lstm_persistent_rnn_0
+// NO-FALLBACK-NOT: llvm.func @rnn_kernel_0(
+// NO-FALLBACK: llvm.func @lstm_persistent_rnn_0(
+// NO-FALLBACK-NOT: lstmRuntimeGemm
 // BF16: error: lstm-to-nvvm: persistent=true computes in fp32 (compute types fp32 and tf32), not with bf16 operands (compute-type=bf16)
 
 // CHECK: llvm.func @lstm_persistent_rnn_0(

@@ -83,6 +83,13 @@ static cl::opt<bool> persistent(
              "persistent kernel (fp32 arithmetic; compute types fp32 and "
              "tf32)"),
     cl::init(false), cl::cat(toolCategory));
+static cl::opt<bool> perStepFallback(
+    "per-step-fallback",
+    cl::desc("With --persistent, the per-step lowering beside each kernel "
+             "for the batches and GPUs it does not run at; false compiles "
+             "faster, and a run that needs it fails, saying so "
+             "(lstmRuntimeNeedsPerStepFallback)"),
+    cl::init(true), cl::cat(toolCategory));
 static cl::opt<bool> forwardThroughTrain(
     "forward-through-train",
     cl::desc("With --gradients, NAME calls NAME_train and drops the saved "
@@ -138,9 +145,9 @@ static cl::opt<std::string> hostCPU(
     cl::cat(toolCategory));
 static cl::opt<unsigned> optLevel(
     "opt-level",
-    cl::desc("LLVM's optimisation level of the host code, 0-3 (default 3); "
-             "lower levels compile faster, for libraries whose speed does "
-             "not matter"),
+    cl::desc("LLVM's optimisation level of the host code, 0-3 (default: 3 "
+             "for --target=cpu, 0 for cuda, whose host code only sequences "
+             "launches); lower levels compile faster"),
     cl::init(3), cl::cat(toolCategory));
 static cl::opt<bool>
     timing("timing",
@@ -212,9 +219,11 @@ int main(int argc, char **argv) {
   options.streams = streams;
   options.forwardThroughTrain = forwardThroughTrain;
   options.persistent = persistent;
+  options.perStepFallback = perStepFallback;
   options.keepObject = keepObject;
   options.hostCPU = hostCPU;
-  options.optLevel = optLevel;
+  if (optLevel.getNumOccurrences())
+    options.optLevel = optLevel;
   options.blas = blas;
   options.blasMinSize = blasMinSize;
   options.approximateMath = approximateMath;

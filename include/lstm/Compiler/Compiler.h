@@ -24,6 +24,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -67,6 +68,11 @@ struct CompileOptions {
   /// kernel each (cuda; compute types fp32 and tf32, the kernels computing
   /// in fp32; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
+  /// With `persistent`, the per-step lowering beside each kernel for the
+  /// batches and GPUs it does not run at; without it such a run fails with
+  /// a message saying so, and the library compiles faster (see
+  /// LSTMToNVVMOptions::perStepFallback).
+  bool perStepFallback = true;
   /// With `gradients`: NAME becomes a call of NAME_train that drops the
   /// saved activations (lstm-differentiate{forward-through-train}): one copy
   /// of the recurrence fewer to compile; inference then stores them.
@@ -105,10 +111,18 @@ struct CompileOptions {
   /// vectorised cells need its SIMD width), generic for cuda, whose host code
   /// only launches kernels and may run on another machine.
   std::string hostCPU;
-  /// LLVM's optimisation and code generation level of the host code, 0-3:
-  /// 3 for libraries that are timed or shipped; lower levels compile
-  /// several times faster (the tests of what the code computes use 0).
-  unsigned optLevel = 3;
+  /// LLVM's optimisation and code generation level of the host code, 0-3;
+  /// lower levels compile several times faster (the tests of what the code
+  /// computes use 0). Unset: 3 for cpu, whose host code is the network's
+  /// arithmetic; 0 for cuda, whose host code only sequences launches, GEMM
+  /// calls and allocations (char-rnn's training library: 0.15 s of LLVM
+  /// instead of 0.95, and its training step as fast, measured on the H200;
+  /// docs/benchmarks.md).
+  std::optional<unsigned> optLevel;
+  /// The level optLevel gives for `target` where it is unset.
+  unsigned hostOptLevel() const {
+    return optLevel.value_or(target == "cuda" ? 0 : 3);
+  }
   /// Keep the intermediate object files next to the library: OUTPUT.o (the
   /// host code) and, for cuda, OUTPUT.kernels.o (the kernels' fatbin).
   bool keepObject = false;

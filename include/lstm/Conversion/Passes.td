@@ -313,6 +313,16 @@ def ConvertLSTMToPersistentPass
     The bounds come from the H100 measurements of docs/benchmarks.md. With
     `always`, a GPU with fewer SMs than blocks fails the launch with
     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (lower `max-blocks` for it).
+    Without `per-step-fallback`, the cost model's else branches do not
+    compile the per-step lowering of the layers (the wavefront's branch
+    under `lstm-wavefront{persistent=true}` excepted): they call
+    `lstmRuntimeMissingPerStepFallback(batch)`, which records a failure
+    saying that the kernel does not run and the library has no fallback
+    (the rest of the run is skipped, as after any failure), and yield
+    empty tensors of the layers' result extents. A library then compiles
+    faster (char-rnn's training library: about a quarter of the compile)
+    and runs as fast where the kernels run; `lstmc` compiles the complete
+    library when a call first needs it (docs/python.md).
 
     Shared memory: each staged value gets an equal share of
     `shared-memory` bytes, and a phase stages as many rows at a time as the
@@ -392,6 +402,11 @@ def ConvertLSTMToPersistentPass
            "Units a warp computes at once, in one pass over the staged "
            "values (1, 2 or 4, fewer where their weights do not fit in "
            "the registers); 0: chosen by the layout">,
+    Option<"perStepFallback", "per-step-fallback", "bool",
+           /*default=*/"true",
+           "Under the cost model, the per-step lowering beside each kernel "
+           "for the batches and GPUs it does not run at; false: such a run "
+           "fails with a message saying so (the library compiles faster)">,
     Option<"stacks", "stacks", "bool", /*default=*/"true",
            "Run a chain of layers, each reading the projection of the one "
            "before's output, as one kernel whose blocks are split among "

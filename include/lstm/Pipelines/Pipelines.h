@@ -114,6 +114,10 @@ struct LSTMToNVVMOptions {
   /// products are fp32 FMAs, under the fp32 and the tf32 compute types
   /// alike; the bf16 one does not take them.
   bool persistent = false;
+  /// With `persistent`, the per-step lowering beside each kernel for the
+  /// batches and GPUs the kernel does not run at (lstm-to-persistent's
+  /// `per-step-fallback`); without it such a run fails, saying so.
+  bool perStepFallback = true;
   /// Whether the persistent kernels compute their indices in 32 bits
   /// (lstm-narrow-kernel-indices).
   bool narrowKernelIndices = true;

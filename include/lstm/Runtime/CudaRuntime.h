@@ -78,6 +78,21 @@ int32_t lstmRuntimeGpuMultiprocessors(void);
 /// SM count.
 int32_t lstmRuntimeGpuSharedMemoryPerBlock(void);
 
+/// Called by a library compiled without the per-step lowering beside its
+/// persistent kernels (lstm-to-persistent{per-step-fallback=false}) where a
+/// kernel does not run: a batch of `batch` rows above the kernel's bound, or
+/// a GPU with fewer SMs than its blocks or less shared memory a block than
+/// its staging. Records a failure saying so (the rest of the run is then
+/// skipped, as after any failure) and, where it is the first failure since
+/// the last clear, makes lstmRuntimeNeedsPerStepFallback() return nonzero:
+/// the caller may then compile the network with the fallback and call it
+/// again (lstmc does, on demand).
+void lstmRuntimeMissingPerStepFallback(int64_t batch);
+
+/// Nonzero when the failure recorded since the last clear is
+/// lstmRuntimeMissingPerStepFallback's.
+int32_t lstmRuntimeNeedsPerStepFallback(void);
+
 /// The precision of a GEMM: fp32 inputs with fp32 arithmetic (no TF32), fp32
 /// inputs with TF32 tensor-core arithmetic, bf16 inputs with fp32
 /// accumulation. The result is fp32 in each case.

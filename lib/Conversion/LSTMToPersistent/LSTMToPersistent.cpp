@@ -329,9 +329,10 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.modifyOpInPlace(perStep, [&] {
     perStep->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
   });
-  scf::YieldOp::create(rewriter, loc,
-                       persistent::perStepFallbackResults(
-                           rewriter, loc, cast<LayerOp>(perStep)));
+  scf::YieldOp::create(
+      rewriter, loc,
+      persistent::perStepFallbackResults(rewriter, loc, cast<LayerOp>(perStep),
+                                         options.perStepFallback));
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
@@ -460,6 +461,7 @@ struct ConvertLSTMToPersistentPass
     options.sharedMemory = sharedMemory;
     options.stacks = stacks;
     options.rowTiles = rowTiles;
+    options.perStepFallback = perStepFallback;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;

@@ -14,9 +14,13 @@
 #include "PersistentFallback.h"
 #include "PersistentKernelBuilder.h"
 #include "lstm/Conversion/LSTMToLinalg/LSTMToLinalg.h"
+#include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -49,9 +53,54 @@ SmallVector<Value> persistent::copiesInNewBuffers(RewriterBase &rewriter,
   return copies;
 }
 
+/// The branch's results without the per-step lowering: a call of the
+/// runtime that records the failure, and empty tensors of `perStep`'s result
+/// extents. Fails, changing nothing, where the extents are not known from
+/// `perStep`'s operands.
+static FailureOr<SmallVector<Value>>
+missingFallbackResults(RewriterBase &rewriter, Location loc, LayerOp perStep) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  ReifiedRankedShapedTypeDims extents;
+  rewriter.setInsertionPoint(perStep);
+  if (failed(reifyResultShapes(rewriter, perStep, extents)))
+    return failure();
+  auto module = perStep->getParentOfType<ModuleOp>();
+  auto missing = module.lookupSymbol<func::FuncOp>(kMissingFallbackName);
+  if (!missing) {
+    OpBuilder::InsertionGuard atModule(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    missing = func::FuncOp::create(
+        rewriter, module.getLoc(), kMissingFallbackName,
+        rewriter.getFunctionType({rewriter.getI64Type()}, {}));
+    missing.setPrivate();
+  }
+  Value batch = tensor::DimOp::create(rewriter, loc,
+                                      perStep.getInputs().front(), int64_t{1});
+  func::CallOp::create(rewriter, loc, missing,
+                       ValueRange{arith::IndexCastOp::create(
+                           rewriter, loc, rewriter.getI64Type(), batch)});
+  SmallVector<Value> results;
+  for (auto [result, shape] : llvm::zip(perStep->getResults(), extents)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    results.push_back(
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType()));
+  }
+  // Later ops of the branch that read it (a stack's projection between its
+  // layers) read the empty tensors instead.
+  rewriter.replaceOp(perStep, results);
+  return results;
+}
+
 SmallVector<Value> persistent::perStepFallbackResults(RewriterBase &rewriter,
                                                       Location loc,
-                                                      LayerOp perStep) {
+                                                      LayerOp perStep,
+                                                      bool fallback) {
+  if (!fallback) {
+    FailureOr<SmallVector<Value>> empty =
+        missingFallbackResults(rewriter, loc, perStep);
+    if (succeeded(empty))
+      return *empty;
+  }
   SmallVector<bool> copy = perStepOutputsInStateStacks(perStep);
   copy.resize(perStep->getNumResults(), true);
   return copiesInNewBuffers(rewriter, loc, perStep->getResults(), copy);

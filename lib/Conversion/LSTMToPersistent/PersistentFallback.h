@@ -33,8 +33,16 @@ SmallVector<Value> copiesInNewBuffers(RewriterBase &rewriter, Location loc,
 /// copy of them would cost a read and a write of every saved activation
 /// where the batch is above the kernel's (appleyard's training step: 0.8
 /// ms). The finals, [B, N] each, always.
+///
+/// Without `fallback` (lstm-to-persistent{per-step-fallback=false}), where
+/// `perStep`'s result extents are known from its operands, the per-step
+/// lowering is not compiled: `perStep` is erased and the branch calls
+/// lstmRuntimeMissingPerStepFallback (the run fails with a message saying
+/// so, and what follows is skipped) and yields empty tensors of its results'
+/// extents. What computed only `perStep`'s operands is left to the
+/// canonicalizer.
 SmallVector<Value> perStepFallbackResults(RewriterBase &rewriter, Location loc,
-                                          LayerOp perStep);
+                                          LayerOp perStep, bool fallback);
 
 } // namespace mlir::lstm::persistent
 

@@ -376,10 +376,12 @@ void StackKernel::build(StringRef kernelName, ArrayRef<Operation *> dead) {
 /// `chain`'s ops (layers and `dead`, in block order) into the then branch
 /// of an scf.if on `condition` before the last layer, a copy of them into
 /// its else branch, the layers marked for the per-step lowering (the
-/// stack's kernel was faster than the layers' own at every batch measured);
-/// the if's results replace the layers'.
+/// stack's kernel was faster than the layers' own at every batch measured),
+/// or without `fallback` not compiled (perStepFallbackResults); the if's
+/// results replace the layers'.
 static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
-                           ArrayRef<Operation *> dead, Value condition) {
+                           ArrayRef<Operation *> dead, Value condition,
+                           bool fallback) {
   LayerOp last = chain.layers.back();
   Location loc = last.getLoc();
   SmallVector<Operation *> ops(dead.begin(), dead.end());
@@ -419,8 +421,9 @@ static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
   SmallVector<Value> yielded;
   for (LayerOp layer : chain.layers)
     llvm::append_range(
-        yielded, perStepFallbackResults(rewriter, loc,
-                                        cast<LayerOp>(mapping.lookup(layer))));
+        yielded,
+        perStepFallbackResults(rewriter, loc,
+                               cast<LayerOp>(mapping.lookup(layer)), fallback));
   scf::YieldOp::create(rewriter, loc, yielded);
 }
 
@@ -452,7 +455,8 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
       rewriter.setInsertionPoint(chain.layers.back());
       Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
                                           head.getInputs().front(), 1);
-      branchOnKernel(rewriter, chain, dead, kernel.runs(batch));
+      branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
+                     options.perStepFallback);
     }
     kernel.build(nextKernelName(), dead);
   }

@@ -5,6 +5,7 @@
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32 always=true" -split-input-file | FileCheck %s --check-prefix=TILED
 // RUN: lstm-opt %s --lstm-to-persistent -split-input-file | FileCheck %s --check-prefix=COST
 // RUN: lstm-opt %s --lstm-to-persistent="max-blocks=2 block-size=32" -split-input-file | FileCheck %s --check-prefix=COST-MEMORY
+// RUN: lstm-opt %s --lstm-to-persistent=per-step-fallback=false -split-input-file | FileCheck %s --check-prefix=NO-FALLBACK
 // RUN: lstm-opt %s --lstm-to-persistent=shared-memory=65536 -split-input-file | FileCheck %s --check-prefix=OPT-IN
 // RUN: not lstm-opt %s --lstm-to-persistent=block-size=48 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not lstm-opt %s --lstm-to-persistent=shared-memory=2 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BUDGET
@@ -231,6 +232,31 @@
 // COST: %[[YC:.*]] = bufferization.to_tensor %[[YB]] restrict writable
 // COST: scf.yield %[[YC]], %{{.*}}, %{{.*}} :
 // COST: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+
+// Without the per-step fallback the else branch compiles no per-step
+// layer: it calls the runtime with the batch size (the run fails, saying
+// that the kernel does not run and the library has no fallback) and yields
+// empty tensors of the layer's result extents, known from its operands.
+// NO-FALLBACK: func.func private @lstmRuntimeMissingPerStepFallback(i64)
+// NO-FALLBACK-LABEL: func.func @cell
+// NO-FALLBACK-SAME: (%[[X:[^:]*]]: tensor<?x?x8xf32>, %[[H0:[^:]*]]: tensor<?x4xf32>, %[[C0:[^:]*]]: tensor<?x4xf32>
+// NO-FALLBACK: %[[R:.*]]:3 = scf.if
+// NO-FALLBACK: gpu.launch
+// NO-FALLBACK: } else {
+// NO-FALLBACK-NOT: lstm.layer
+// NO-FALLBACK: %[[T:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x8xf32>
+// NO-FALLBACK: %[[B:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x8xf32>
+// NO-FALLBACK: %[[BH:.*]] = tensor.dim %[[H0]], %{{.*}} : tensor<?x4xf32>
+// NO-FALLBACK: %[[BC:.*]] = tensor.dim %[[C0]], %{{.*}} : tensor<?x4xf32>
+// NO-FALLBACK: %[[BATCH:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x8xf32>
+// NO-FALLBACK: %[[BATCH64:.*]] = arith.index_cast %[[BATCH]] : index to i64
+// NO-FALLBACK: call @lstmRuntimeMissingPerStepFallback(%[[BATCH64]]) : (i64) -> ()
+// NO-FALLBACK: %[[Y:.*]] = tensor.empty(%[[T]], %[[B]]) : tensor<?x?x4xf32>
+// NO-FALLBACK: %[[H:.*]] = tensor.empty(%[[BH]]) : tensor<?x4xf32>
+// NO-FALLBACK: %[[C:.*]] = tensor.empty(%[[BC]]) : tensor<?x4xf32>
+// NO-FALLBACK-NEXT: scf.yield %[[Y]], %[[H]], %[[C]] :
+// NO-FALLBACK-NEXT: }
+// NO-FALLBACK-NEXT: return %[[R]]#0, %[[R]]#1, %[[R]]#2
 
 // 64 KiB to stage in (4096 rows of K = 4): more than a block may use
 // without opting in once its tile has more than 3072 rows (a batch of more

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %S/Inputs/stack-chains.mlir --lstm-to-persistent=always=true | FileCheck %s
 // RUN: lstm-opt %S/Inputs/stack-chains.mlir --lstm-to-persistent | FileCheck %s --check-prefix=COST
+// RUN: lstm-opt %S/Inputs/stack-chains.mlir --lstm-to-persistent=per-step-fallback=false | FileCheck %s --check-prefix=NO-FALLBACK
 // RUN: lstm-opt %S/Inputs/stack-chains.mlir --lstm-to-persistent="always=true stacks=false" | FileCheck %s --check-prefix=APART
 // RUN: lstm-opt %S/Inputs/persistent-stack.mlir --lstm-to-persistent | FileCheck %s --check-prefix=BRANCH
 // RUN: lstm-opt %S/Inputs/stack-backward.mlir --lstm-to-persistent=always=true | FileCheck %s --check-prefix=BACKWARD
@@ -112,6 +113,22 @@
 // COST-NEXT: }
 // COST-NOT: memref.copy
 // COST: return
+
+// Without the per-step fallback, the stack's else branch has no per-step
+// layer: each calls the runtime and yields empty tensors; the projections
+// between them are left to the canonicalizer.
+// NO-FALLBACK-LABEL: func.func @three_layers
+// NO-FALLBACK: scf.if
+// NO-FALLBACK: gpu.launch {{.*}} function(@lstm_persistent_three_layers_0)
+// NO-FALLBACK: } else {
+// NO-FALLBACK-NOT: lstm.layer
+// NO-FALLBACK-NOT: memref.copy
+// NO-FALLBACK-COUNT-3: call @lstmRuntimeMissingPerStepFallback
+// NO-FALLBACK-NOT: lstm.layer
+// NO-FALLBACK-NOT: memref.copy
+// NO-FALLBACK: scf.yield
+// NO-FALLBACK-NEXT: }
+// NO-FALLBACK: return
 
 // stacks=false: a kernel per layer, the projections hoisted.
 // APART-LABEL: func.func @three_layers

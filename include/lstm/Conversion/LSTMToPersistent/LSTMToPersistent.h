@@ -43,6 +43,13 @@ inline constexpr llvm::StringLiteral kPerStepFallbackAttr =
 inline constexpr llvm::StringLiteral kMultiprocessorCountName =
     "lstmRuntimeGpuMultiprocessors";
 
+/// The CUDA runtime's function that a branch without the per-step lowering
+/// (lstm-to-persistent{per-step-fallback=false}) calls where a kernel does
+/// not run, with the batch size (lstm/Runtime/CudaRuntime.h): it records a
+/// failure that says so.
+inline constexpr llvm::StringLiteral kMissingFallbackName =
+    "lstmRuntimeMissingPerStepFallback";
+
 /// The CUDA runtime's function that gives the most dynamic shared memory a
 /// block of the current GPU may use once its kernel opts in, in bytes
 /// (lstm/Runtime/CudaRuntime.h): the run-time choice asks it for kernels
@@ -81,6 +88,10 @@ struct PersistentOptions {
   /// 0: chosen by the layout (as many as give each staged value about four
   /// product columns, where the weights leave the rows grouped).
   int64_t unitsAtOnce = 0;
+  /// Under the cost model, the per-step lowering of a layer beside its
+  /// kernel, for the batches and GPUs the kernel does not run at; without
+  /// it, such a run fails with lstmRuntimeMissingPerStepFallback's message.
+  bool perStepFallback = true;
 };
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
