@@ -29,7 +29,8 @@ class _CompileOptions(ctypes.Structure):
                                         ("persistent", ctypes.c_int),
                                         ("chunkBytes", ctypes.c_longlong),
                                         ("hoistMinThreads", ctypes.c_int),
-                                        ("wholeBatch", ctypes.c_int)]
+                                        ("wholeBatch", ctypes.c_int),
+                                        ("noPerStepFallback", ctypes.c_int)]
 
 
 def _load():
@@ -109,7 +110,7 @@ def runtime_dir(target):
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
             runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
             persistent=False, chunk_bytes=None, hoist_min_threads=None,
-            split_batch=True):
+            split_batch=True, per_step_fallback=True):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). `runtime_lib_dir` None takes the package's own copy
@@ -117,7 +118,9 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     lstm-differentiate are exported too (gradients="train": only the
     training forward and the backward, the forward a call of the training
     forward); with `persistent`, layers run as
-    persistent kernels where the cost model says so; `chunk_bytes` (cpu):
+    persistent kernels where the cost model says so (without
+    `per_step_fallback`, the per-step lowering beside them is left out: a
+    run that needs it fails, saying so); `chunk_bytes` (cpu):
     the hoisted input projections computed that many bytes of steps a
     thread at a time, 0 or None whole; `hoist_min_threads` (cpu): the
     least number of threads that runs them hoisted (None: the compiler's
@@ -132,7 +135,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         _bytes(cuda_lib_dir), _bytes(runtime_lib_dir), _bytes(pre_passes),
         _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
         1 if persistent else 0,
-        chunk_bytes or 0, hoist_min_threads or 0, 0 if split_batch else 1)
+        chunk_bytes or 0, hoist_min_threads or 0, 0 if split_batch else 1,
+        0 if per_step_fallback else 1)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

@@ -172,7 +172,7 @@ def default_options():
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
             gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None,
-            split_batch=True, cache_dir=None):
+            split_batch=True, cache_dir=None, per_step_fallback="on-demand"):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -199,6 +199,18 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     'lstm-optimize{wavefront=false}' (no wavefront branch: it costs
     compile time)
     (lstmc.torch_module(..., persistent=True) passes it on).
+    per_step_fallback (with persistent): the per-step lowering of each
+    layer beside its kernel, for the batches above the kernel's bound and
+    the GPUs with fewer SMs (or less shared memory a block) than it needs.
+    "on-demand" (the default): the library is compiled without it (about a
+    quarter less compile time: char-rnn's training library) and the first
+    call that needs it compiles the complete library, in this process, and
+    uses it from then on (the network, its gradient functions and their
+    bound copies alike; a call of lstmc.torch_module's inside a CUDA graph
+    capture cannot: it raises, asking for a warm-up call before the
+    capture); True: compiled in; False: left out, a call that needs it
+    raising RuntimeError. A network loaded with lstmc.load has no compiler
+    at hand: one saved without the fallback raises.
     chunk_bytes (cpu): each hoisted input projection is computed this many
     bytes of steps a thread at a time, just before those steps, while they
     are in cache (lstm-chunk-hoisted-projections; 0 or None: whole, the
@@ -240,6 +252,12 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                              ">= 1 (1: always hoisted) or None")
         if target != "cpu":
             raise ValueError("hoist_min_threads applies to target='cpu' only")
+    if not (isinstance(per_step_fallback, bool) or per_step_fallback == "on-demand"):
+        raise ValueError(f"per_step_fallback={per_step_fallback!r}: expected 'on-demand', "
+                         "True or False")
+    # What the library is compiled with: the fallback is left out only
+    # beside persistent kernels.
+    compiled_fallback = per_step_fallback is True or not persistent
     if not isinstance(split_batch, bool):
         raise ValueError(f"split_batch={split_batch!r}: expected True or False")
     if not split_batch and target != "cpu":
@@ -259,6 +277,22 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     chip = defaults["chip"] if chip is None else chip
     features = defaults["features"] if features is None else features
     verify(network.ir)
+
+    def _with_fallback(compiled):
+        # The complete library, compiled on the first call that needs it
+        # with the same options (and the same cache; a directory of its own
+        # where `path` named this one's).
+        if not compiled_fallback and per_step_fallback == "on-demand":
+            compiled._attach_per_step_fallback(runtime.PerStepFallback(lambda: compile(
+                network, target=target, pre_passes=pre_passes, chip=chip, features=features,
+                cuda_path=cuda_path, cuda_lib_dir=cuda_lib_dir,
+                runtime_lib_dir=runtime_lib_dir, gradients=gradients, persistent=persistent,
+                chunk_bytes=chunk_bytes, hoist_min_threads=hoist_min_threads,
+                split_batch=split_batch, cache_dir=False if path_given else cache_dir,
+                per_step_fallback=True)))
+        return compiled
+
+    path_given = path is not None
     key = None
     if cache_root is not None:
         key = _cache_key(native.LIBRARY, {
@@ -269,10 +303,11 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             "cuda_lib_dir": cuda_lib_dir, "runtime_lib_dir": runtime_lib_dir,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
             "gradients": gradients, "persistent": persistent, "chunk_bytes": chunk_bytes,
-            "hoist_min_threads": hoist_min_threads, "split_batch": split_batch})
+            "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
+            "per_step_fallback": compiled_fallback})
         found = _cached(cache_root, key)
         if found is not None:
-            return found
+            return _with_fallback(found)
         os.makedirs(cache_root, exist_ok=True)
         # Compiled beside the entry and renamed into place once whole: a
         # reader never sees half an entry, and of two processes compiling
@@ -287,7 +322,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                       cuda_path=cuda_path, cuda_lib_dir=cuda_lib_dir,
                       runtime_lib_dir=runtime_lib_dir, pre_passes=pre_passes,
                       gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
-                      hoist_min_threads=hoist_min_threads, split_batch=split_batch)
+                      hoist_min_threads=hoist_min_threads, split_batch=split_batch,
+                      per_step_fallback=compiled_fallback)
     except BaseException:
         # Nothing half-made stays in the cache or the temporary directory
         # (a failed compile, an interrupt); a directory the caller named
@@ -305,14 +341,14 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             found = _cached(cache_root, key)
             if found is None:
                 raise
-            return found
-        return runtime.CompiledNetwork(entry)
-    return runtime.CompiledNetwork(path, _owned_tmp=tmp)
+            return _with_fallback(found)
+        return _with_fallback(runtime.CompiledNetwork(entry))
+    return _with_fallback(runtime.CompiledNetwork(path, _owned_tmp=tmp))
 
 
 def _compile_into(native, network, path, target, chip, features, cuda_path, cuda_lib_dir,
                   runtime_lib_dir, pre_passes, gradients, persistent, chunk_bytes,
-                  hoist_min_threads, split_batch):
+                  hoist_min_threads, split_batch, per_step_fallback):
     """The library and its description (runtime.META) in directory `path`."""
     try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
@@ -320,12 +356,14 @@ def _compile_into(native, network, path, target, chip, features, cuda_path, cuda
                        cuda_lib_dir=cuda_lib_dir, runtime_lib_dir=runtime_lib_dir,
                        pre_passes=pre_passes, compute_type=network.compute_type,
                        gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
-                       hoist_min_threads=hoist_min_threads, split_batch=split_batch)
+                       hoist_min_threads=hoist_min_threads, split_batch=split_batch,
+                       per_step_fallback=per_step_fallback)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
-            "persistent": persistent, "chunk_bytes": chunk_bytes,
+            "persistent": persistent, "per_step_fallback": per_step_fallback,
+            "chunk_bytes": chunk_bytes,
             "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
             "chip": chip if target == "cuda" else None,
             "args": [a.to_json() for a in network.args],

@@ -223,6 +223,23 @@ class _CudaArray:
                             f"{self.strides} for shape {self.shape}); call .contiguous()")
 
 
+class PerStepFallback:
+    """The complete library of a persistent network compiled without the
+    per-step lowering beside its kernels (lstmc.compile's
+    per_step_fallback="on-demand"): `compile_complete` (a callable that
+    returns it as a CompiledNetwork) runs on the first call that needs it,
+    once for the network, its gradient functions and their bound copies."""
+
+    def __init__(self, compile_complete):
+        self._compile_complete = compile_complete
+        self.network = None
+
+    def complete(self):
+        if self.network is None:
+            self.network = self._compile_complete()
+        return self.network
+
+
 class CompiledNetwork:
     """A loaded network: call it with the function's arguments, by position or
     by name. Initial states left out are zeros; `bind` fixes the parameters."""
@@ -241,6 +258,24 @@ class CompiledNetwork:
         #: Whether lstmc.compile found this network in its compile cache.
         self.from_cache = False
         self._tmp = _owned_tmp
+        # The complete library where this one was compiled without the
+        # per-step fallback (PerStepFallback), and this function's name in
+        # it (None: the network's own function).
+        self._fallback = None
+        self._function = None
+        self._load_library(directory)
+        self._bound = {}
+        # The gradient functions (compiled with gradients=True): callables
+        # of the same library, named after what lstm-differentiate adds.
+        for name, fmeta in meta.get("functions", {}).items():
+            function = CompiledNetwork(directory, dict(meta, **fmeta, functions={}))
+            function._function = name
+            setattr(self, name, function)
+        self._bind_slots()
+
+    def _load_library(self, directory):
+        """Loads the library of `directory` and this function of it."""
+        self.directory = directory
         self.library_path = os.path.join(directory, LIBRARY)
         try:
             self.lib = ctypes.CDLL(self.library_path)
@@ -251,11 +286,6 @@ class CompiledNetwork:
             raise
         self.fn = getattr(self.lib, "_mlir_ciface_" + self.entry)
         self.fn.restype = None
-        self._bound = {}
-        # The gradient functions (compiled with gradients=True): callables
-        # of the same library, named after what lstm-differentiate adds.
-        for name, fmeta in meta.get("functions", {}).items():
-            setattr(self, name, CompiledNetwork(directory, dict(meta, **fmeta, functions={})))
         if self.target == "cuda":
             self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
             self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
@@ -273,7 +303,29 @@ class CompiledNetwork:
             release.restype = None
             self._release = release
             self._plan = _Plan(self.lib["_mlir_ciface_" + self.entry], self.args, self.results)
-        self._bind_slots()
+
+    def _attach_per_step_fallback(self, fallback):
+        """Makes this network and its gradient functions switch to
+        `fallback`'s complete library when a call needs it."""
+        self._fallback = fallback
+        for name in self.meta.get("functions", {}):
+            getattr(self, name)._attach_per_step_fallback(fallback)
+
+    def _needs_per_step_fallback(self):
+        """Whether the failed call needs the per-step lowering that this
+        library was compiled without, and lstmc can compile it."""
+        needs = getattr(self.lib, "lstmRuntimeNeedsPerStepFallback", None)
+        return self._fallback is not None and needs is not None and needs() != 0
+
+    def _use_per_step_fallback(self):
+        """Switches to the complete library (compiled now if it is not
+        yet); this library stays loaded for what it returned."""
+        complete = self._fallback.complete()
+        if self._function is not None:
+            complete = getattr(complete, self._function)
+        self.meta = complete.meta
+        self._load_library(complete.directory)
+        self._fallback = None
 
     def __repr__(self):
         return (f"CompiledNetwork({self.entry}, target={self.target}, args=[" +
@@ -628,18 +680,17 @@ class CompiledNetwork:
                 view = _CudaArray(z, a.name)
             descs.append(_descriptor(view.ptr, view.shape, view.strides))
         stream = ops.current_stream()
-        if self._set_stream is not None:
-            self._set_stream(stream)
-        else:
-            # The runtime has its own stream: the inputs must be ready.
-            ops.synchronize()
-        results = self._results_struct()
-        self.lib.lstmRuntimeClearError()
-        self.fn(ctypes.byref(results), *[ctypes.byref(d) for d in descs])
-        err = self.lib.lstmRuntimeLastError()
+        inputs = {v.ptr for v in views.values()} | {_CudaArray(z, "").ptr for z in keep}
+        results, err = self._run_gpu(descs, stream, ops)
+        if err is not None and self._needs_per_step_fallback():
+            # This library has no per-step lowering, and the call needs it:
+            # what the failed call allocated goes back to it, and the call
+            # runs again with the complete library.
+            self._free_results(results, inputs)
+            self._use_per_step_fallback()
+            results, err = self._run_gpu(descs, stream, ops)
         if err is not None:
             raise RuntimeError("CUDA runtime: " + err.decode())
-        inputs = {v.ptr for v in views.values()} | {_CudaArray(z, "").ptr for z in keep}
         outs, owned = [], set()
         for k, r in enumerate(self.results):
             d = getattr(results, f"r{k}")
@@ -658,6 +709,29 @@ class CompiledNetwork:
         for p in owned:
             self.lib.lstmRuntimeFree(p)
         return tuple(outs)
+
+    def _run_gpu(self, descs, stream, ops):
+        """Calls the function on `stream`: its results struct and the
+        runtime's error (None on success)."""
+        if self._set_stream is not None:
+            self._set_stream(stream)
+        else:
+            # The runtime has its own stream: the inputs must be ready.
+            ops.synchronize()
+        results = self._results_struct()
+        self.lib.lstmRuntimeClearError()
+        self.fn(ctypes.byref(results), *[ctypes.byref(d) for d in descs])
+        return results, self.lib.lstmRuntimeLastError()
+
+    def _free_results(self, results, inputs):
+        """Gives back the buffers of a failed call's results."""
+        owned = set()
+        for k in range(len(self.results)):
+            d = getattr(results, f"r{k}")
+            if d.allocated and d.allocated not in inputs:
+                owned.add(d.allocated)
+        for p in owned:
+            self.lib.lstmRuntimeFree(p)
 
 
 class _Interface:

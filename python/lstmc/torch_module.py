@@ -121,6 +121,17 @@ class _CudaFunction:
 
     def __init__(self, compiled):
         self.compiled = compiled
+        self._bind_library()
+        self.results = compiled.results
+        self.Results = type("Results", (ctypes.Structure,), {"_fields_": [
+            (f"r{k}", runtime._descriptor_type(len(r.shape)))
+            for k, r in enumerate(self.results)]})
+        self.arg_types = [runtime._descriptor_type(len(a.shape)) for a in compiled.args]
+        self.out_info = [(len(r.shape), _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
+                          np.dtype(runtime._NP[r.dtype]).itemsize) for r in self.results]
+
+    def _bind_library(self):
+        compiled = self.compiled
         self.lib, self.fn = compiled.lib, compiled.fn
         for name in ("lstmRuntimeSetStream", "lstmRuntimeFree"):
             if not hasattr(self.lib, name):
@@ -129,13 +140,12 @@ class _CudaFunction:
         self.lib.lstmRuntimeSetStream.argtypes = [ctypes.c_void_p]
         self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
         self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
-        self.results = compiled.results
-        self.Results = type("Results", (ctypes.Structure,), {"_fields_": [
-            (f"r{k}", runtime._descriptor_type(len(r.shape)))
-            for k, r in enumerate(self.results)]})
-        self.arg_types = [runtime._descriptor_type(len(a.shape)) for a in compiled.args]
-        self.out_info = [(len(r.shape), _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
-                          np.dtype(runtime._NP[r.dtype]).itemsize) for r in self.results]
+
+    def _run(self, out, descs, stream):
+        self.lib.lstmRuntimeSetStream(ctypes.c_void_p(stream))
+        self.lib.lstmRuntimeClearError()
+        self.fn(ctypes.byref(out), *[ctypes.byref(d) for d in descs])
+        return self.lib.lstmRuntimeLastError()
 
     def __call__(self, tensors, device):
         capturing = torch.cuda.is_current_stream_capturing()
@@ -150,13 +160,28 @@ class _CudaFunction:
             d.strides[:] = t.stride()
             descs.append(d)
         out = self.Results()
-        self.lib.lstmRuntimeSetStream(ctypes.c_void_p(stream))
-        self.lib.lstmRuntimeClearError()
-        self.fn(ctypes.byref(out), *[ctypes.byref(d) for d in descs])
-        err = self.lib.lstmRuntimeLastError()
+        err = self._run(out, descs, stream)
+        inputs = {t.data_ptr(): t for t in tensors}
+        if err is not None and self.compiled._needs_per_step_fallback():
+            # The library has no per-step lowering and this call needs it
+            # (lstmc.compile's per_step_fallback="on-demand"): the complete
+            # library is compiled and the call runs again with it. Not
+            # inside a capture, whose graph holds the failed call's work
+            # (and where loading a library may not be allowed).
+            if capturing:
+                raise RuntimeError(
+                    "this call needs the per-step lowering that lstmc compiles on demand "
+                    "beside the persistent kernels (a batch above their bound, or a GPU "
+                    "with fewer SMs than their blocks), which cannot happen within a CUDA "
+                    "graph capture: run the step once before capturing (a warm-up call "
+                    "compiles it), or compile with per_step_fallback=True")
+            self.compiled._free_results(out, inputs)
+            self.compiled._use_per_step_fallback()
+            self._bind_library()
+            out = self.Results()
+            err = self._run(out, descs, stream)
         if err is not None:
             raise RuntimeError("CUDA runtime: " + err.decode())
-        inputs = {t.data_ptr(): t for t in tensors}
         owners, results = {}, []
         for k, (rank, dtype, typestr, item) in enumerate(self.out_info):
             d = getattr(out, f"r{k}")

@@ -47,23 +47,38 @@ def pytest_configure(config):
 
     real_compile = compiler.compile
 
-    def cached_compile(network, path=None, target="cpu", **options):
-        if target != "cuda":
-            return real_compile(network, path=path, target=target, **options)
+    def entry_of(network, options):
         key = hashlib.sha256(json.dumps(
             [network.ir, network.compute_type, sorted(options.items())],
             default=str).encode()).hexdigest()[:24]
-        entry = os.path.join(_GPU_CACHE, key)
+        return os.path.join(_GPU_CACHE, key)
+
+    def cached_compile(network, path=None, target="cpu", **options):
+        if target != "cuda":
+            return real_compile(network, path=path, target=target, **options)
+        # A persistent network compiled without the per-step fallback
+        # (lstmc.compile's default): the complete library that a call may
+        # ask for is compiled into the cache beside it.
+        on_demand = (options.get("persistent")
+                     and options.get("per_step_fallback", "on-demand") == "on-demand")
+        complete = dict(options, per_step_fallback=True)
+        entry = entry_of(network, options)
         if _GPU_CACHE_FILL:
-            try:
-                real_compile(network, path=entry, target=target, **options)
-            except lstmc.runtime.NoGPUError:
-                pass  # written; loading it needs the GPU
+            for entry_options in [options] + ([complete] if on_demand else []):
+                try:
+                    real_compile(network, path=entry_of(network, entry_options),
+                                 target=target, **entry_options)
+                except lstmc.runtime.NoGPUError:
+                    pass  # written; loading it needs the GPU
             pytest.skip(f"compiled into the GPU cache ({entry})")
         if not os.path.isdir(entry):
             raise RuntimeError(f"network not in the GPU cache {_GPU_CACHE} "
                                "(fill it with LSTMC_GPU_CACHE_FILL=1)")
-        return lstmc.load(entry)
+        loaded = lstmc.load(entry)
+        if on_demand:
+            loaded._attach_per_step_fallback(lstmc.runtime.PerStepFallback(
+                lambda: cached_compile(network, target=target, **complete)))
+        return loaded
 
     compiler.compile = cached_compile
 

@@ -179,6 +179,34 @@ def test_persistent_compiles_for_cuda(tmp_path):
     assert kernel not in (tmp_path / "per-step" / "network.so").read_bytes()
 
 
+def test_per_step_fallback_on_demand_compiles_less(tmp_path):
+    """persistent=True compiles the library without the per-step lowering
+    beside the kernels (per_step_fallback="on-demand", the default; the
+    first call that needs it compiles the complete library: test_gpu.py):
+    its step kernels are not in the library, which True compiles in.
+    per_step_fallback takes 'on-demand', True or False only."""
+    import json
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
+    compile_for_cuda(net, tmp_path / "on-demand", persistent=True)
+    compile_for_cuda(net, tmp_path / "complete", persistent=True, per_step_fallback=True)
+    compile_for_cuda(net, tmp_path / "per-step", per_step_fallback=False)
+    flags = {d: json.loads((tmp_path / d / "network.json").read_text())["per_step_fallback"]
+             for d in ("on-demand", "complete", "per-step")}
+    # Without persistent kernels there is no fallback to leave out.
+    assert flags == {"on-demand": False, "complete": True, "per-step": True}
+    libraries = {d: (tmp_path / d / "network.so").read_bytes() for d in flags}
+    entry = json.loads((tmp_path / "complete" / "network.json").read_text())["entry"]
+    step_kernel = f"{entry}_kernel_0".encode()
+    assert step_kernel in libraries["complete"] and step_kernel in libraries["per-step"]
+    assert step_kernel not in libraries["on-demand"]
+    kernel = f"lstm_persistent_{entry}_0".encode()
+    assert kernel in libraries["on-demand"] and kernel in libraries["complete"]
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="per_step_fallback=.*expected 'on-demand', "
+                                             "True or False"):
+            net.compile(target="cuda", persistent=True, per_step_fallback=bad)
+
+
 def test_persistent_training_pre_passes(tmp_path):
     """With gradients, persistent=True takes lstm-optimize{wavefront=false}
     (the training functions have no stack for the wavefront, and its branch
