@@ -144,16 +144,9 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
 /// as an index.
 static Value queryRuntime(RewriterBase &rewriter, Operation *at,
                           StringRef name) {
-  auto module = at->getParentOfType<ModuleOp>();
-  auto fn = module.lookupSymbol<func::FuncOp>(name);
-  if (!fn) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    fn = func::FuncOp::create(
-        rewriter, module.getLoc(), name,
-        rewriter.getFunctionType({}, {rewriter.getI32Type()}));
-    fn.setPrivate();
-  }
+  func::FuncOp fn = persistent::declareRuntimeFunction(
+      rewriter, at->getParentOfType<ModuleOp>(), name,
+      rewriter.getFunctionType({}, {rewriter.getI32Type()}));
   return arith::IndexCastOp::create(
       rewriter, at->getLoc(), rewriter.getIndexType(),
       func::CallOp::create(rewriter, at->getLoc(), fn, ValueRange())

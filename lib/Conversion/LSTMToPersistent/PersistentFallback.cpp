@@ -64,16 +64,9 @@ missingFallbackResults(RewriterBase &rewriter, Location loc, LayerOp perStep) {
   rewriter.setInsertionPoint(perStep);
   if (failed(reifyResultShapes(rewriter, perStep, extents)))
     return failure();
-  auto module = perStep->getParentOfType<ModuleOp>();
-  auto missing = module.lookupSymbol<func::FuncOp>(kMissingFallbackName);
-  if (!missing) {
-    OpBuilder::InsertionGuard atModule(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    missing = func::FuncOp::create(
-        rewriter, module.getLoc(), kMissingFallbackName,
-        rewriter.getFunctionType({rewriter.getI64Type()}, {}));
-    missing.setPrivate();
-  }
+  func::FuncOp missing = persistent::declareRuntimeFunction(
+      rewriter, perStep->getParentOfType<ModuleOp>(), kMissingFallbackName,
+      rewriter.getFunctionType({rewriter.getI64Type()}, {}));
   Value batch = tensor::DimOp::create(rewriter, loc,
                                       perStep.getInputs().front(), int64_t{1});
   func::CallOp::create(rewriter, loc, missing,

@@ -46,6 +46,19 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
 
 /// A memref of `shape` with a fully dynamic strided layout: what any tensor
 /// bufferizes to can be cast to it, so `to_buffer` never copies.
+func::FuncOp
+mlir::lstm::persistent::declareRuntimeFunction(RewriterBase &rewriter,
+                                               ModuleOp module, StringRef name,
+                                               FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto function = func::FuncOp::create(rewriter, module.getLoc(), name, type);
+  function.setPrivate();
+  return function;
+}
+
 MemRefType mlir::lstm::persistent::stridedMemRef(ArrayRef<int64_t> shape,
                                                  Type elementType) {
   MLIRContext *ctx = elementType.getContext();

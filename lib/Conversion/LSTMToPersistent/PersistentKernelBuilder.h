@@ -20,6 +20,7 @@
 #include "lstm/Conversion/NarrowKernelIndices/NarrowKernelIndices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -82,6 +83,13 @@ inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// A memref of `shape` with a fully dynamic strided layout: what any tensor
 /// bufferizes to can be cast to it, so `to_buffer` never copies.
 MemRefType stridedMemRef(ArrayRef<int64_t> shape, Type elementType);
+
+/// The CUDA runtime's function `name` of `type` (lstm/Runtime/CudaRuntime.h),
+/// declared private at the start of `module` where it is not yet: the cost
+/// model's run-time queries and the branch without the per-step fallback
+/// call it.
+func::FuncOp declareRuntimeFunction(RewriterBase &rewriter, ModuleOp module,
+                                    StringRef name, FunctionType type);
 
 class PersistentKernelBuilder {
 public:
