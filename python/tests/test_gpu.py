@@ -112,24 +112,34 @@ def kernels_launched(torch, f, inputs):
     return {e.key for e in prof.key_averages()}, outs
 
 
+def clear_gpu_limits(monkeypatch):
+    """The runtime reports the GPU's own SM count and shared memory."""
+    for variable in ("LSTM_RUNTIME_GPU_MULTIPROCESSORS", "LSTM_RUNTIME_GPU_SHARED_MEMORY"):
+        monkeypatch.delenv(variable, raising=False)
+
+
+def check_launches(torch, f, inputs, expected, persistent):
+    """Runs `f` on `inputs`: persistent kernels launched or not as
+    `persistent` says, every result within the fp32 tolerance of the float64
+    reference `expected`."""
+    names, outs = kernels_launched(torch, f, inputs)
+    assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
+    for out, exp in zip(outs, expected):
+        o = out.cpu().numpy()
+        assert np.isfinite(o).all()
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
 def check_runtime_choice(torch, f, name, inputs, monkeypatch, variable, limit):
     """Runs `f` with the GPU as it is and with `variable` (a limit the
     runtime reports, LSTM_RUNTIME_GPU_*) set to `limit`: persistent kernels
     the first time, none the second (the cost model's run-time choice), both
     within the fp32 tolerance of the float64 reference."""
     expected = ref.expected(name, inputs)
-    for limit_variable in ("LSTM_RUNTIME_GPU_MULTIPROCESSORS",
-                           "LSTM_RUNTIME_GPU_SHARED_MEMORY"):
-        monkeypatch.delenv(limit_variable, raising=False)
-    for value, persistent in ((None, True), (limit, False)):
-        if value is not None:
-            monkeypatch.setenv(variable, value)
-        names, outs = kernels_launched(torch, f, inputs)
-        assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
-        for out, exp in zip(outs, expected):
-            o = out.cpu().numpy()
-            assert np.isfinite(o).all()
-            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+    clear_gpu_limits(monkeypatch)
+    check_launches(torch, f, inputs, expected, persistent=True)
+    monkeypatch.setenv(variable, limit)
+    check_launches(torch, f, inputs, expected, persistent=False)
 
 
 @pytest.mark.parametrize("name", ["lstm", "stack3"])
@@ -238,27 +248,18 @@ def test_per_step_fallback_on_demand(torch, monkeypatch):
     name = "lstm"
     inputs = ref.make_inputs(name, 9, 4, np.random.default_rng(29))
     expected = ref.expected(name, inputs)
-    for variable in ("LSTM_RUNTIME_GPU_MULTIPROCESSORS", "LSTM_RUNTIME_GPU_SHARED_MEMORY"):
-        monkeypatch.delenv(variable, raising=False)
-
-    def run(f, persistent):
-        names, outs = kernels_launched(torch, f, inputs)
-        assert any("lstm_persistent" in k for k in names) == persistent, sorted(names)
-        for out, exp in zip(outs, expected):
-            o = out.cpu().numpy()
-            assert np.isfinite(o).all()
-            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+    clear_gpu_limits(monkeypatch)
 
     f = network(name).compile(target="cuda", persistent=True)
     lean = f.directory
     assert f.meta["per_step_fallback"] is False
-    run(f, persistent=True)
+    check_launches(torch, f, inputs, expected, persistent=True)
     assert f.directory == lean
     monkeypatch.setenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", "2")
-    run(f, persistent=False)
+    check_launches(torch, f, inputs, expected, persistent=False)
     assert f.directory != lean and f.meta["per_step_fallback"] is True
     monkeypatch.delenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS")
-    run(f, persistent=True)
+    check_launches(torch, f, inputs, expected, persistent=True)
 
     g = network(name).compile(target="cuda", persistent=True, per_step_fallback=False)
     monkeypatch.setenv("LSTM_RUNTIME_GPU_MULTIPROCESSORS", "2")
@@ -267,7 +268,7 @@ def test_per_step_fallback_on_demand(torch, monkeypatch):
 
     h = network(name).compile(target="cuda", persistent=True, per_step_fallback=True)
     complete = h.directory
-    run(h, persistent=False)
+    check_launches(torch, h, inputs, expected, persistent=False)
     assert h.directory == complete
 
 
@@ -279,8 +280,7 @@ def test_torch_module_per_step_fallback_on_demand(torch, monkeypatch):
     gives (within 1e-6: cuBLAS's choices may differ between two loads),
     and what the kernels give (within 1e-5). Within a CUDA graph
     capture such a call raises, asking for a warm-up call."""
-    for variable in ("LSTM_RUNTIME_GPU_MULTIPROCESSORS", "LSTM_RUNTIME_GPU_SHARED_MEMORY"):
-        monkeypatch.delenv(variable, raising=False)
+    clear_gpu_limits(monkeypatch)
     net = lc.Network(lc.cells.lstm, input_size=5, hidden=16, num_layers=2)
     on_demand = lc.torch_module(net, target="cuda", persistent=True)
     complete = lc.torch_module(net, target="cuda", persistent=True, per_step_fallback=True)

@@ -44,8 +44,6 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
     os << " " << rows;
 }
 
-/// A memref of `shape` with a fully dynamic strided layout: what any tensor
-/// bufferizes to can be cast to it, so `to_buffer` never copies.
 func::FuncOp
 mlir::lstm::persistent::declareRuntimeFunction(RewriterBase &rewriter,
                                                ModuleOp module, StringRef name,
@@ -59,6 +57,8 @@ mlir::lstm::persistent::declareRuntimeFunction(RewriterBase &rewriter,
   return function;
 }
 
+/// A memref of `shape` with a fully dynamic strided layout: what any tensor
+/// bufferizes to can be cast to it, so `to_buffer` never copies.
 MemRefType mlir::lstm::persistent::stridedMemRef(ArrayRef<int64_t> shape,
                                                  Type elementType) {
   MLIRContext *ctx = elementType.getContext();
