@@ -7,6 +7,7 @@
 #include "lstm/Compiler/Compiler.h"
 #include "lstm/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
@@ -15,14 +16,26 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
 
 using namespace mlir;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+unsigned lstm::CompileOptions::kernelModules() const {
+  if (kernelThreads != 0)
+    return kernelThreads;
+  // The cores this process may use (its affinity mask), less the one that
+  // lowers the host code meanwhile.
+  unsigned cores = llvm::hardware_concurrency().compute_thread_count();
+  return std::clamp(cores, 2u, 5u) - 1;
 }
 
 llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
@@ -58,23 +71,26 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   addCInterfaces(module);
 
   // For cuda the kernels leave the module once they are in NVVM and are
-  // serialised (NVPTX code generation and ptxas, the longest step) on a
-  // thread of their own, beside the lowering of the host code, its
-  // translation and its object (KernelObject.cpp). Nothing else touches
-  // the kernels' module meanwhile; the two share only the context, which
-  // is made for use from several threads. (A thread for each kernel
-  // module, the persistent kernels' and the others', measured slower on
-  // the 2-core machine: three threads on two cores.)
+  // serialised (NVPTX code generation and ptxas, the longest step) on
+  // threads of their own, beside the lowering of the host code, its
+  // translation and its object (KernelObject.cpp): the kernels in as many
+  // modules as CompileOptions::kernelModules gives, a thread each. Nothing
+  // else touches a kernel module meanwhile; they share only the context,
+  // which is made for use from several threads.
   bool splitKernels = options.target == "cuda";
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
   SmallVector<std::string> kernelNames;
-  LogicalResult serialised = success();
-  std::thread serialising;
-  // Every return after the thread starts waits for it first.
-  llvm::scope_exit joinKernels([&] {
-    if (serialising.joinable())
-      serialising.join();
-  });
+  // A module of its own for each kernel module, serialised on its thread.
+  SmallVector<OwningOpRef<ModuleOp>> kernelParts;
+  std::atomic<bool> serialised = true;
+  SmallVector<std::thread> serialising;
+  // Every return after the threads start waits for them first.
+  auto joinAll = [&] {
+    for (std::thread &thread : serialising)
+      if (thread.joinable())
+        thread.join();
+  };
+  llvm::scope_exit joinKernels(joinAll);
   PassManager pm(context, ModuleOp::getOperationName());
   TimingScope loweringTiming = root.nest("lowering");
   if (splitKernels) {
@@ -85,20 +101,32 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     if (failed(kernelsPM.run(module)))
       return makeError("lowering failed");
     kernelsTiming.stop();
+    splitKernelModules(module, options.kernelModules());
     FailureOr<SmallVector<std::string>> moved =
         moveKernelModules(module, *kernels);
     if (failed(moved))
       return makeError("lowering failed");
     kernelNames = std::move(*moved);
-    if (!kernelNames.empty()) {
-      TimingScope kernelTiming = root.nest("kernels (GPU binary, beside the "
-                                           "host code's lowering and object)");
-      serialising =
-          std::thread([&, kernelTiming = std::move(kernelTiming)]() mutable {
+    for (auto gpuModule :
+         llvm::to_vector(kernels->getOps<gpu::GPUModuleOp>())) {
+      kernelParts.push_back(ModuleOp::create(gpuModule.getLoc()));
+      gpuModule->moveBefore(kernelParts.back()->getBody(),
+                            kernelParts.back()->getBody()->end());
+    }
+    for (auto [i, part] : llvm::enumerate(kernelParts)) {
+      std::string label = "kernels (GPU binary, beside the host code's "
+                          "lowering and object)";
+      if (kernelParts.size() > 1)
+        label += ", module " + kernelNames[i];
+      TimingScope kernelTiming = root.nest(label);
+      serialising.emplace_back(
+          [&, partModule = part.get(),
+           kernelTiming = std::move(kernelTiming)]() mutable {
             PassManager kernelPM(context, ModuleOp::getOperationName());
             buildKernelBinaryPipeline(kernelPM, options.cudaPath);
             kernelPM.enableTiming(kernelTiming);
-            serialised = kernelPM.run(*kernels);
+            if (failed(kernelPM.run(partModule)))
+              serialised = false;
           });
     }
   } else {
@@ -138,8 +166,12 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
       emitObjectFile(*llvmModule, objects[0], hostCPU, options.hostOptLevel());
   objectTiming.stop();
   joinKernels.release();
-  if (serialising.joinable())
-    serialising.join();
+  joinAll();
+  // The serialised modules (gpu.binary ops) back in one module, in order.
+  for (OwningOpRef<ModuleOp> &part : kernelParts)
+    for (Operation &op :
+         llvm::make_early_inc_range(part->getBody()->getOperations()))
+      op.moveBefore(kernels->getBody(), kernels->getBody()->end());
   auto removeObjects = [&] {
     if (!options.keepObject)
       for (const std::string &object : objects)
@@ -149,7 +181,7 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     removeObjects();
     return hostObject;
   }
-  if (failed(serialised)) {
+  if (!serialised) {
     removeObjects();
     return makeError("serialising the kernels (gpu-module-to-binary) failed");
   }

@@ -21,7 +21,10 @@
 #include "lstm/Compiler/Compiler.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instructions.h"
@@ -72,6 +75,69 @@ FailureOr<SmallVector<std::string>> lstm::moveKernelModules(ModuleOp host,
     module->moveBefore(kernels.getBody(), kernels.getBody()->end());
   }
   return names;
+}
+
+void lstm::splitKernelModules(ModuleOp host, unsigned parts) {
+  if (parts < 2)
+    return;
+  SymbolTable hostSymbols(host);
+  for (auto module : llvm::to_vector(host.getOps<gpu::GPUModuleOp>())) {
+    SmallVector<std::pair<int64_t, LLVM::LLVMFuncOp>> kernels;
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+        continue;
+      int64_t size = 0;
+      func.walk([&](Operation *) { ++size; });
+      kernels.push_back({size, func});
+    }
+    if (kernels.size() < 2)
+      continue;
+    // The largest first, each to the part with the fewest operations: the
+    // longest kernel (a persistent backward, a third of the PTX) alone.
+    llvm::stable_sort(kernels,
+                      [](auto &a, auto &b) { return a.first > b.first; });
+    unsigned count = std::min<unsigned>(parts, kernels.size());
+    SmallVector<int64_t> load(count, 0);
+    llvm::DenseMap<StringAttr, unsigned> partOf;
+    for (auto &[size, func] : kernels) {
+      unsigned part = std::min_element(load.begin(), load.end()) - load.begin();
+      load[part] += size;
+      partOf[func.getSymNameAttr()] = part;
+    }
+    OpBuilder builder(module);
+    builder.setInsertionPointAfter(module);
+    SmallVector<StringAttr> names = {module.getSymNameAttr()};
+    for (unsigned part = 1; part < count; ++part) {
+      auto copy = cast<gpu::GPUModuleOp>(builder.cloneWithoutRegions(*module));
+      copy.getBodyRegion().emplaceBlock();
+      // A name the host does not have yet.
+      std::string name;
+      for (unsigned n = part; name.empty() || hostSymbols.lookup(name); ++n)
+        name = (module.getSymName() + "_part" + Twine(n)).str();
+      copy.setSymName(name);
+      hostSymbols.insert(copy);
+      names.push_back(copy.getSymNameAttr());
+      OpBuilder into = OpBuilder::atBlockEnd(copy.getBody());
+      for (Operation &op :
+           llvm::make_early_inc_range(module.getBody()->getOperations())) {
+        auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+        auto it = func ? partOf.find(func.getSymNameAttr()) : partOf.end();
+        if (it == partOf.end())
+          into.clone(op);
+        else if (it->second == part)
+          op.moveBefore(copy.getBody(), copy.getBody()->end());
+      }
+    }
+    host.walk([&](gpu::LaunchFuncOp launch) {
+      if (launch.getKernelModuleName() != module.getSymNameAttr())
+        return;
+      auto it = partOf.find(launch.getKernelName());
+      if (it != partOf.end() && it->second != 0)
+        launch.setKernelAttr(SymbolRefAttr::get(
+            names[it->second],
+            {FlatSymbolRefAttr::get(launch.getKernelName())}));
+    });
+  }
 }
 
 llvm::Error lstm::referToKernelObject(llvm::Module &host,

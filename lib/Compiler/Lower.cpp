@@ -43,6 +43,10 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "persistent kernels need target cuda (got '" + options.target + "')");
+  if (options.kernelThreads != 0 && options.target != "cuda")
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "kernel threads apply to target cuda (got '" + options.target + "')");
   // The per-step fallback is the persistent kernels' only.
   if (!options.perStepFallback && !options.persistent)
     return llvm::createStringError(

@@ -233,6 +233,17 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     Returns a CompiledNetwork."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
+    # Strings the native compiler takes as they are: anything else would
+    # fail there without naming the argument.
+    for name, value in (("pre_passes", pre_passes), ("cuda_path", cuda_path),
+                        ("cuda_lib_dir", cuda_lib_dir)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name}={value!r}: expected a string ('' for "
+                            f"{'no pre-passes' if name == 'pre_passes' else 'the default'})")
+    for name, value in (("chip", chip), ("features", features),
+                        ("runtime_lib_dir", runtime_lib_dir)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name}={value!r}: expected a string or None (the default)")
     if gradients not in (True, False, "train"):
         raise ValueError(f"gradients={gradients!r}: expected True, False or 'train'")
     if persistent and target != "cuda":

@@ -126,6 +126,14 @@ def test_network_options():
     net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
     with pytest.raises(RuntimeError, match="malformed --pre-passes pipeline 'bogus'"):
         net.compile(pre_passes="bogus")
+    # Arguments of the wrong type name themselves (None reached the native
+    # compiler's string conversion before).
+    with pytest.raises(TypeError, match=r"pre_passes=None: expected a string \('' for no pre-passes\)"):
+        net.compile(pre_passes=None)
+    with pytest.raises(TypeError, match="cuda_path=3: expected a string"):
+        net.compile(cuda_path=3)
+    with pytest.raises(TypeError, match="chip=90: expected a string or None"):
+        net.compile(chip=90)
 
 
 def test_gpu_call_without_gpu():

@@ -59,3 +59,20 @@ if magic != FATBIN_MAGIC:
 if header + payload != size:
     sys.exit(f'the fatbin announces {header} + {payload} bytes, the library passes {size}')
 print(f'{name}: fatbin of {size} bytes')
+
+# With --launches HOST.ll (the host code's LLVM IR, --emit-llvm): every
+# kernel the host code takes from this module (upstream's translation names
+# the kernel's string @MODULE_KERNEL_name) is in its fatbin's code, by name
+# in the cubin's string table.
+if len(sys.argv) > 4 and sys.argv[3] == '--launches':
+    import re
+    launched = sorted(set(re.findall(
+        rf'@{re.escape(name)}_(\w+)_name = private unnamed_addr constant \[\d+ x i8\] c"(\w+)\\00"',
+        open(sys.argv[4]).read())))
+    kernels = [k for suffix, k in launched if suffix == k]
+    if not kernels:
+        sys.exit(f'the host code launches no kernel of {name}')
+    for kernel in kernels:
+        if b'\0' + kernel.encode() + b'\0' not in blob:
+            sys.exit(f'{name} launches {kernel}, which its fatbin does not have')
+    print(f'{name}: launches {len(kernels)} kernels, all in its fatbin')

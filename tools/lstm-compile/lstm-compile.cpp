@@ -157,6 +157,12 @@ static cl::opt<bool>
                     "the host object, so the wall times overlap), the host "
                     "object and the link"),
            cl::cat(toolCategory));
+static cl::opt<unsigned> kernelThreads(
+    "kernel-threads",
+    cl::desc("Threads that serialise the kernels (--target=cuda), the "
+             "kernels split among as many modules (default 0: one fewer "
+             "than the cores, at most 4)"),
+    cl::init(0), cl::cat(toolCategory));
 static cl::opt<bool>
     keepObject("keep-object",
                cl::desc("Keep the intermediate object files (OUTPUT.o; "
@@ -221,6 +227,7 @@ int main(int argc, char **argv) {
   options.persistent = persistent;
   options.perStepFallback = perStepFallback;
   options.keepObject = keepObject;
+  options.kernelThreads = kernelThreads;
   options.hostCPU = hostCPU;
   if (optLevel.getNumOccurrences())
     options.optLevel = optLevel;

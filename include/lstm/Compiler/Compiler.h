@@ -123,6 +123,15 @@ struct CompileOptions {
   unsigned hostOptLevel() const {
     return optLevel.value_or(target == "cuda" ? 0 : 3);
   }
+  /// How many threads serialise the kernels (cuda): the kernels are split
+  /// among this many modules, each compiled (LLVM's NVPTX code generation,
+  /// then ptxas) on a thread of its own beside the host code's lowering.
+  /// 0: one fewer than the cores this process may run on, at most 4 (one on
+  /// a 2-core machine, where a second thread measured no faster: the host
+  /// code's lowering and ptxas's own threads already take both cores).
+  unsigned kernelThreads = 0;
+  /// The number kernelThreads gives on this machine.
+  unsigned kernelModules() const;
   /// Keep the intermediate object files next to the library: OUTPUT.o (the
   /// host code) and, for cuda, OUTPUT.kernels.o (the kernels' fatbin).
   bool keepObject = false;
@@ -213,6 +222,17 @@ llvm::Error linkSharedLibrary(ArrayRef<std::string> objects, StringRef output,
 FailureOr<SmallVector<std::string>> moveKernelModules(ModuleOp host,
                                                       ModuleOp kernels);
 
+/// Splits the kernels of each gpu.module of `host` (lowered to NVVM: the
+/// llvm.funcs marked nvvm.kernel) among at most `parts` modules of about
+/// equal size, the largest kernels first, each into the part that has the
+/// fewest operations so far; the parts after the first are new modules
+/// named after the first (`<name>_part<i>`) with their own copies of the
+/// module's other symbols (declarations, globals: what a part does not use
+/// goes in its dead-code elimination), and the launches in `host` follow
+/// their kernels. Each part is then serialised on a thread of its own.
+/// (KernelObject.cpp)
+void splitKernelModules(ModuleOp host, unsigned parts);
+
 /// In `host`, translated from a module that moveKernelModules split, makes
 /// each kernel module's fatbin an external symbol and its size, passed to
 /// mgpuModuleLoad, another one. Fails if the translation did not make the
@@ -230,8 +250,9 @@ kernelObjectModule(ModuleOp kernels, llvm::LLVMContext &context);
 /// dialect): the pre-passes, the C interfaces of the public functions then
 /// (the pre-passes may add functions), the lowering, the object and the
 /// library; for cuda the kernels leave the module (moveKernelModules) and
-/// are serialised on a second thread while the host object is compiled
-/// (LLVM's work: nothing else uses the context meanwhile). Diagnostics of the
+/// are serialised on threads of their own, one for each kernel module
+/// (splitKernelModules, CompileOptions::kernelModules), while the host code
+/// is lowered and its object compiled. Diagnostics of the
 /// passes go to the module's context, the pass pipeline parser's messages to
 /// `pipelineErrors`; the returned error says which step failed. (Compile.cpp)
 llvm::Error compileToSharedLibrary(ModuleOp module, StringRef output,
