@@ -143,6 +143,13 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
   // Each product its own zeros, each result its own init: one buffer
   // shared by several writers is copied around.
   pm.addPass(lstm::createSeparateSharedInitsPass());
+  // tensor.empty as alloc_tensor, whose buffer one-shot bufferization
+  // knows to have the identity layout: a tensor.empty's is an unknown type
+  // to it, fully dynamic, and an scf.if with one in a branch (the
+  // persistent kernels' cost-model branches) yields fully dynamic layouts,
+  // which the function's results then copy into identity buffers (27 us a
+  // char-rnn training step on the H200).
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // What is still computed into a temporary and copied into place is
   // written in place (a backward step's dz into dG).

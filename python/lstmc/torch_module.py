@@ -115,6 +115,10 @@ class _View:
             "strides": tuple(s * item for s in strides), "version": 3, "stream": None}
 
 
+# A pointer read from a c_int64 word is negative above 2**63.
+_ADDRESS_MASK = (1 << 64) - 1
+
+
 class _CudaFunction:
     """One function of a GPU library, called on contiguous CUDA tensors in
     its argument order."""
@@ -123,16 +127,35 @@ class _CudaFunction:
         self.compiled = compiled
         self._bind_library()
         self.results = compiled.results
-        self.Results = type("Results", (ctypes.Structure,), {"_fields_": [
-            (f"r{k}", runtime._descriptor_type(len(r.shape)))
-            for k, r in enumerate(self.results)]})
-        self.arg_types = [runtime._descriptor_type(len(a.shape)) for a in compiled.args]
-        self.out_info = [(len(r.shape), _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
-                          np.dtype(runtime._NP[r.dtype]).itemsize) for r in self.results]
+        # The memref descriptors of the arguments, and those of the results,
+        # each set as one flat array of 64-bit words (allocated, aligned,
+        # offset, sizes, strides: no padding), written and read in one go,
+        # as the CPU path's runtime._Plan does, instead of a ctypes
+        # structure made and filled field by field for each descriptor
+        # (char-rnn's training step passes 40 and gets 25 back).
+        self.arg_offsets, words = [], 0
+        for a in compiled.args:
+            self.arg_offsets.append(8 * words)
+            words += 3 + 2 * len(a.shape)
+        self.ArgWords = ctypes.c_int64 * max(words, 1)
+        self.out_info, words = [], 0
+        for r in self.results:
+            rank = len(r.shape)
+            self.out_info.append((words, rank, _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
+                                  np.dtype(runtime._NP[r.dtype]).itemsize))
+            words += 3 + 2 * rank
+        self.ResultWords = ctypes.c_int64 * max(words, 1)
 
     def _bind_library(self):
         compiled = self.compiled
-        self.lib, self.fn = compiled.lib, compiled.fn
+        self.lib = compiled.lib
+        # The entry point typed for integer addresses: a function object of
+        # its own (lib[name] makes a new one; compiled.fn takes byref
+        # arguments and has no argument types, so an address passed to it
+        # would go as a C int).
+        self.fn = self.lib["_mlir_ciface_" + compiled.entry]
+        self.fn.argtypes = [ctypes.c_void_p] * (1 + len(compiled.args))
+        self.fn.restype = None
         for name in ("lstmRuntimeSetStream", "lstmRuntimeFree"):
             if not hasattr(self.lib, name):
                 raise RuntimeError(f"{compiled.library_path} has no {name}: recompile it with "
@@ -141,25 +164,34 @@ class _CudaFunction:
         self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
         self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
 
-    def _run(self, out, descs, stream):
+    def _run(self, out, args, stream):
         self.lib.lstmRuntimeSetStream(ctypes.c_void_p(stream))
         self.lib.lstmRuntimeClearError()
-        self.fn(ctypes.byref(out), *[ctypes.byref(d) for d in descs])
+        # (The function's parameters are void pointers: the addresses of the
+        # result and argument descriptors.)
+        base = ctypes.addressof(args)
+        self.fn(ctypes.addressof(out), *[base + offset for offset in self.arg_offsets])
         return self.lib.lstmRuntimeLastError()
+
+    def _free_results(self, out, inputs):
+        """Gives back the buffers of a failed call's results."""
+        words = out[:]
+        owned = {words[at] & _ADDRESS_MASK for at, *_ in self.out_info}
+        for ptr in owned - set(inputs) - {0}:
+            self.lib.lstmRuntimeFree(ctypes.c_void_p(ptr))
 
     def __call__(self, tensors, device):
         capturing = torch.cuda.is_current_stream_capturing()
         stream = _stream_handle(device)
         _release_pending(capturing, stream)
-        descs = []
-        for t, D in zip(tensors, self.arg_types):
-            d = D()
-            d.allocated = d.aligned = t.data_ptr()
-            d.offset = 0
-            d.sizes[:] = t.shape
-            d.strides[:] = t.stride()
-            descs.append(d)
-        out = self.Results()
+        words = []
+        for t in tensors:
+            ptr = t.data_ptr()
+            words += (ptr, ptr, 0)
+            words += t.shape
+            words += t.stride()
+        descs = self.ArgWords(*words)
+        out = self.ResultWords()
         err = self._run(out, descs, stream)
         inputs = {t.data_ptr(): t for t in tensors}
         if err is not None and self.compiled._needs_per_step_fallback():
@@ -175,29 +207,32 @@ class _CudaFunction:
                     "with fewer SMs than their blocks), which cannot happen within a CUDA "
                     "graph capture: run the step once before capturing (a warm-up call "
                     "compiles it), or compile with per_step_fallback=True")
-            self.compiled._free_results(out, inputs)
+            self._free_results(out, inputs)
             self.compiled._use_per_step_fallback()
             self._bind_library()
-            out = self.Results()
+            out = self.ResultWords()
             err = self._run(out, descs, stream)
         if err is not None:
             raise RuntimeError("CUDA runtime: " + err.decode())
         owners, results = {}, []
-        for k, (rank, dtype, typestr, item) in enumerate(self.out_info):
-            d = getattr(out, f"r{k}")
-            shape = tuple(d.sizes[:rank])
+        words = out[:]
+        for at, rank, dtype, typestr, item in self.out_info:
+            allocated, aligned, offset = words[at:at + 3]
+            shape = tuple(words[at + 3:at + 3 + rank])
             if 0 in shape:
                 results.append(torch.zeros(shape, dtype=dtype, device=device))
                 continue
-            ptr = d.aligned + d.offset * item
-            owner = inputs.get(d.allocated)
+            # (c_int64 words: the pointers as unsigned.)
+            allocated &= _ADDRESS_MASK
+            ptr = (aligned & _ADDRESS_MASK) + offset * item
+            owner = inputs.get(allocated)
             alias = owner is not None
-            if not alias and d.allocated:
-                owner = owners.get(d.allocated)
+            if not alias and allocated:
+                owner = owners.get(allocated)
                 if owner is None:
-                    owner = owners[d.allocated] = _Block(self.lib, d.allocated, stream,
-                                                         capturing)
-            t = torch.as_tensor(_View(owner, ptr, shape, tuple(d.strides[:rank]), typestr,
+                    owner = owners[allocated] = _Block(self.lib, allocated, stream, capturing)
+            t = torch.as_tensor(_View(owner, ptr, shape,
+                                      tuple(words[at + 3 + rank:at + 3 + 2 * rank]), typestr,
                                       item), device=device)
             # A result that is an input passed through is copied: autograd
             # must not see one tensor as both.

@@ -61,6 +61,7 @@
 // PIPELINE-NEXT: lstm-share-assembled-columns,
 // PIPELINE-NEXT: lstm-write-results-in-place,
 // PIPELINE-NEXT: lstm-separate-shared-inits,
+// PIPELINE-NEXT: empty-tensor-to-alloc-tensor,
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16
