@@ -9,24 +9,75 @@ an lstmc network and cuDNN's nn.LSTM side by side.
   python3 python/examples/charrnn_bench.py --prepare gpu-build/DIR --persistent
   # there (PYTHONPATH=python)
   python3 bench/micro/charrnn_profile.py gpu-build/DIR [--cells lstm,peephole] [--top 30]
+  python3 bench/micro/charrnn_profile.py gpu-build/DIR --timeline
+  python3 bench/micro/charrnn_profile.py gpu-build/DIR --plain 2
 
 Prints per implementation the GPU busy time per iteration (the sum of its
 kernels' times: kernels that overlap count each) and its kernels, the
 longest first. docs/charrnn.md, "Where an iteration's time goes".
+--timeline: one replay's kernels in the order the GPU ran them, each with
+its start, its duration and the idle time before it (negative where it
+overlaps the one before, on another stream), µs, then the replay's wall
+and idle time: what runs one after another. --plain ROUNDS: the step
+called plainly instead (no graph, no profiler), the rows alternating
+ROUNDS times, ms an iteration over 300 and how much of it the host took to
+enqueue the work (the whole of it where the host is the bound).
 """
 import argparse
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'python', 'examples'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import torch  # noqa: E402
+from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 import charrnn  # noqa: E402
 import charrnn_bench as cb  # noqa: E402
 import lstmc as lc  # noqa: E402
 from profile_gpu import cuda_kernel_times  # noqa: E402
+
+
+def kernel_summary(name, runner, a):
+    kernels = cuda_kernel_times(runner, a.replays, width=80)
+    n = a.replays
+    busy = sum(k[1] for k in kernels.values()) / n / 1e3
+    count = sum(k[0] for k in kernels.values()) / n
+    print(f'== {name}: GPU busy {busy:.3f} ms/iteration, {count:.0f} kernels')
+    for kname, (calls, us) in sorted(kernels.items(), key=lambda kv: -kv[1][1])[:a.top]:
+        print(f'   {calls / n:5.1f} x {us / n / 1e3:8.4f} ms  {kname}')
+
+
+def timeline(name, runner):
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        runner()
+        torch.cuda.synchronize()
+    events = sorted((e for e in prof.events()
+                     if e.device_type == torch.autograd.DeviceType.CUDA),
+                    key=lambda e: e.time_range.start)
+    t0 = events[0].time_range.start
+    end, idle = t0, 0.0
+    print(f'== {name}: {len(events)} kernels')
+    for e in events:
+        start, stop = e.time_range.start, e.time_range.end
+        idle += max(start - end, 0.0)
+        print(f'{start - t0:8.1f} {stop - start:7.1f} idle {start - end:6.1f}  {e.name[:80]}')
+        end = max(end, stop)
+    print(f'   wall {end - t0:.1f} us, idle {idle:.1f} us')
+
+
+def plain(name, step, iters=300):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(iters):
+        step()
+    enqueued = time.perf_counter() - t
+    torch.cuda.synchronize()
+    total = time.perf_counter() - t
+    print(f'{name}: {total / iters * 1e3:.3f} ms/iteration, '
+          f'host enqueue {enqueued / iters * 1e3:.3f}')
 
 
 def main():
@@ -35,6 +86,8 @@ def main():
     p.add_argument('--cells', default='lstm', help='lstmc cells (charrnn_bench.py names)')
     p.add_argument('--replays', type=int, default=10)
     p.add_argument('--top', type=int, default=30)
+    p.add_argument('--timeline', action='store_true')
+    p.add_argument('--plain', type=int, default=0, metavar='ROUNDS')
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -50,23 +103,25 @@ def main():
         return lambda: cb.Logits(charrnn.CharRNN(torch.nn.LSTM(V, cb.H, cb.L), cb.H, V))
 
     rows = [(f'lstmc {c}', ours(c)) for c in a.cells.split(',')] + [('cuDNN nn.LSTM', cudnn())]
-    for name, make in rows:
+    x, y = (t.cuda() for t in data.train(0))
+    for name, make in rows * max(a.plain, 1):
         torch.manual_seed(0)
         model = make().cuda()
-        opt = torch.optim.Adam(model.parameters(), lr=cb.LR, capturable=True)
+        opt = torch.optim.Adam(model.parameters(), lr=cb.LR, capturable=not a.plain)
         step = cb.step_fn(model, opt, V)
-        x, y = (t.cuda() for t in data.train(0))
+        if a.plain:
+            for _ in range(20):
+                step(x, y)
+            plain(name, lambda: step(x, y))
+            continue
         runner = lc.torch_module.GraphedStep(step, x, y, zero_grad=opt.zero_grad)
         for _ in range(20):
             runner(x, y)
         torch.cuda.synchronize()
-        kernels = cuda_kernel_times(lambda: runner(x, y), a.replays, width=80)
-        n = a.replays
-        busy = sum(k[1] for k in kernels.values()) / n / 1e3
-        count = sum(k[0] for k in kernels.values()) / n
-        print(f'== {name}: GPU busy {busy:.3f} ms/iteration, {count:.0f} kernels')
-        for kname, (calls, us) in sorted(kernels.items(), key=lambda kv: -kv[1][1])[:a.top]:
-            print(f'   {calls / n:5.1f} x {us / n / 1e3:8.4f} ms  {kname}')
+        if a.timeline:
+            timeline(name, lambda: runner(x, y))
+        else:
+            kernel_summary(name, lambda: runner(x, y), a)
         del runner, model, opt
         lc.torch_module.release_captured()
 
