@@ -107,17 +107,15 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     if (failed(moved))
       return makeError("lowering failed");
     kernelNames = std::move(*moved);
-    for (auto gpuModule :
-         llvm::to_vector(kernels->getOps<gpu::GPUModuleOp>())) {
-      kernelParts.push_back(ModuleOp::create(gpuModule.getLoc()));
-      gpuModule->moveBefore(kernelParts.back()->getBody(),
-                            kernelParts.back()->getBody()->end());
-    }
-    for (auto [i, part] : llvm::enumerate(kernelParts)) {
+    auto gpuModules = llvm::to_vector(kernels->getOps<gpu::GPUModuleOp>());
+    for (gpu::GPUModuleOp gpuModule : gpuModules) {
       std::string label = "kernels (GPU binary, beside the host code's "
                           "lowering and object)";
-      if (kernelParts.size() > 1)
-        label += ", module " + kernelNames[i];
+      if (gpuModules.size() > 1)
+        label += (", module " + gpuModule.getName()).str();
+      OwningOpRef<ModuleOp> &part =
+          kernelParts.emplace_back(ModuleOp::create(gpuModule.getLoc()));
+      gpuModule->moveBefore(part->getBody(), part->getBody()->end());
       TimingScope kernelTiming = root.nest(label);
       serialising.emplace_back(
           [&, partModule = part.get(),
