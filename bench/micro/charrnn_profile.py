@@ -11,6 +11,7 @@ an lstmc network and cuDNN's nn.LSTM side by side.
   python3 bench/micro/charrnn_profile.py gpu-build/DIR [--cells lstm,peephole] [--top 30]
   python3 bench/micro/charrnn_profile.py gpu-build/DIR --timeline
   python3 bench/micro/charrnn_profile.py gpu-build/DIR --plain 2
+  python3 bench/micro/charrnn_profile.py gpu-build/DIR --host-profile 25
 
 Prints per implementation the GPU busy time per iteration (the sum of its
 kernels' times: kernels that overlap count each) and its kernels, the
@@ -22,6 +23,9 @@ and idle time: what runs one after another. --plain ROUNDS: the step
 called plainly instead (no graph, no profiler), the rows alternating
 ROUNDS times, ms an iteration over 300 and how much of it the host took to
 enqueue the work (the whole of it where the host is the bound).
+--host-profile TOP: the plain step under cProfile, the TOP functions by
+their own host time (a library's calls, PyTorch's operators and the Python
+around them), µs an iteration: where a host-bound step's time goes.
 """
 import argparse
 import os
@@ -80,6 +84,27 @@ def plain(name, step, iters=300):
           f'host enqueue {enqueued / iters * 1e3:.3f}')
 
 
+def host_profile(name, step, top, iters=200):
+    import cProfile
+    import pstats
+    torch.cuda.synchronize()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(iters):
+        step()
+    prof.disable()
+    torch.cuda.synchronize()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt / iters * 1e6
+    print(f'== {name}: {total:.0f} us an iteration under the profiler (own time of each; '
+          'cumulative)')
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (file, line, fn), (_, calls, tt, ct, _) in rows:
+        where = f'{os.path.basename(file)}:{line}' if line else ''
+        print(f'  {tt / iters * 1e6:8.1f} {ct / iters * 1e6:8.1f} {calls / iters:6.1f}x '
+              f'{fn[:60]} {where}')
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('networks', help='the --prepare directory of charrnn_bench.py')
@@ -88,6 +113,7 @@ def main():
     p.add_argument('--top', type=int, default=30)
     p.add_argument('--timeline', action='store_true')
     p.add_argument('--plain', type=int, default=0, metavar='ROUNDS')
+    p.add_argument('--host-profile', type=int, default=0, metavar='TOP')
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -104,15 +130,19 @@ def main():
 
     rows = [(f'lstmc {c}', ours(c)) for c in a.cells.split(',')] + [('cuDNN nn.LSTM', cudnn())]
     x, y = (t.cuda() for t in data.train(0))
+    plainly = a.plain or a.host_profile
     for name, make in rows * max(a.plain, 1):
         torch.manual_seed(0)
         model = make().cuda()
-        opt = torch.optim.Adam(model.parameters(), lr=cb.LR, capturable=not a.plain)
+        opt = torch.optim.Adam(model.parameters(), lr=cb.LR, capturable=not plainly)
         step = cb.step_fn(model, opt, V)
-        if a.plain:
+        if plainly:
             for _ in range(20):
                 step(x, y)
-            plain(name, lambda: step(x, y))
+            if a.host_profile:
+                host_profile(name, lambda: step(x, y), a.host_profile)
+            else:
+                plain(name, lambda: step(x, y))
             continue
         runner = lc.torch_module.GraphedStep(step, x, y, zero_grad=opt.zero_grad)
         for _ in range(20):

@@ -22,6 +22,13 @@ thread_local bool hasCallerStream = false;
 /// Created on first use when the caller sets none; kept for the thread's
 /// lifetime so that consecutive runs are ordered after each other.
 thread_local CUstream ownStream = nullptr;
+
+/// The runtime's own stream, created on first use.
+CUstream ownRunStream() {
+  if (!ownStream && lstm::runtime::ensureContext())
+    LSTM_CUDA_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
+  return ownStream;
+}
 } // namespace
 
 namespace lstm::runtime {
@@ -70,9 +77,7 @@ bool ensureContext() {
 CUstream runStream() {
   if (hasCallerStream)
     return callerStream;
-  if (!ownStream && ensureContext())
-    LSTM_CUDA_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
-  return ownStream;
+  return ownRunStream();
 }
 
 CUstream currentStream() {
@@ -129,6 +134,19 @@ void lstmRuntimeFree(void *ptr) {
   // Ordered after the run and after the caller's work on the same stream.
   if (ptr && ensureContext())
     releaseDevice(reinterpret_cast<CUdeviceptr>(ptr), runStream());
+}
+
+void lstmRuntimeFreeOnStreams(int64_t count, void *const *pointers,
+                              void *const *streams) {
+  if (count <= 0 || !ensureContext())
+    return;
+  // Each as lstmRuntimeFree after lstmRuntimeSetStream(streams[i]); the
+  // caller's stream setting is left as it was.
+  for (int64_t i = 0; i < count; ++i)
+    if (pointers[i])
+      releaseDevice(reinterpret_cast<CUdeviceptr>(pointers[i]),
+                    streams[i] ? static_cast<CUstream>(streams[i])
+                               : ownRunStream());
 }
 
 } // extern "C"

@@ -90,7 +90,7 @@ def _release_pending(capturing, stream):
     queue = _pending.get(threading.get_ident())
     if not queue:
         return
-    keep = []
+    keep, by_lib = [], {}
     while queue:
         try:
             lib, ptr, s = queue.popleft()
@@ -99,20 +99,44 @@ def _release_pending(capturing, stream):
         if capturing and s != stream:
             keep.append((lib, ptr, s))
             continue
-        lib.lstmRuntimeSetStream(ctypes.c_void_p(s))
-        lib.lstmRuntimeFree(ctypes.c_void_p(ptr))
+        by_lib.setdefault(lib, []).append((ptr, s))
     queue.extend(keep)
+    for lib, blocks in by_lib.items():
+        free_many = getattr(lib, "lstmRuntimeFreeOnStreams", None)
+        if free_many is None:  # a library compiled before it existed
+            for ptr, s in blocks:
+                lib.lstmRuntimeSetStream(ctypes.c_void_p(s))
+                lib.lstmRuntimeFree(ctypes.c_void_p(ptr))
+            continue
+        # One call for all (a training step gives back about 25 buffers).
+        n = len(blocks)
+        free_many(n, (ctypes.c_void_p * n)(*(p for p, _ in blocks)),
+                  (ctypes.c_void_p * n)(*(s for _, s in blocks)))
 
 
 class _View:
     """__cuda_array_interface__ of a result; holds its _Block alive."""
     __slots__ = ("owner", "__cuda_array_interface__")
 
-    def __init__(self, owner, ptr, shape, strides, typestr, item):
-        self.owner = owner
-        self.__cuda_array_interface__ = {
-            "data": (ptr, False), "shape": shape, "typestr": typestr,
-            "strides": tuple(s * item for s in strides), "version": 3, "stream": None}
+    def __init__(self, interface, ptr):
+        self.__cuda_array_interface__ = dict(interface, data=(ptr, False))
+
+
+class _Saved:
+    """A saved activation between the training forward and the backward,
+    kept as the library returned it (a contiguous buffer) rather than as a
+    torch tensor: nothing but the backward reads it, and a training step
+    makes a dozen of them. Holds its _Block alive."""
+    __slots__ = ("owner", "ptr", "shape")
+
+    def __init__(self, owner, ptr, shape):
+        self.owner, self.ptr, self.shape = owner, ptr, shape
+
+    def data_ptr(self):
+        return self.ptr
+
+    def is_contiguous(self):
+        return True
 
 
 # A pointer read from a c_int64 word is negative above 2**63.
@@ -145,6 +169,14 @@ class _CudaFunction:
                                   np.dtype(runtime._NP[r.dtype]).itemsize))
             words += 3 + 2 * rank
         self.ResultWords = ctypes.c_int64 * max(words, 1)
+        # The argument words of the last shapes called with (the tensors are
+        # contiguous: their strides follow from their shapes), the pointers
+        # written into a copy on each call; and each result's array
+        # interface but its pointer, by its shape and strides.
+        self._arg_shapes = None
+        self._arg_words = None
+        self._pointer_at = [offset // 8 for offset in self.arg_offsets]
+        self._interfaces = {}
 
     def _bind_library(self):
         compiled = self.compiled
@@ -162,6 +194,10 @@ class _CudaFunction:
                                    "this version of the compiler")
         self.lib.lstmRuntimeSetStream.argtypes = [ctypes.c_void_p]
         self.lib.lstmRuntimeFree.argtypes = [ctypes.c_void_p]
+        free_many = getattr(self.lib, "lstmRuntimeFreeOnStreams", None)
+        if free_many is not None:
+            free_many.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+            free_many.restype = None
         self.lib.lstmRuntimeLastError.restype = ctypes.c_char_p
 
     def _run(self, out, args, stream):
@@ -180,20 +216,47 @@ class _CudaFunction:
         for ptr in owned - set(inputs) - {0}:
             self.lib.lstmRuntimeFree(ctypes.c_void_p(ptr))
 
-    def __call__(self, tensors, device):
+    def _argument_words(self, tensors):
+        """The arguments' descriptor words, and their pointers."""
+        shapes = [t.shape for t in tensors]
+        if shapes != self._arg_shapes:
+            words = []
+            for shape in shapes:
+                words += (0, 0, 0)
+                words += shape
+                words += _contiguous_strides(shape)
+            self._arg_words, self._arg_shapes = words, shapes
+        words = self._arg_words[:]
+        pointers = [t.data_ptr() for t in tensors]
+        for at, ptr in zip(self._pointer_at, pointers):
+            words[at] = words[at + 1] = ptr
+        return self.ArgWords(*words), pointers
+
+    def _interface(self, index, layout, typestr, item, rank):
+        """The __cuda_array_interface__ of result `index` with `layout` (its
+        shape and strides in elements), "data" left to fill, and whether
+        the layout is the contiguous one of its shape."""
+        key = (index, layout)
+        entry = self._interfaces.get(key)
+        if entry is None:
+            shape, strides = layout[:rank], layout[rank:]
+            entry = self._interfaces[key] = ({
+                "shape": shape, "typestr": typestr,
+                "strides": tuple(st * item for st in strides), "version": 3,
+                "stream": None}, list(strides) == _contiguous_strides(shape))
+        return entry
+
+    def __call__(self, tensors, device, saved_from=None):
+        """Runs the function on `tensors` (contiguous tensors or _Saved, on
+        `device`); returns its results as tensors, those from index
+        `saved_from` on as _Saved where they can be."""
         capturing = torch.cuda.is_current_stream_capturing()
         stream = _stream_handle(device)
         _release_pending(capturing, stream)
-        words = []
-        for t in tensors:
-            ptr = t.data_ptr()
-            words += (ptr, ptr, 0)
-            words += t.shape
-            words += t.stride()
-        descs = self.ArgWords(*words)
+        descs, pointers = self._argument_words(tensors)
         out = self.ResultWords()
         err = self._run(out, descs, stream)
-        inputs = {t.data_ptr(): t for t in tensors}
+        inputs = dict(zip(pointers, tensors))
         if err is not None and self.compiled._needs_per_step_fallback():
             # The library has no per-step lowering and this call needs it
             # (lstmc.compile's per_step_fallback="on-demand"): the complete
@@ -214,13 +277,15 @@ class _CudaFunction:
             err = self._run(out, descs, stream)
         if err is not None:
             raise RuntimeError("CUDA runtime: " + err.decode())
+        if saved_from is None:
+            saved_from = len(self.out_info)
         owners, results = {}, []
         words = out[:]
-        for at, rank, dtype, typestr, item in self.out_info:
+        for index, (at, rank, dtype, typestr, item) in enumerate(self.out_info):
             allocated, aligned, offset = words[at:at + 3]
-            shape = tuple(words[at + 3:at + 3 + rank])
-            if 0 in shape:
-                results.append(torch.zeros(shape, dtype=dtype, device=device))
+            layout = tuple(words[at + 3:at + 3 + 2 * rank])
+            if 0 in layout[:rank]:
+                results.append(torch.zeros(layout[:rank], dtype=dtype, device=device))
                 continue
             # (c_int64 words: the pointers as unsigned.)
             allocated &= _ADDRESS_MASK
@@ -231,13 +296,25 @@ class _CudaFunction:
                 owner = owners.get(allocated)
                 if owner is None:
                     owner = owners[allocated] = _Block(self.lib, allocated, stream, capturing)
-            t = torch.as_tensor(_View(owner, ptr, shape,
-                                      tuple(words[at + 3 + rank:at + 3 + 2 * rank]), typestr,
-                                      item), device=device)
+            interface, contiguous = self._interface(index, layout, typestr, item, rank)
+            if index >= saved_from and contiguous and not alias:
+                results.append(_Saved(owner, ptr, interface["shape"]))
+                continue
+            view = _View(interface, ptr)
+            view.owner = owner
+            t = torch.as_tensor(view, device=device)
             # A result that is an input passed through is copied: autograd
             # must not see one tensor as both.
             results.append(t.clone() if alias else t)
         return tuple(results)
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
 
 
 def release_captured():
@@ -268,8 +345,12 @@ class _Runner:
             self.fns.update(train=compiled.train, backward=compiled.backward)
         self.n_results = len(compiled.results)
         self._cuda = {}
+        self._zero_cache = {}
+        self._dim_sources = {}
 
-    def call(self, which, values):
+    def call(self, which, values, saved_from=None):
+        """Runs `which` on `values`; on the GPU, results from index
+        `saved_from` on may come back as _Saved (see _CudaFunction)."""
         fn = self.fns[which]
         if not self.cuda:
             # CPU tensors go to the library in place and come back as
@@ -278,21 +359,60 @@ class _Runner:
         cf = self._cuda.get(which)
         if cf is None:
             cf = self._cuda[which] = _CudaFunction(fn)
-        dims = {}
-        for a in fn.args:
-            v = values.get(a.name)
-            if v is not None:
-                for n, d in zip(v.shape, a.shape):
-                    if isinstance(d, str):
-                        dims[d] = n
-        tensors = []
+        tensors, missing = [], []
         for a in fn.args:
             v = values.get(a.name)
             if v is None:  # an initial state or a cotangent left out
-                v = torch.zeros(tuple(dims[d] if isinstance(d, str) else d for d in a.shape),
-                                dtype=_TORCH_DTYPES[a.dtype], device=self.device)
-            tensors.append(v.detach().contiguous())
-        return cf(tensors, self.device)
+                missing.append(len(tensors))
+            elif not v.is_contiguous():
+                v = v.contiguous()
+            tensors.append(v)
+        if missing:
+            self._zeros(fn, tensors, missing)
+        return cf(tensors, self.device, saved_from)
+
+    def _zeros(self, fn, tensors, missing):
+        """Zeros for the arguments left out (`missing`: their indices). On
+        the GPU, one tensor per shape and stream is kept and passed to every
+        call that needs it (the library does not write its arguments), so
+        that a step does not fill new ones each time; not one made while a
+        CUDA graph is captured (its fill runs only in the replays)."""
+        sources = self._dim_sources.get(id(fn))
+        if sources is None:  # each named size: the (argument, axis) pairs that have it
+            sources = self._dim_sources[id(fn)] = collections.defaultdict(list)
+            for k, a in enumerate(fn.args):
+                for j, d in enumerate(a.shape):
+                    if isinstance(d, str):
+                        sources[d].append((k, j))
+
+        def size(d):
+            if not isinstance(d, str):
+                return d
+            for k, j in sources[d]:
+                if tensors[k] is not None:
+                    return tensors[k].shape[j]
+            raise CallError(f"no argument given has the size {d}")
+
+        stream = _stream_handle(self.device)
+        for k in missing:
+            a = fn.args[k]
+            shape = tuple(size(d) for d in a.shape)
+            dtype = _TORCH_DTYPES[a.dtype]
+            key = (shape, dtype, stream)
+            zeros = self._zero_cache.get(key)
+            if zeros is None:
+                zeros = torch.zeros(shape, dtype=dtype, device=self.device)
+                if (len(self._zero_cache) < _ZERO_CACHE_ENTRIES
+                        and zeros.numel() * zeros.element_size() <= _ZERO_CACHE_BYTES
+                        and not torch.cuda.is_current_stream_capturing()):
+                    self._zero_cache[key] = zeros
+            tensors[k] = zeros
+
+
+# The zero tensors a _Runner keeps: a few shapes (initial states and
+# cotangents of final states), small.
+_ZERO_CACHE_ENTRIES = 16
+_ZERO_CACHE_BYTES = 16 << 20
 
 
 class _Apply(torch.autograd.Function):
@@ -301,12 +421,19 @@ class _Apply(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, runner, names, *tensors):
+        # (A cotangent autograd has none for stays None: the runner passes
+        # zeros it keeps, rather than autograd filling new ones.)
+        ctx.set_materialize_grads(False)
         values = dict(zip(names, tensors))
-        outs = runner.call("train", values)
         n = runner.n_results
+        outs = runner.call("train", values, saved_from=n)
         ctx.runner, ctx.names, ctx.n_args = runner, names, len(tensors)
         ctx.saved_names = [r.name for r in runner.fns["train"].results]
-        ctx.save_for_backward(*tensors, *outs)
+        # The saved activations the runner returns as _Saved are kept on
+        # the context (nothing but the backward sees them), the tensors
+        # through save_for_backward.
+        ctx.save_for_backward(*tensors, *(o for o in outs if isinstance(o, torch.Tensor)))
+        ctx.saved_raw = [o if isinstance(o, _Saved) else None for o in outs]
         return outs[:n]
 
     @staticmethod
@@ -315,7 +442,9 @@ class _Apply(torch.autograd.Function):
         runner = ctx.runner
         stored = ctx.saved_tensors
         values = dict(zip(ctx.names, stored[:ctx.n_args]))
-        values.update(zip(ctx.saved_names, stored[ctx.n_args:]))
+        kept = iter(stored[ctx.n_args:])
+        for name, raw in zip(ctx.saved_names, ctx.saved_raw):
+            values[name] = raw if raw is not None else next(kept)
         for r, g in zip(runner.compiled.results, cotangents):
             if g is not None:
                 values["d" + r.name] = g
@@ -355,6 +484,11 @@ class CompiledRNN(nn.Module):
         self._data = [a for a in compiled.args if a.kind in ("data", "lengths")]
         self._states = [a for a in compiled.args if a.kind == "state"]
         self._params = [a for a in compiled.args if a.kind == "param"]
+        # Each parameter with its shape where it is static (a torch.Size, to
+        # compare with a tensor's at once), None where it has named sizes.
+        self._param_shapes = [
+            (a, torch.Size(a.shape) if all(isinstance(d, int) for d in a.shape) else None)
+            for a in self._params]
         for a in self._params:
             if hasattr(self, a.name) or "." in a.name:
                 raise ValueError(f"parameter {a.name!r}: the name is taken by nn.Module "
@@ -488,9 +622,13 @@ class CompiledRNN(nn.Module):
             if v is not None:
                 self._check(a, v, dims)
                 values[a.name] = v
-        for a in self._params:
-            p = getattr(self, a.name)
-            self._check(a, p, dims)
+        for a, static in self._param_shapes:
+            p = self._parameters.get(a.name)
+            # (The full check where a parameter is not what it was made as.)
+            if p is None or static is None or not (
+                    p.dtype == self._dtype and p.shape == static and p.device == self._device):
+                p = getattr(self, a.name)
+                self._check(a, p, dims)
             values[a.name] = p
         names = tuple(values)
         tensors = tuple(values.values())

@@ -2,6 +2,8 @@
 """The GPU path: CUDA tensors of PyTorch (and CuPy if installed) in, without
 copies, on the caller's stream; checked against the float64 reference.
 Marked gpu: skipped without a GPU (conftest.py)."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -343,3 +345,96 @@ def test_capture_on_another_stream_is_an_error(torch):
     graph.replay()
     torch.cuda.synchronize()
     assert (y - expected).norm() <= 1e-6 * expected.norm()
+
+
+def _nn_lstm_name(ours):
+    """W1 -> weight_ih_l1, ... (a stack's names; the gate order is shared)."""
+    base, k = ours[:-1], ours[-1]
+    return {"W": "weight_ih", "R": "weight_hh", "bW": "bias_ih", "bR": "bias_hh"}[base] + f"_l{k}"
+
+
+def test_torch_module_training_against_nn_lstm(torch):
+    """Training steps of lstmc.torch_module on the GPU (fp32) against
+    nn.LSTM's autograd in float64 on the CPU on the same weights: y, hT, cT
+    and the gradients of x, the given initial states and every parameter,
+    within 1e-5 (results) and 1e-4 (gradients) of the reference's norm.
+    Cotangents for y alone (hT and cT get none: the zeros the module keeps
+    per shape) and for all three; initial states left out (zeros) and
+    given; batches 3, 5, 3 (a kept zero tensor per shape, reused); the
+    saved activations handed from the training forward to the backward
+    outside torch tensors. Then the same step captured in a CUDA graph
+    (GraphedStep) and replayed on new inputs, against the eager step."""
+    torch.manual_seed(0)
+    net = lc.Network(lc.cells.lstm, input_size=5, hidden=16, num_layers=2)
+    m = lc.torch_module(net, target="cuda")
+    ref = torch.nn.LSTM(5, 16, num_layers=2).double()
+    with torch.no_grad():
+        for name, p in m.named_parameters():
+            getattr(ref, _nn_lstm_name(name)).copy_(p.detach().cpu().double())
+    g = torch.Generator().manual_seed(3)
+
+    def close(a, b, tol):
+        a = a.detach().cpu().double()
+        assert a.shape == b.shape
+        assert (a - b).norm() <= tol * b.norm()
+
+    def against_reference():
+        for B in (3, 5, 3):
+            for states in (False, True):
+                for only_y in (True, False):
+                    x = torch.randn(7, B, 5, generator=g, dtype=torch.float64)
+                    h0, c0 = (torch.randn(2, B, 16, generator=g, dtype=torch.float64)
+                              for _ in range(2))
+                    gy, gh, gc = (torch.randn(s, generator=g, dtype=torch.float64)
+                                  for s in ((7, B, 16), (2, B, 16), (2, B, 16)))
+                    leaves = [x, h0, c0] if states else [x]
+                    ours = [t.float().cuda().requires_grad_(True) for t in leaves]
+                    theirs = [t.clone().requires_grad_(True) for t in leaves]
+                    m.zero_grad()
+                    ref.zero_grad()
+                    y, hT, cT = m(*ours)
+                    ry, (rh, rc) = ref(theirs[0], tuple(theirs[1:]) if states else None)
+                    for out, exp in ((y, ry), (hT, rh), (cT, rc)):
+                        close(out, exp.detach(), 1e-5)
+                    cotangents = (gy, gh, gc) if not only_y else (gy,)
+                    for outs, cuda in (((y, hT, cT), True), ((ry, rh, rc), False)):
+                        sum(((o * (c.float().cuda() if cuda else c)).sum()
+                             for o, c in zip(outs, cotangents))).backward()
+                    for o, t in zip(ours, theirs):
+                        close(o.grad, t.grad, 1e-4)
+                    for name, p in m.named_parameters():
+                        close(p.grad, getattr(ref, _nn_lstm_name(name)).grad, 1e-4)
+
+    # (In a function: its outputs, whose graphs hold the parameters' gradient
+    # accumulators made on the default stream, must be gone before the
+    # capture on another stream, as for any PyTorch module.)
+    against_reference()
+
+    # The step captured, against the same step of a copy run eagerly.
+    twin = copy.deepcopy(m)
+
+    def step(module, x, gy):
+        y, hT, cT = module(x)
+        loss = (y * gy).sum() + hT.sum()
+        loss.backward()
+        return loss.detach()
+
+    runner = lc.torch_module.GraphedStep(lambda x, gy: step(m, x, gy),
+                                         torch.zeros(7, 3, 5, device="cuda"),
+                                         torch.zeros(7, 3, 16, device="cuda"),
+                                         zero_grad=m.zero_grad)
+    for _ in range(5):
+        x = torch.randn(7, 3, 5, device="cuda")
+        gy = torch.randn(7, 3, 16, device="cuda")
+        loss = runner(x, gy)
+        twin.zero_grad()
+        with torch.cuda.stream(runner.stream):  # the libraries' buffers are per stream
+            runner.stream.wait_stream(torch.cuda.current_stream())
+            eager = step(twin, x, gy)
+        torch.cuda.current_stream().wait_stream(runner.stream)
+        assert (loss - eager).abs() <= 1e-5 * eager.abs()
+        for a, b in zip(m.parameters(), twin.parameters()):
+            assert (a.grad - b.grad).norm() <= 1e-5 * b.grad.norm()
+    assert runner.graph is not None
+    del runner
+    lc.torch_module.release_captured()

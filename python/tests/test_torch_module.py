@@ -200,7 +200,7 @@ def test_no_grad_runs_the_plain_forward():
     x, states, _ = inputs(m)
     calls = []
     call = m._runner.call
-    m._runner.call = lambda which, values: calls.append(which) or call(which, values)
+    m._runner.call = lambda which, values, **kw: calls.append(which) or call(which, values, **kw)
     y, hT, cT = m(x, *states)
     assert y.grad_fn is not None and calls == ["train"]
     with torch.no_grad():

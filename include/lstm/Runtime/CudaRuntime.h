@@ -34,6 +34,13 @@ void lstmRuntimeClearError(void);
 /// ordered on the run's stream.
 void lstmRuntimeFree(void *devicePointer);
 
+/// Frees `count` buffers of compiled networks' results, `pointers[i]`
+/// ordered on `streams[i]` (NULL: the runtime's own stream), as
+/// lstmRuntimeSetStream then lstmRuntimeFree would for each, in one call;
+/// the stream of this thread's runs stays as it was.
+void lstmRuntimeFreeOnStreams(int64_t count, void *const *pointers,
+                              void *const *streams);
+
 /// Hands the device buffers this thread's runs keep for reuse (scratch
 /// buffers are cached by size between steps and runs) back to the driver.
 void lstmRuntimeEmptyCache(void);
