@@ -351,11 +351,14 @@ def test_functional_call():
     torch.testing.assert_close(m(x)[0], y.detach(), rtol=0, atol=0)
 
 
-def test_gpu_buffers_are_freed_by_their_thread():
+@pytest.mark.parametrize("batched", [True, False], ids=["free_on_streams", "free_each"])
+def test_gpu_buffers_are_freed_by_their_thread(batched):
     """The GPU path's bookkeeping, with a stand-in library: a buffer is freed
     by the thread that made it (the runtime's cache is per thread), on its
     stream, at that thread's next call; during a capture only the capturing
-    stream's; buffers made during a capture are kept until release_captured."""
+    stream's; buffers made during a capture are kept until release_captured.
+    All in one lstmRuntimeFreeOnStreams call, or one by one with a library
+    that has none (compiled before it)."""
     import threading
 
     from lstmc import torch_module as tm
@@ -371,7 +374,13 @@ def test_gpu_buffers_are_freed_by_their_thread():
         def lstmRuntimeFree(self, p):
             self.calls.append((threading.get_ident(), p.value, self.stream))
 
-    lib = Lib()
+    class BatchedLib(Lib):
+        def lstmRuntimeFreeOnStreams(self, n, pointers, streams):
+            self.batches = getattr(self, "batches", 0) + 1
+            for k in range(n):
+                self.calls.append((threading.get_ident(), pointers[k], streams[k]))
+
+    lib = BatchedLib() if batched else Lib()
     made = {}
 
     def other():
@@ -392,5 +401,6 @@ def test_gpu_buffers_are_freed_by_their_thread():
     assert [(p, s) for _, p, s in lib.calls] == [(0x100, 7)]
     tm._release_pending(False, 7)
     assert [(p, s) for _, p, s in lib.calls] == [(0x100, 7), (0x200, 8)]
+    assert getattr(lib, "batches", 0) == (2 if batched else 0)
     assert (lib, 0x300, 7, made["thread"]) in tm._captured_blocks
     tm._captured_blocks.remove((lib, 0x300, 7, made["thread"]))
