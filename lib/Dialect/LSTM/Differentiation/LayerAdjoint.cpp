@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -531,6 +532,14 @@ CellAdjointContext::columnsOfOutput(Value rows) {
 }
 
 LogicalResult CellAdjointContext::resolveBroadcasts() {
+  // Rows that are columns of an output already (a gate's dz among the
+  // combined dG) are summed with it; the others (a peephole's dz ⊙ c, ...)
+  // that no other item needs as an output of their own leave the loop side
+  // by side in one output, so that one sum over the rows serves them all
+  // (a peephole LSTM's three vectors: one product after the loop, not
+  // three).
+  SmallVector<Deferred *> alone;
+  llvm::SetVector<Value> aloneRows;
   for (Deferred &item : deferred) {
     if (item.kind != Deferred::Broadcast)
       continue;
@@ -539,10 +548,63 @@ LogicalResult CellAdjointContext::resolveBroadcasts() {
       item.columnOffset = columns->second;
       continue;
     }
-    FailureOr<SequenceRef> seq = output(item.rowsValue);
-    if (failed(seq))
-      return failure();
-    item.rows = *seq;
+    auto type = dyn_cast<RankedTensorType>(item.rowsValue.getType());
+    if (outputIndex.count(item.rowsValue) || !type || type.getRank() != 2 ||
+        type.isDynamicDim(1)) {
+      FailureOr<SequenceRef> seq = output(item.rowsValue);
+      if (failed(seq))
+        return failure();
+      item.rows = *seq;
+      continue;
+    }
+    alone.push_back(&item);
+    aloneRows.insert(item.rowsValue);
+  }
+  if (alone.empty())
+    return success();
+  Type element =
+      cast<RankedTensorType>(aloneRows.front().getType()).getElementType();
+  bool sideBySide =
+      aloneRows.size() > 1 && llvm::all_of(aloneRows, [&](Value rows) {
+        return cast<RankedTensorType>(rows.getType()).getElementType() ==
+               element;
+      });
+  if (!sideBySide) {
+    for (Deferred *item : alone) {
+      FailureOr<SequenceRef> seq = output(item->rowsValue);
+      if (failed(seq))
+        return failure();
+      item->rows = *seq;
+    }
+    return success();
+  }
+  llvm::DenseMap<Value, int64_t> offsets;
+  int64_t width = 0;
+  for (Value rows : aloneRows) {
+    offsets[rows] = width;
+    width += cast<RankedTensorType>(rows.getType()).getDimSize(1);
+  }
+  Location loc = aloneRows.front().getLoc();
+  Value b = batch();
+  Value all = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{ShapedType::kDynamic, width}, element,
+      ValueRange{b});
+  for (Value rows : aloneRows) {
+    int64_t n = cast<RankedTensorType>(rows.getType()).getDimSize(1);
+    all = tensor::InsertSliceOp::create(
+        builder, loc, rows, all,
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(0),
+                               builder.getIndexAttr(offsets[rows])},
+        ArrayRef<OpFoldResult>{b, builder.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
+                               builder.getIndexAttr(1)});
+  }
+  FailureOr<SequenceRef> seq = output(all);
+  if (failed(seq))
+    return failure();
+  for (Deferred *item : alone) {
+    item->rows = *seq;
+    item->columnOffset = offsets[item->rowsValue];
   }
   return success();
 }

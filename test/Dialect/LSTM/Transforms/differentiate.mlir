@@ -246,3 +246,40 @@ func.func @fused(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>, %b: tensor<8xf32>)
 // CHECK: lstm.pointwise_yield
 // CHECK: tensor.splat
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+
+// -----
+
+// Two peephole vectors: their per-step products dz ⊙ c leave the loop side
+// by side in one [B, 16] output of the backward layer (besides dz for the
+// weights), and one sum over its rows gives both gradients, sliced.
+
+func.func @peepholes(%x: tensor<?x?x4xf32>, %h0: tensor<?x8xf32>, %c0: tensor<?x8xf32>,
+                     %W: tensor<8x4xf32>, %R: tensor<8x8xf32>, %p: tensor<8xf32>,
+                     %q: tensor<8xf32>) -> tensor<?x8xf32> {
+  %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x8xf32>, tensor<?x8xf32>) -> (), (tensor<?x8xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x8xf32>, %c: tensor<?x8xf32>):
+    %f = lstm.gate sigmoid (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>)
+        peephole(%p, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %g = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x8xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x8xf32>)
+        peephole(%q, %c : tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %cn = arith.mulf %f, %g : tensor<?x8xf32>
+    lstm.yield state(%g, %cn : tensor<?x8xf32>, tensor<?x8xf32>)
+  }
+  return %hT : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @peepholes_grad(
+// CHECK: %[[BWD:.*]]:{{[0-9]+}}, %{{.*}}:2 = lstm.layer reverse
+// CHECK: %[[SIDE:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 8] [1, 1] : tensor<?x8xf32> into tensor<?x16xf32>
+// CHECK: %[[BOTH:.*]] = tensor.insert_slice %{{.*}} into %[[SIDE]][0, 8] [%{{.*}}, 8] [1, 1] : tensor<?x8xf32> into tensor<?x16xf32>
+// CHECK: lstm.yield out({{.*}}%[[BOTH]]
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[BWD]]#{{[0-9]+}} {{.*}} : tensor<?x?x16xf32> into tensor<?x16xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]] : tensor<1x?xf32>, tensor<?x16xf32>)
+// CHECK: %[[ROW:.*]] = tensor.collapse_shape %[[SUM]] {{.*}} : tensor<1x16xf32> into tensor<16xf32>
+// CHECK-DAG: tensor.extract_slice %[[ROW]][0] [8] [1] : tensor<16xf32> to tensor<8xf32>
+// CHECK-DAG: tensor.extract_slice %[[ROW]][8] [8] [1] : tensor<16xf32> to tensor<8xf32>
+// CHECK-NOT: tensor<1x8xf32>
+// CHECK: return
