@@ -126,7 +126,8 @@ class _Saved:
     """A saved activation between the training forward and the backward,
     kept as the library returned it (a contiguous buffer) rather than as a
     torch tensor: nothing but the backward reads it, and a training step
-    makes a dozen of them. Holds its _Block alive."""
+    makes a dozen of them. Holds its _Block alive (in the backward, where
+    _Apply's owning tensor does, none)."""
     __slots__ = ("owner", "ptr", "shape")
 
     def __init__(self, owner, ptr, shape):
@@ -137,6 +138,20 @@ class _Saved:
 
     def is_contiguous(self):
         return True
+
+
+def _owning_tensor(saved, device):
+    """A one-byte tensor over the first of `saved`'s buffers that holds all
+    their _Blocks alive."""
+    view = _View({"shape": (1,), "typestr": "|u1", "strides": None, "version": 3,
+                  "stream": None}, saved[0].ptr)
+    view.owner = [s.owner for s in saved]
+    return torch.as_tensor(view, device=device)
+
+
+def _saved_tensors_hooks_active():
+    top = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
+    return top is None or top(False) is not None
 
 
 # A pointer read from a c_int64 word is negative above 2**63.
@@ -426,25 +441,33 @@ class _Apply(torch.autograd.Function):
         ctx.set_materialize_grads(False)
         values = dict(zip(names, tensors))
         n = runner.n_results
-        outs = runner.call("train", values, saved_from=n)
+        # The saved activations come back as the library's buffers (_Saved)
+        # unless saved-tensor hooks (save_on_cpu, checkpointing) must see
+        # them as tensors.
+        outs = runner.call("train", values,
+                           saved_from=None if _saved_tensors_hooks_active() else n)
         ctx.runner, ctx.names, ctx.n_args = runner, names, len(tensors)
         ctx.saved_names = [r.name for r in runner.fns["train"].results]
-        # The saved activations the runner returns as _Saved are kept on
-        # the context (nothing but the backward sees them), the tensors
-        # through save_for_backward.
-        ctx.save_for_backward(*tensors, *(o for o in outs if isinstance(o, torch.Tensor)))
-        ctx.saved_raw = [o if isinstance(o, _Saved) else None for o in outs]
+        kept = [o for o in outs if isinstance(o, torch.Tensor)]
+        raw = [o for o in outs if isinstance(o, _Saved)]
+        if raw:
+            # One small tensor owns the buffers and goes through
+            # save_for_backward: autograd frees it after the backward
+            # (unless the graph is retained), and the buffers with it.
+            kept.append(_owning_tensor(raw, runner.device))
+        ctx.save_for_backward(*tensors, *kept)
+        ctx.saved_raw = [(o.ptr, o.shape) if isinstance(o, _Saved) else None for o in outs]
         return outs[:n]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, *cotangents):
         runner = ctx.runner
-        stored = ctx.saved_tensors
+        stored = ctx.saved_tensors  # (raises once autograd freed them)
         values = dict(zip(ctx.names, stored[:ctx.n_args]))
         kept = iter(stored[ctx.n_args:])
         for name, raw in zip(ctx.saved_names, ctx.saved_raw):
-            values[name] = raw if raw is not None else next(kept)
+            values[name] = _Saved(None, *raw) if raw is not None else next(kept)
         for r, g in zip(runner.compiled.results, cotangents):
             if g is not None:
                 values["d" + r.name] = g

@@ -438,3 +438,52 @@ def test_torch_module_training_against_nn_lstm(torch):
     assert runner.graph is not None
     del runner
     lc.torch_module.release_captured()
+
+
+def test_torch_module_saved_activations_lifetime(torch):
+    """The training forward's saved activations stay the library's buffers,
+    owned by one tensor that goes through save_for_backward: the backward
+    frees them (queued for the thread that made them) while the graph's
+    outputs live on, a second backward raises as PyTorch's does, and under
+    saved-tensor hooks (save_on_cpu) they are tensors the hooks see, with
+    the same gradients."""
+    import threading
+
+    from lstmc import torch_module as tm
+
+    net = lc.Network(lc.cells.greff, input_size=5, hidden=16, num_layers=2)
+    m = lc.torch_module(net, target="cuda")
+    saved = sum(r.kind == "saved" for r in m.compiled.train.results)
+    assert saved > 0
+    x = torch.randn(7, 3, 5, device="cuda")
+    me = threading.get_ident()
+
+    def grads():
+        m.zero_grad()
+        y = m(x)[0]
+        loss = (y * y).sum()
+        queued = len(tm._pending.get(me, ()))
+        loss.backward()
+        # the saved buffers are given back with autograd's saved tensors,
+        # the graph's output still alive
+        assert len(tm._pending.get(me, ())) > queued and y.grad_fn is not None
+        with pytest.raises(RuntimeError, match="second time"):
+            loss.backward()
+        torch.cuda.synchronize()
+        return [p.grad.clone() for p in m.parameters()]
+
+    plain = grads()
+    seen = []
+
+    def pack(t):
+        seen.append(t.shape)
+        return t.cpu()
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t.cuda()):
+        m.zero_grad()
+        y = m(x)[0]
+        (y * y).sum().backward()
+    hooked = [p.grad.clone() for p in m.parameters()]
+    assert sum(s == (7, 3, 16) for s in seen) >= saved  # the activations, as tensors
+    for a, b in zip(hooked, plain):
+        assert (a - b).norm() <= 1e-6 * b.norm()
