@@ -188,8 +188,7 @@ class _CudaFunction:
         # contiguous: their strides follow from their shapes), the pointers
         # written into a copy on each call; and each result's array
         # interface but its pointer, by its shape and strides.
-        self._arg_shapes = None
-        self._arg_words = None
+        self._arg_layout = None
         self._pointer_at = [offset // 8 for offset in self.arg_offsets]
         self._interfaces = {}
 
@@ -234,14 +233,17 @@ class _CudaFunction:
     def _argument_words(self, tensors):
         """The arguments' descriptor words, and their pointers."""
         shapes = [t.shape for t in tensors]
-        if shapes != self._arg_shapes:
+        # (One attribute, read and replaced whole: calls on other threads
+        # see either layout, never shapes of one with words of the other.)
+        layout = self._arg_layout
+        if layout is None or layout[0] != shapes:
             words = []
             for shape in shapes:
                 words += (0, 0, 0)
                 words += shape
                 words += _contiguous_strides(shape)
-            self._arg_words, self._arg_shapes = words, shapes
-        words = self._arg_words[:]
+            layout = self._arg_layout = (shapes, words)
+        words = layout[1][:]
         pointers = [t.data_ptr() for t in tensors]
         for at, ptr in zip(self._pointer_at, pointers):
             words[at] = words[at + 1] = ptr
@@ -394,11 +396,12 @@ class _Runner:
         CUDA graph is captured (its fill runs only in the replays)."""
         sources = self._dim_sources.get(id(fn))
         if sources is None:  # each named size: the (argument, axis) pairs that have it
-            sources = self._dim_sources[id(fn)] = collections.defaultdict(list)
+            sources = collections.defaultdict(list)
             for k, a in enumerate(fn.args):
                 for j, d in enumerate(a.shape):
                     if isinstance(d, str):
                         sources[d].append((k, j))
+            self._dim_sources[id(fn)] = sources
 
         def size(d):
             if not isinstance(d, str):

@@ -404,3 +404,36 @@ def test_gpu_buffers_are_freed_by_their_thread(batched):
     assert getattr(lib, "batches", 0) == (2 if batched else 0)
     assert (lib, 0x300, 7, made["thread"]) in tm._captured_blocks
     tm._captured_blocks.remove((lib, 0x300, 7, made["thread"]))
+
+
+def test_gpu_argument_words():
+    """The GPU path's memref descriptors, CPU tensors standing in for CUDA
+    ones: allocated and aligned pointer, offset 0, sizes, row-major strides
+    (a size-1 axis whose stride is anything gets the row-major one); the
+    layout rebuilt when the shapes change, the pointers written on every
+    call."""
+    import ctypes
+
+    from lstmc import torch_module as tm
+
+    f = object.__new__(tm._CudaFunction)
+    f.ArgWords = ctypes.c_int64 * (9 + 5)  # a rank-3 and a rank-1 argument
+    f._pointer_at = [0, 9]
+    f._arg_layout = None
+
+    def words(*tensors):
+        descs, pointers = f._argument_words(tensors)
+        assert pointers == [t.data_ptr() for t in tensors]
+        return list(descs)
+
+    a = torch.empty_strided((2, 1, 4), (4, 100, 1))
+    assert a.is_contiguous()
+    b = torch.zeros(5)
+    pa, pb = a.data_ptr(), b.data_ptr()
+    assert words(a, b) == [pa, pa, 0, 2, 1, 4, 4, 4, 1, pb, pb, 0, 5, 1]
+    a2, b2 = torch.zeros(2, 1, 4), torch.zeros(5)
+    assert words(a2, b2) == [a2.data_ptr(), a2.data_ptr(), 0, 2, 1, 4, 4, 4, 1,
+                             b2.data_ptr(), b2.data_ptr(), 0, 5, 1]
+    c = torch.zeros(3, 2, 6)
+    assert words(c, b) == [c.data_ptr(), c.data_ptr(), 0, 3, 2, 6, 12, 6, 1, pb, pb, 0, 5, 1]
+    assert words(a, b) == [pa, pa, 0, 2, 1, 4, 4, 4, 1, pb, pb, 0, 5, 1]
