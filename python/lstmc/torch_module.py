@@ -154,6 +154,10 @@ def _saved_tensors_hooks_active():
     return top is None or top(False) is not None
 
 
+# The results' array interfaces a _CudaFunction keeps (by result and
+# layout), before it starts again.
+_INTERFACES_KEPT = 1024
+
 # A pointer read from a c_int64 word is negative above 2**63.
 _ADDRESS_MASK = (1 << 64) - 1
 
@@ -256,6 +260,8 @@ class _CudaFunction:
         key = (index, layout)
         entry = self._interfaces.get(key)
         if entry is None:
+            if len(self._interfaces) >= _INTERFACES_KEPT:  # shapes of many calls
+                self._interfaces.clear()
             shape, strides = layout[:rank], layout[rank:]
             entry = self._interfaces[key] = ({
                 "shape": shape, "typestr": typestr,
@@ -390,10 +396,11 @@ class _Runner:
 
     def _zeros(self, fn, tensors, missing):
         """Zeros for the arguments left out (`missing`: their indices). On
-        the GPU, one tensor per shape and stream is kept and passed to every
-        call that needs it (the library does not write its arguments), so
-        that a step does not fill new ones each time; not one made while a
-        CUDA graph is captured (its fill runs only in the replays)."""
+        the GPU, one tensor per shape, device and stream is kept and passed
+        to every call that needs it (the library does not write its
+        arguments), so that a step does not fill new ones each time; not one
+        made while a CUDA graph is captured (its fill runs only in the
+        replays)."""
         sources = self._dim_sources.get(id(fn))
         if sources is None:  # each named size: the (argument, axis) pairs that have it
             sources = collections.defaultdict(list)
@@ -416,7 +423,9 @@ class _Runner:
             a = fn.args[k]
             shape = tuple(size(d) for d in a.shape)
             dtype = _TORCH_DTYPES[a.dtype]
-            key = (shape, dtype, stream)
+            # (The device too: the default stream's handle is the same on
+            # every GPU, and a module may move to another.)
+            key = (shape, dtype, self.device, stream)
             zeros = self._zero_cache.get(key)
             if zeros is None:
                 zeros = torch.zeros(shape, dtype=dtype, device=self.device)

@@ -584,18 +584,23 @@ LogicalResult CellAdjointContext::resolveBroadcasts() {
     offsets[rows] = width;
     width += cast<RankedTensorType>(rows.getType()).getDimSize(1);
   }
+  // As many rows as the first (the batch: static or dynamic, as the cell's
+  // types have it).
   Location loc = aloneRows.front().getLoc();
-  Value b = batch();
   Value all = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{ShapedType::kDynamic, width}, element,
-      ValueRange{b});
+      builder, loc,
+      ArrayRef<OpFoldResult>{
+          tensor::getMixedSize(builder, loc, aloneRows.front(), 0),
+          builder.getIndexAttr(width)},
+      element);
   for (Value rows : aloneRows) {
     int64_t n = cast<RankedTensorType>(rows.getType()).getDimSize(1);
     all = tensor::InsertSliceOp::create(
         builder, loc, rows, all,
         ArrayRef<OpFoldResult>{builder.getIndexAttr(0),
                                builder.getIndexAttr(offsets[rows])},
-        ArrayRef<OpFoldResult>{b, builder.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{tensor::getMixedSize(builder, loc, rows, 0),
+                               builder.getIndexAttr(n)},
         ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
                                builder.getIndexAttr(1)});
   }
