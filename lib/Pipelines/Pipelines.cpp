@@ -216,6 +216,12 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
     pm.addPass(createLSTMSplitBatchPass(split));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
+  // Each part's stack built in the whole layer's output, which the next
+  // layer reads as a view.
+  if (options.splitBatch && options.threads) {
+    pm.addNestedPass<func::FuncOp>(lstm::createWritePartStacksInPlacePass());
+    pm.addNestedPass<func::FuncOp>(lstm::createCollapseBeforeSlicePass());
+  }
   buildBufferizationPipeline(pm);
   // The products in the CPU runtime's GEMMs (oneDNN, OpenBLAS), the rest as
   // loops.

@@ -7,6 +7,7 @@
 #include "lstm/Registration.h"
 
 #include "lstm/Conversion/Passes.h"
+#include "lstm/Conversion/Utils/AllocTensorBounds.h"
 #include "lstm/Dialect/LSTM/Differentiation/AdjointOpInterface.h"
 #include "lstm/Dialect/LSTM/IR/LSTMDialect.h"
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
@@ -60,6 +61,9 @@ void lstm::registerLSTMExtensions(DialectRegistry &registry) {
   // lstm-generate-runtime-checks emits.
   linalg::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
   tensor::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  // The extents of alloc_tensor to the value-bounds analysis
+  // (lstm-write-part-stacks-in-place compares a stack's with its slices').
+  registerAllocTensorValueBoundsExternalModel(registry);
 }
 
 void lstm::registerLSTMPasses() {

@@ -34,6 +34,7 @@
 #include "lstm/Conversion/ShareAssembledColumns/ShareAssembledColumns.h"
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
 #include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
+#include "lstm/Conversion/WritePartStacksInPlace/WritePartStacksInPlace.h"
 #include "lstm/Conversion/WriteSequencesInPlace/WriteSequencesInPlace.h"
 
 namespace mlir::lstm {

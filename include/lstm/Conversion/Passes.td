@@ -1147,6 +1147,50 @@ def WriteSequencesInPlacePass : Pass<"lstm-write-sequences-in-place"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def WritePartStacksInPlacePass
+    : Pass<"lstm-write-part-stacks-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Build each part of a split layer's state stack in the rows "
+                "of the whole layer's output";
+  let description = [{
+    A layer's lowering builds its output sequence as rows `1..T` of a
+    state stack `[T + 1, B, N]` whose row 0 is the initial state (each step
+    reads the state before it from the row before its own). A part of a
+    layer's batch (`lstm-split-batch`: an `scf.forall`, each iteration the
+    layer on rows `[lo, lo + m)`) builds its stack in an allocation of its
+    own, and the forall's `tensor.parallel_insert_slice` copies its rows
+    `1..T` into the whole output `[T, B, N]`: a copy of every layer's
+    output after the sequence.
+
+    Where a shared output of an `scf.forall` is a fresh
+    `bufferization.alloc_tensor`, its one insert puts rows `1..S` of an
+    `scf.for` result of `S + 1` rows (whole in every other dimension) at
+    row 0, and that loop starts from a fresh allocation (or from
+    `tensor.insert_slice`s into one, the initial state's row), this pass
+    gives the output one row more, starts the loop from the part's slice
+    `[0, lo, 0] [S + 1, m, N]` of it, inserts the whole stack there, and
+    makes what read the output read its rows `1..`, a view after
+    bufferization. Each part's row 0 lands in the extra row, within its
+    own columns, so the parts still write disjoint slices. The extents are
+    compared with the value-bounds analysis.
+
+    A layer's two forms (`lstm-hoist-by-threads`: an `scf.if` on the thread
+    count, a split layer in each branch) yield such outputs; the `scf.if`
+    then yields the longer tensors and its result is sliced after it. An
+    output that leaves the function, or that is yielded anywhere else, stays
+    as it is: a function's results have identity layouts, so a view would be
+    copied there on one thread, where the parts copy their rows on theirs;
+    and a branch's view joined with another's whole tensor would have an
+    unknown layout, which the next layer's hoisted projection would copy to
+    collapse. The CPU lowering runs the pass after `lstm-split-batch`'s
+    layers are lowered, then `lstm-collapse-before-slice` again (the next
+    layer's projection collapses the longer tensor and slices it).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ShareAssembledColumnsPass : Pass<"lstm-share-assembled-columns"> {
   let summary = "Make a tensor assembled from the leading pieces of another a slice of it";
   let description = [{
