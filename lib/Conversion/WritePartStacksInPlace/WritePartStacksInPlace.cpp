@@ -317,12 +317,19 @@ struct WritePartStacksInPlacePass
   void runOnOperation() override {
     DominanceInfo dominance(getOperation());
     // The outputs that can be built in place, by value.
+    // (A stack whose rows two outputs take is built in neither.)
     llvm::MapVector<Value, PartStack> parts;
+    DenseMap<Operation *, unsigned> stacksTaken;
     getOperation()->walk([&](scf::ForallOp forall) {
       for (unsigned i = 0, e = forall.getOutputs().size(); i < e; ++i)
         if (std::optional<PartStack> match =
-                matchPartStack(forall, i, dominance))
+                matchPartStack(forall, i, dominance)) {
           parts.insert({forall->getResult(i), *match});
+          ++stacksTaken[match->part];
+        }
+    });
+    parts.remove_if([&](const std::pair<Value, PartStack> &entry) {
+      return stacksTaken[entry.second.part] > 1;
     });
     if (parts.empty())
       return;
