@@ -421,8 +421,9 @@ def LSTMSplitBatchPass : Pass<"lstm-split-batch"> {
     step, so a layer is split only where the weights its cell multiplies
     fit `max-weight-bytes` (a core's share of cache); with one part (a
     batch of fewer than `2 · min-rows` rows, or one thread) the layer runs
-    as before, its products split among the threads at every step, its
-    outputs then copied into the whole ones. The extents the layer's
+    as before, its products split among the threads at every step (the
+    CPU lowering then has each part build its state stack in the whole
+    output, `lstm-write-part-stacks-in-place`). The extents the layer's
     lowering checks (every batch against the first sequence's) are checked
     before the parts are cut. Results of one thread count are the same at
     every call; two counts may differ in the last bit (the parts' products
