@@ -170,14 +170,8 @@ std::optional<PartStack> matchPartStack(scf::ForallOp forall, unsigned output,
 /// The extents of `alloc`'s tensor: static ones as attributes, dynamic ones
 /// as its operands.
 SmallVector<OpFoldResult> extentsOf(bufferization::AllocTensorOp alloc) {
-  SmallVector<OpFoldResult> extents;
-  auto dynamic = alloc.getDynamicSizes().begin();
-  for (int64_t extent : alloc.getType().getShape())
-    extents.push_back(
-        ShapedType::isDynamic(extent)
-            ? OpFoldResult(*dynamic++)
-            : OpFoldResult(Builder(alloc.getContext()).getIndexAttr(extent)));
-  return extents;
+  return getMixedValues(alloc.getType().getShape(), alloc.getDynamicSizes(),
+                        alloc.getContext());
 }
 
 /// `type` with one more row.

@@ -222,3 +222,39 @@ func.func @not_the_tail(%h0: tensor<?x4xf32>, %T: index, %B: index, %n: index, %
   %sum = arith.addf %flat, %flat2 : tensor<?x4xf32>
   return %sum : tensor<?x4xf32>
 }
+
+// -----
+
+// Left alone: a part's stack that starts from a copy of a tensor (its rows
+// are not undefined, so they cannot be the output's). The value-bounds
+// analysis reads the copy's extents for the allocation's.
+// CHECK-LABEL: func.func @from_a_copy
+// CHECK: %[[SEED:.*]] = tensor.empty
+// CHECK: bufferization.alloc_tensor() copy(%[[SEED]])
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[1, 0, 0]
+// CHECK: tensor.parallel_insert_slice %[[ROWS]] into
+func.func @from_a_copy(%T: index, %B: index, %n: index) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %whole = bufferization.alloc_tensor(%T, %B) : tensor<?x?x4xf32>
+  %y = scf.forall (%k) in (%n) shared_outs(%o = %whole) -> tensor<?x?x4xf32> {
+    %m = arith.divui %B, %n : index
+    %lo = arith.muli %k, %m : index
+    %T1 = arith.addi %T, %c1 : index
+    %seed = tensor.empty(%T1, %m) : tensor<?x?x4xf32>
+    %stack0 = bufferization.alloc_tensor() copy(%seed) : tensor<?x?x4xf32>
+    %stack = scf.for %t = %c0 to %T step %c1 iter_args(%s = %stack0) -> tensor<?x?x4xf32> {
+      %prev = tensor.extract_slice %s[%t, 0, 0] [1, %m, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x4xf32>
+      %t1 = arith.addi %t, %c1 : index
+      %ins = tensor.insert_slice %prev into %s[%t1, 0, 0] [1, %m, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<?x?x4xf32>
+      scf.yield %ins : tensor<?x?x4xf32>
+    }
+    %mm = tensor.dim %stack, %c1 : tensor<?x?x4xf32>
+    %rows = tensor.extract_slice %stack[1, 0, 0] [%T, %mm, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x?x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %rows into %o[0, %lo, 0] [%T, %m, 4] [1, 1, 1] : tensor<?x?x4xf32> into tensor<?x?x4xf32>
+    }
+  }
+  %flat = tensor.collapse_shape %y [[0, 1], [2]] : tensor<?x?x4xf32> into tensor<?x4xf32>
+  return %flat : tensor<?x4xf32>
+}
