@@ -15,10 +15,10 @@
 # --device cpu where there is no GPU; the extra configuration `tiny` is meant
 # for that), NO_PACK=1 (no archive), TOOLS (default build/bin: where lstm-compile
 # and lstm-opt are, e.g. a copy of them while build/ is being rebuilt),
-# PERSISTENT=1 (into gpu-build/train-persistent, the fp32 and tf32 libraries
-# compiled as lstmc's persistent=True compiles them:
+# PERSISTENT=1 (into gpu-build/train-persistent, the libraries compiled as
+# lstmc's persistent=True compiles them:
 # --pre-passes=lstm-optimize{wavefront=false} --persistent, the kernels
-# computing in fp32 under both; bf16 as without it; for
+# computing in fp32, their operands rounded to bf16 under bf16; for
 # bench/train_gpu.py --lib-dir gpu-build/train-persistent); with STACKS=0 too,
 # into gpu-build/train-persistent-nostack, each layer of a stack its own
 # kernel (lstm-to-persistent{stacks=false}), for comparison. The CUDA
@@ -82,7 +82,7 @@ compile_one() {
   # the CPU).
   flags=("--pre-passes=lstm-optimize{side-output-max-product=268435456${links}}" --compute-type="$prec")
   [ "$target" = cpu ] && flags=(--pre-passes=lstm-optimize --compute-type="$prec")
-  if [ -n "$persistent" ] && [ "$prec" != bf16 ]; then
+  if [ -n "$persistent" ]; then
     flags=("--pre-passes=lstm-optimize{wavefront=false}" --persistent --compute-type="$prec")
     # Each layer its own kernel, as before lstm-to-persistent{stacks=true}
     # (sm_90's shared memory, as --persistent gives it there).

@@ -82,6 +82,10 @@ def cudnn_rows(rows, cfg, cell, mod, x, state):
     states), each as a plain call and captured in a CUDA graph."""
     import copy
     mb = copy.deepcopy(mod).to(torch.bfloat16)
+    # The copy's weights as one buffer again (cuDNN compacts scattered
+    # weights at every call, a copy PyTorch warns about; the bf16 rows of
+    # 2026-11-24 to 2026-12-01 timed that copy too).
+    mb.flatten_parameters()
     xb = x.to(torch.bfloat16)
     sb = tuple(t.to(torch.bfloat16) for t in state) if isinstance(state, tuple) \
         else state.to(torch.bfloat16)

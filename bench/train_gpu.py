@@ -3,7 +3,7 @@
 """The training benchmark: forward + backward, side by side in one run (GPU machine).
 
   train_gpu.py [--configs charrnn,...] [--cells lstm,peephole,cho_gru]
-               [--precisions fp32,tf32] [--json OUT.json] [--deadline S]
+               [--precisions fp32,tf32,bf16] [--json OUT.json] [--deadline S]
 
 For each configuration of shared/docs/BENCHMARKS.md (L, H, B, T, I), cell and
 precision, one training step's forward and backward over the whole sequence,
@@ -27,6 +27,10 @@ weight:
   captured; torch.compile(mode='reduce-overhead') of them on --compile-configs
   (charrnn) only, compiled in a child process while the rest runs (its
   compile time is reported; the step is timed once the parent is done).
+
+Precisions: fp32, tf32 and bf16 (ours compiled with --compute-type=bf16,
+fp32 arguments; cuDNN's module, inputs and cotangents converted to bf16; no
+eager rows).
 
 Memory: the bytes of our saved activations (the extra results of
 @forward_train) beside cuDNN's reserve space (the 4th result of
@@ -518,6 +522,13 @@ class Bench:
         if self.dev == 'cpu':
             name = name.replace('cuDNN', 'torch.nn (CPU)')
         mod = cudnn_module(kind, cfg, ws, self.dev)
+        if prec == 'bf16':
+            # cuDNN in bf16: the module, the inputs and the cotangents as
+            # bf16 (fp32 accumulation inside cuDNN).
+            mod = mod.to(torch.bfloat16)
+            mod.flatten_parameters()
+            x, h0, c0 = (t.to(torch.bfloat16) for t in (x, h0, c0))
+            cots = [t.to(torch.bfloat16) for t in cots]
         leaves = leaves_of([x, h0] + ([c0] if kind == 'lstm' else []))
         params = [p for l in range(CONFIGS[cfg][0]) for p in
                   (getattr(mod, f'{n}_l{l}') for n in ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh'))]
@@ -695,7 +706,8 @@ class Bench:
                 if kind == 'lstm' and 'lstm' not in refs:
                     refs['lstm'] = (g, f'cuDNN {prec}')
             for cell in cells:
-                if cell in EAGER:
+                # Eager autograd in fp32 and TF32 only (bf16: cuDNN and ours).
+                if cell in EAGER and prec != 'bf16':
                     ref = refs.get(cell, (None, None))[0]
                     g = self.eager(cfg, prec, cell, ws[cell], data, ref)
                     if cell not in refs:
@@ -807,7 +819,7 @@ def main():
         if cell not in GATES:
             p.error(f'unknown cell {cell}')
     for prec in a.precisions.split(','):
-        if prec not in ('fp32', 'tf32'):
+        if prec not in ('fp32', 'tf32', 'bf16'):
             p.error(f'unknown precision {prec}')
     if a.device == 'cuda' and not torch.cuda.is_available():
         sys.exit('train_gpu.py: no CUDA device visible to PyTorch (--device cpu to check the script)')

@@ -42,13 +42,13 @@ export PYTHON SIZES LOGDIR CHECK_TIMEOUT
 start=$(date +%s)
 
 if [ -f gpu-build/grad.tar.xz ]; then
-  for v in fp32 tf32 bf16 plain persistent persistent-tf32; do
+  for v in fp32 tf32 bf16 plain persistent persistent-tf32 persistent-bf16; do
     if tar -tJf gpu-build/grad.tar.xz "grad-$v/" > /dev/null 2>&1 && [ ! -d "gpu-build/grad-$v" ]; then
       tar -C gpu-build -xJf gpu-build/grad.tar.xz "grad-$v" || { echo "cannot unpack grad-$v"; exit 1; }
     fi
   done
 fi
-variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent grad-persistent-tf32 2>/dev/null | sed 's/^grad-//')}
+variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent grad-persistent-tf32 grad-persistent-bf16 2>/dev/null | sed 's/^grad-//')}
 if [ -z "$variants" ]; then
   echo "no gpu-build/grad-VARIANT (compile with scripts/gpu-compile-grad.sh where MLIR is)"
   exit 1
@@ -56,7 +56,7 @@ fi
 tolerance() {
   case $1 in
     tf32|persistent-tf32) echo 1e-2 ;;
-    bf16) echo 5e-2 ;;
+    bf16|persistent-bf16) echo 5e-2 ;;
     *) echo 1e-5 ;;
   esac
 }

@@ -8,13 +8,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent persistent-tf32 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent persistent-tf32 persistent-bf16 2>/dev/null)}
 log=$(mktemp -d)
 status=0
 tolerance() {
   case $1 in
     tf32|persistent-tf32) echo 2e-3 ;;
-    bf16) echo 2e-2 ;;
+    bf16|persistent-bf16) echo 2e-2 ;;
     *) echo 1e-5 ;;
   esac
 }

@@ -18,6 +18,8 @@
 #          lstm-to-persistent takes them)
 #   persistent-tf32  the same with --compute-type=tf32 (the kernels in fp32,
 #          the other GEMMs in TF32)
+#   persistent-bf16  the same with --compute-type=bf16 (the kernels' and
+#          the other GEMMs' operands rounded to bf16)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]
@@ -48,13 +50,14 @@ flags_of() {
     plain) ;;
     persistent) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent ;;
     persistent-tf32) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=tf32 ;;
+    persistent-bf16) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=bf16 ;;
     *) return 1 ;;
   esac
 }
 pre_of() {
   case $1 in
     plain) echo "" ;;
-    persistent|persistent-tf32) echo "lstm-optimize{persistent=true}" ;;
+    persistent|persistent-tf32|persistent-bf16) echo "lstm-optimize{persistent=true}" ;;
     *) echo "lstm-optimize" ;;
   esac
 }

@@ -9,7 +9,9 @@
 # the persistent kernels take, then each layer that lstm-to-persistent
 # handles as one persistent kernel; it lists those examples), and
 # persistent-tf32 (the same under --compute-type=tf32: the kernels compute in
-# fp32, the other GEMMs in TF32).
+# fp32, the other GEMMs in TF32) and persistent-bf16 (under
+# --compute-type=bf16: the kernels round their products' operands to bf16,
+# the other GEMMs take bf16 operands).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
 # scripts/gpu-wheel-check.sh).
@@ -17,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LSTM_COMPILE=${LSTM_COMPILE:-build/bin/lstm-compile}
-variants=${*:-fp32 tf32 bf16 plain kernels persistent persistent-tf32}
+variants=${*:-fp32 tf32 bf16 plain kernels persistent persistent-tf32 persistent-bf16}
 for variant in $variants; do
   case $variant in
     fp32) flags="--pre-passes=lstm-optimize --compute-type=fp32" ;;
@@ -27,6 +29,7 @@ for variant in $variants; do
     kernels) flags="--cublas=false" ;;
     persistent) flags="--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
     persistent-tf32) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32" ;;
+    persistent-bf16) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=bf16" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   mkdir -p "gpu-build/$variant"

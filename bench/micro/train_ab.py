@@ -89,13 +89,20 @@ def main():
         kind = 'gru' if cell == 'cho_gru' else 'lstm'
         ref_ws = ws if cell != 'peephole' else make_weights(cfg, 'lstm', 'cuda', 1)
         mod = cudnn_module(kind, cfg, ref_ws, 'cuda')
-        leaves = leaves_of([x, h0] + ([c0] if kind == 'lstm' else []))
+        cx, ch0, cc0, ccots = x, h0, c0, cots
+        if prec == 'bf16':
+            # cuDNN at the same precision (as train_gpu.py).
+            mod = mod.to(torch.bfloat16)
+            mod.flatten_parameters()
+            cx, ch0, cc0 = (t.to(torch.bfloat16) for t in (x, h0, c0))
+            ccots = [t.to(torch.bfloat16) for t in cots]
+        leaves = leaves_of([cx, ch0] + ([cc0] if kind == 'lstm' else []))
         params = [p for l in range(CONFIGS[cfg][0]) for p in
                   (getattr(mod, f'{n}_l{l}') for n in
                    ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh'))]
         forward = module_forward(mod, kind, leaves)
-        step = autograd_step(forward, leaves + params, cots)
-        step.forward, step.cots = forward, cots
+        step = autograd_step(forward, leaves + params, ccots)
+        step.forward, step.cots = forward, ccots
         cudnn_graph, _ = capture_autograd(step, leaves + params)
         all_graphs = [(v, g[0]) for v, g in graphs.items()] + [('cudnn', cudnn_graph)]
         reps = {v: reps_for(g) for v, g in all_graphs}

@@ -56,9 +56,10 @@ typedef struct {
   /// after lstm-combine-gate-gemms, before the pre-passes); default false.
   bool gradients;
   /// Run the layers that lstm-to-persistent handles as persistent kernels
-  /// where its cost model expects them to be faster (cuda, fp32 compute
-  /// type; the pre-passes should be lstm-optimize{persistent=true});
-  /// default false.
+  /// where its cost model expects them to be faster (cuda, any compute
+  /// type: the kernels compute in fp32, with their products' operands
+  /// rounded to bf16 under bf16; the pre-passes should be
+  /// lstm-optimize{persistent=true}); default false.
   bool persistent;
   /// With `persistent`: the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (default true); false

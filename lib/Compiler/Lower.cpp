@@ -65,11 +65,6 @@ llvm::Error lstm::verifyCompileOptions(const CompileOptions &options) {
         llvm::inconvertibleErrorCode(),
         "calling the training forward needs the gradient functions "
         "(--forward-through-train without --gradients)");
-  if (options.persistent && options.computeType == GemmComputeType::bf16)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "persistent kernels compute in fp32 (compute types fp32 and tf32), "
-        "not with bf16 operands (compute type 'bf16')");
   if (options.chunkBytes < 0)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -275,11 +275,12 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // The layers that run as one kernel each leave the tensor level as a
   // gpu.launch. Its products are fp32 FMAs: what the fp32 compute type asks,
   // and more exact than the tf32 one allows (the kernels run at batches
-  // where a step is latency-bound, not bound by its arithmetic); the bf16
-  // compute type asks for rounded operands, which they do not have
-  // (lstm::verifyCompileOptions rejects it).
-  if (options.persistent && options.computeType != GemmComputeType::bf16) {
+  // where a step is latency-bound, not bound by its arithmetic); under the
+  // bf16 compute type they round their operands to bf16 first, as
+  // lstm-gemm-operands-to-bf16 does the GEMMs'.
+  if (options.persistent) {
     ConvertLSTMToPersistentPassOptions persistent;
+    persistent.bf16Operands = options.computeType == GemmComputeType::bf16;
     int chip = gpuChipVersion(options.chip);
     // cp.async, from sm_80 on.
     persistent.asyncCopies = chip >= 80;
@@ -535,8 +536,8 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<bool> persistent{
       *this, "persistent",
       llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
-                     "persistent kernel, computing in fp32 (compute types "
-                     "fp32 and tf32; with bf16 an error)"),
+                     "persistent kernel, computing in fp32 (under "
+                     "compute-type=bf16 with operands rounded to bf16)"),
       llvm::cl::init(false)};
   Option<bool> perStepFallback{
       *this, "per-step-fallback",
@@ -604,10 +605,6 @@ void lstm::registerLSTMPipelines() {
         NVVMPipelineOptions o;
         if (failed(o.parseFromString(text)))
           return failure();
-        if (o.persistent && o.computeType == GemmComputeType::bf16)
-          return errorHandler("lstm-to-nvvm: persistent=true computes in "
-                              "fp32 (compute types fp32 and tf32), not with "
-                              "bf16 operands (compute-type=bf16)");
         LSTMToNVVMOptions options;
         options.chip = o.chip;
         options.features = o.features;

@@ -188,8 +188,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     recurrence compiled twice instead of three times; inference then stores
     the activations a training step saves; lstmc.torch_module asks for
     this). persistent
-    (cuda; the network's compute_type fp32 or tf32, the kernels computing
-    in fp32 under both; bf16 is refused): each layer that
+    (cuda; the kernels compute in fp32 under every compute_type, with
+    their products' operands rounded to bf16 under 'bf16'): each layer that
     lstm-to-persistent handles runs its whole
     sequence as one persistent kernel where the cost model expects it to
     be faster (docs/passes.md); with the default pre_passes or

@@ -231,16 +231,13 @@ def test_persistent_training_pre_passes(tmp_path):
 
 
 def test_persistent_compute_types(tmp_path):
-    """A TF32 network takes persistent=True (the kernels compute in fp32,
-    more exactly than TF32 allows); a bf16 one is refused with the reason,
-    not compiled without the kernels."""
-    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="tf32")
-    compile_for_cuda(net, tmp_path / "tf32", persistent=True)
-    assert b"lstm_persistent_" in (tmp_path / "tf32" / "network.so").read_bytes()
-    bf16 = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type="bf16")
-    with pytest.raises(RuntimeError, match="persistent kernels compute in fp32 .*"
-                       "not with bf16 operands"):
-        compile_for_cuda(bf16, tmp_path / "bf16", persistent=True)
+    """Every compute type takes persistent=True: the kernels compute in
+    fp32 under TF32 (more exactly than it allows) and round their products'
+    operands to bf16 under bf16; neither compiles without the kernels."""
+    for compute_type in ("tf32", "bf16"):
+        net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, compute_type=compute_type)
+        compile_for_cuda(net, tmp_path / compute_type, persistent=True)
+        assert b"lstm_persistent_" in (tmp_path / compute_type / "network.so").read_bytes()
 
 
 def test_persistent_needs_cuda():

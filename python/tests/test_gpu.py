@@ -53,6 +53,52 @@ def test_persistent_on_gpu(torch, name, T, B):
     check_on_side_stream(torch, f, name, T, B, 11)
 
 
+def bf16(a):
+    """`a` rounded to bf16 (from float32, to nearest, ties to even), as
+    float64."""
+    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+class BF16Operands(np.ndarray):
+    """A float64 array whose matrix products round both operands to bf16
+    first, and whose results are such arrays again: the float64 reference
+    run through it computes what a bf16 compute type asks of every GEMM."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        args = [np.asarray(a) for a in inputs]
+        if ufunc is np.matmul:
+            args = [bf16(a) for a in args]
+        out = getattr(ufunc, method)(*args, **kwargs)
+        return out.view(BF16Operands) if isinstance(out, np.ndarray) else out
+
+
+@pytest.mark.parametrize("name", ["lstm", "cho_gru", "stack3"])
+def test_persistent_bf16_operands(torch, name):
+    """Under compute_type='bf16' the persistent kernels round both operands
+    of their products to bf16 and sum in fp32: their results agree with the
+    float64 reference whose every matrix product rounds its operands
+    (BF16Operands) to fp32 accuracy, far closer than to the exact one,
+    which they meet within the bf16 tolerance of VARIANTS.md (2e-2)."""
+    T, B = 30, 7
+    f = network(name, compute_type="bf16").compile(target="cuda", persistent=True)
+    inputs = ref.make_inputs(name, T, B, np.random.default_rng(41))
+    names, outs = kernels_launched(torch, f, inputs)
+    assert any("lstm_persistent" in k for k in names), sorted(names)
+    args, cell = ref.spec_of(name)
+    rounded = cell(**{n: a.astype(np.float64).view(BF16Operands)
+                      for (n, _, _), a in zip(args, inputs)})
+    for out, exact, emulated in zip(outs, ref.expected(name, inputs), rounded):
+        o = out.cpu().numpy().astype(np.float64)
+        emulated = np.asarray(emulated)
+        to_emulated = np.linalg.norm(o - emulated) / np.linalg.norm(emulated)
+        to_exact = np.linalg.norm(o - exact) / np.linalg.norm(exact)
+        assert to_emulated < 1e-4, (to_emulated, to_exact)
+        assert to_exact < 2e-2
+        assert to_emulated < to_exact / 10, (to_emulated, to_exact)
+
+
 @pytest.mark.parametrize("form", ["batched", "looped", "auto"])
 def test_batched_gemm_forms(torch, form, monkeypatch):
     """The wavefront's batched GEMMs (stack3's three layers a diagonal, one

@@ -5,11 +5,11 @@
 // stores through registers.
 // RUN: lstm-opt %s --lstm-to-nvvm="persistent=true" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s
 // RUN: lstm-opt %s --lstm-to-nvvm="persistent=true chip=sm_75" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM75
-// Under the tf32 compute type the kernel is the same (fp32 FMAs); bf16,
-// whose operands the kernels do not round, is an error of the pipeline's
-// options, not ignored.
+// Under the tf32 compute type the kernel is the same (fp32 FMAs); under
+// bf16 it rounds its products' operands to bf16 (cvt.rn.bf16.f32 from
+// llvm.fptrunc) before the fp32 FMAs.
 // RUN: lstm-opt %s --lstm-to-nvvm="persistent=true compute-type=tf32" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s
-// RUN: not lstm-opt %s --lstm-to-nvvm="persistent=true compute-type=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16
+// RUN: lstm-opt %s --lstm-to-nvvm="persistent=true compute-type=bf16" --mlir-print-ir-before=gpu-module-to-binary -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16
 // Without the per-step fallback (per-step-fallback=false), the per-step
 // lowering beside the kernel is not compiled: no step kernels and no GEMM
 // call; where the kernel does not run, the host code calls the runtime,
@@ -36,7 +36,10 @@
 // NO-FALLBACK-NOT: llvm.func @rnn_kernel_0(
 // NO-FALLBACK: llvm.func @lstm_persistent_rnn_0(
 // NO-FALLBACK-NOT: lstmRuntimeGemm
-// BF16: error: lstm-to-nvvm: persistent=true computes in fp32 (compute types fp32 and tf32), not with bf16 operands (compute-type=bf16)
+// BF16: llvm.func @lstm_persistent_rnn_0(
+// BF16: %[[B:.*]] = llvm.fptrunc %{{.*}} : f32 to bf16
+// BF16-NEXT: %[[R:.*]] = llvm.fpext %[[B]] : bf16 to f32
+// BF16: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
 
 // CHECK: llvm.func @lstm_persistent_rnn_0(
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg

@@ -80,8 +80,8 @@ static cl::opt<int64_t> cublasMinSize(
 static cl::opt<bool> persistent(
     "persistent",
     cl::desc("Run each layer of a form lstm-to-persistent handles as one "
-             "persistent kernel (fp32 arithmetic; compute types fp32 and "
-             "tf32)"),
+             "persistent kernel (fp32 arithmetic; operands rounded to bf16 "
+             "under --compute-type=bf16)"),
     cl::init(false), cl::cat(toolCategory));
 static cl::opt<bool> perStepFallback(
     "per-step-fallback",

@@ -151,8 +151,8 @@ static cl::opt<int64_t> cublasMinSize(
 static cl::opt<bool> persistent(
     "persistent",
     cl::desc("Run each layer of a form lstm-to-persistent handles as one "
-             "persistent kernel (fp32 arithmetic; compute types fp32 and "
-             "tf32)"),
+             "persistent kernel (fp32 arithmetic; operands rounded to bf16 "
+             "under --compute-type=bf16)"),
     cl::init(false), cl::cat(gpuCategory));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
                                  cl::init(lstm::kDefaultGpuChip.str()),
@@ -200,11 +200,6 @@ int main(int argc, char **argv) {
                                   static_cast<cl::Option *>(&threads)})
       if (opt->getNumOccurrences())
         return fail("--" + opt->ArgStr + " applies to --device=cpu only");
-  // The persistent kernels' products are fp32 FMAs: exact for fp32, more
-  // exact than tf32 allows, but no bf16 operands.
-  if (persistent && computeType == lstm::GemmComputeType::bf16)
-    return fail("--persistent computes in fp32 (--compute-type=fp32 or "
-                "tf32), not with bf16 operands (--compute-type=bf16)");
 
   if (chunkBytes < 0)
     return fail("--chunk-bytes=" + llvm::Twine(chunkBytes) +

@@ -379,6 +379,17 @@ def ConvertLSTMToPersistentPass
     makes them one GEMM before the layer.
 
     The products are fp32 FMA dot products; no tensor cores are used yet.
+    With `bf16-operands` (what `lstm-to-nvvm` passes under
+    `compute-type=bf16`) both operands of each product are rounded to bf16
+    first, to nearest with ties to even: the weights once, as a warp loads
+    them into its registers (at each load where it reads them from
+    memory), the staged values as a warp reads them from shared memory
+    (rounded once in shared memory instead, between two block barriers,
+    char-rnn's bf16 training step took 8% longer: docs/benchmarks.md).
+    The product of two bf16 values is exact in fp32, so the kernel computes
+    what a bf16 GEMM with fp32 accumulation does (the per-step lowering's
+    `lstm-gemm-operands-to-bf16`), summed in its own order; the pointwise
+    work and the states stay fp32.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
@@ -411,6 +422,10 @@ def ConvertLSTMToPersistentPass
            "Run a chain of layers, each reading the projection of the one "
            "before's output, as one kernel whose blocks are split among "
            "the layers, their steps a wavefront">,
+    Option<"bf16Operands", "bf16-operands", "bool", /*default=*/"false",
+           "Round both operands of every product to bf16 before its fp32 "
+           "multiply-adds (the bf16 compute type: bf16 operands, fp32 "
+           "accumulation)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

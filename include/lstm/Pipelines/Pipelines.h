@@ -112,7 +112,7 @@ struct LSTMToNVVMOptions {
   /// Whether layers whose cell lstm-to-persistent handles run as one
   /// persistent kernel each (the others keep the per-step lowering). Their
   /// products are fp32 FMAs, under the fp32 and the tf32 compute types
-  /// alike; the bf16 one does not take them.
+  /// alike; under bf16 their operands are rounded to bf16 first.
   bool persistent = false;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (lstm-to-persistent's

@@ -455,6 +455,7 @@ struct ConvertLSTMToPersistentPass
     options.stacks = stacks;
     options.rowTiles = rowTiles;
     options.perStepFallback = perStepFallback;
+    options.bf16Operands = bf16Operands;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;

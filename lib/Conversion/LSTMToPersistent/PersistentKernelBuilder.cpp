@@ -72,7 +72,8 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     RewriterBase &rewriter, PersistentPlan plan,
     const PersistentOptions &options)
     : rewriter(rewriter), plan(std::move(plan)), layer(this->plan.layer),
-      loc(layer.getLoc()), blockSize(options.blockSize) {
+      loc(layer.getLoc()), blockSize(options.blockSize),
+      bf16Operands(options.bf16Operands) {
   int64_t n = this->plan.width;
   unitsPerBlock = divCeil(n, options.maxBlocks);
   numBlocks = divCeil(n, unitsPerBlock);

@@ -268,6 +268,9 @@ private:
                        Value unit, Value lane);
   SmallVector<Value> reduceAcrossLanes(OpBuilder &b, ArrayRef<Value> values,
                                        Value lane);
+  /// `value` as an operand of a product: rounded to bf16 (and widened
+  /// back) under bf16Operands, else itself.
+  Value productOperand(OpBuilder &b, Location l, Value value);
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
@@ -277,6 +280,9 @@ private:
   LayerOp layer;
   Location loc;
   int64_t blockSize, unitsPerBlock, numBlocks;
+  /// Whether the products' operands are rounded to bf16 (the bf16 compute
+  /// type).
+  bool bf16Operands;
   /// The blocks' tiles: block b takes units of tile b / rowTiles and rows
   /// of tile b % rowTiles, ⌈B / rowTiles⌉ rows a tile.
   int64_t rowTiles = 1;

@@ -171,6 +171,16 @@ Value PersistentKernelBuilder::carriedFor(unsigned product,
   llvm_unreachable("a product column that no later phase reads");
 }
 
+Value PersistentKernelBuilder::productOperand(OpBuilder &b, Location l,
+                                              Value value) {
+  if (!bf16Operands)
+    return value;
+  // arith.truncf rounds to nearest, ties to even (cvt.rn.bf16.f32 on
+  // sm_80 and later); widening back is exact.
+  Value rounded = arith::TruncFOp::create(b, l, b.getBF16Type(), value);
+  return arith::ExtFOp::create(b, l, b.getF32Type(), rounded);
+}
+
 /// The weights a warp keeps in registers for the whole sequence, loaded
 /// before the time loop, for one more of its units (registerWeights[s]
 /// for the s-th): per product, per term, per column the product needs, the
@@ -202,7 +212,8 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
               SmallVector<Value, 2> at{row, k};
               if (product.transposed)
                 std::swap(at[0], at[1]);
-              values.push_back(memref::LoadOp::create(b, loc, weight, at));
+              values.push_back(productOperand(
+                  b, loc, memref::LoadOp::create(b, loc, weight, at)));
             }
           continue;
         }
@@ -214,7 +225,8 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
           SmallVector<Value, 2> at{row, kc};
           if (product.transposed)
             std::swap(at[0], at[1]);
-          Value w = memref::LoadOp::create(b, loc, weight, at);
+          Value w = productOperand(b, loc,
+                                   memref::LoadOp::create(b, loc, weight, at));
           if (partial)
             w = arith::SelectOp::create(
                 b, loc,
@@ -265,9 +277,11 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     auto stagedAt = [&](OpBuilder &nb, Location l, Value k) {
       SmallVector<Value> values;
       for (Value rowBase : rowBases)
-        values.push_back(memref::LoadOp::create(
-            nb, l, staged,
-            ValueRange{arith::AddIOp::create(nb, l, rowBase, k)}));
+        values.push_back(productOperand(
+            nb, l,
+            memref::LoadOp::create(
+                nb, l, staged,
+                ValueRange{arith::AddIOp::create(nb, l, rowBase, k)})));
       return values;
     };
     if (vectorTermsFor(n)) {
@@ -286,7 +300,8 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
               /*nontemporal=*/false,
               llvm::MaybeAlign(kVectorTerms * sizeof(float)));
           for (int64_t e = 0; e < kVectorTerms; ++e) {
-            Value h = vector::ExtractOp::create(b, loc, terms, e);
+            Value h = productOperand(
+                b, loc, vector::ExtractOp::create(b, loc, terms, e));
             for (size_t s = 0; s < numUnits; ++s)
               for (size_t c = 0; c < numColumns; ++c) {
                 Value &sum = sumAt(s, r, c);
@@ -327,7 +342,8 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
         SmallVector<Value, 2> at{weightRow, k};
         if (product.transposed)
           std::swap(at[0], at[1]);
-        Value w = memref::LoadOp::create(nb, l, weight, at);
+        Value w =
+            productOperand(nb, l, memref::LoadOp::create(nb, l, weight, at));
         for (auto [r, hr] : llvm::enumerate(h)) {
           Value &partial = sums[r * numColumns + c];
           partial = math::FmaOp::create(nb, l, hr, w, partial);

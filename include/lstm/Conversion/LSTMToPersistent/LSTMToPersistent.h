@@ -92,6 +92,12 @@ struct PersistentOptions {
   /// kernel, for the batches and GPUs the kernel does not run at; without
   /// it, such a run fails with lstmRuntimeMissingPerStepFallback's message.
   bool perStepFallback = true;
+  /// Round both operands of every product to bf16 (to nearest, ties to
+  /// even) before its fp32 multiply-adds: the arithmetic of the bf16 compute
+  /// type (a GEMM with bf16 operands and fp32 accumulation), whose products
+  /// of two bf16 values are exact in fp32. The weights are rounded once, as
+  /// the registers are loaded; the staged values as the warps read them.
+  bool bf16Operands = false;
 };
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
