@@ -266,6 +266,16 @@ def cudnn_module(kind, cfg, ws, dev):
     return mod
 
 
+def to_bf16(mod, x, h0, c0, cots):
+    """cuDNN in bf16: the module, the inputs and the cotangents as bf16 (fp32
+    accumulation inside cuDNN), the module's weights flattened again (cuDNN
+    would compact scattered weights at every call)."""
+    mod = mod.to(torch.bfloat16)
+    mod.flatten_parameters()
+    x, h0, c0 = (t.to(torch.bfloat16) for t in (x, h0, c0))
+    return mod, x, h0, c0, [t.to(torch.bfloat16) for t in cots]
+
+
 def module_forward(mod, kind, leaves):
     """forward() of nn.LSTM / nn.GRU `mod` on leaves [x, h0(, c0)]: its
     results as a list (y, hT(, cT))."""
@@ -523,12 +533,7 @@ class Bench:
             name = name.replace('cuDNN', 'torch.nn (CPU)')
         mod = cudnn_module(kind, cfg, ws, self.dev)
         if prec == 'bf16':
-            # cuDNN in bf16: the module, the inputs and the cotangents as
-            # bf16 (fp32 accumulation inside cuDNN).
-            mod = mod.to(torch.bfloat16)
-            mod.flatten_parameters()
-            x, h0, c0 = (t.to(torch.bfloat16) for t in (x, h0, c0))
-            cots = [t.to(torch.bfloat16) for t in cots]
+            mod, x, h0, c0, cots = to_bf16(mod, x, h0, c0, cots)
         leaves = leaves_of([x, h0] + ([c0] if kind == 'lstm' else []))
         params = [p for l in range(CONFIGS[cfg][0]) for p in
                   (getattr(mod, f'{n}_l{l}') for n in ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh'))]

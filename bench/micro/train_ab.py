@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from train_gpu import (GradNet, autograd_step, capture_autograd,  # noqa: E402
                        capture_ours, cudnn_module, grads_of, leaves_of,
                        make_data, make_weights, module_forward, set_precision,
-                       worst_err, CONFIGS)
+                       to_bf16, worst_err, CONFIGS)
 
 
 def replay_ms(graph, reps):
@@ -92,10 +92,7 @@ def main():
         cx, ch0, cc0, ccots = x, h0, c0, cots
         if prec == 'bf16':
             # cuDNN at the same precision (as train_gpu.py).
-            mod = mod.to(torch.bfloat16)
-            mod.flatten_parameters()
-            cx, ch0, cc0 = (t.to(torch.bfloat16) for t in (x, h0, c0))
-            ccots = [t.to(torch.bfloat16) for t in cots]
+            mod, cx, ch0, cc0, ccots = to_bf16(mod, x, h0, c0, cots)
         leaves = leaves_of([cx, ch0] + ([cc0] if kind == 'lstm' else []))
         params = [p for l in range(CONFIGS[cfg][0]) for p in
                   (getattr(mod, f'{n}_l{l}') for n in
