@@ -53,6 +53,29 @@ def test_persistent_on_gpu(torch, name, T, B):
     check_on_side_stream(torch, f, name, T, B, 11)
 
 
+@pytest.mark.parametrize("name", ["varlen", "varlen_stack2", "lstmp", "lstmp_stack2",
+                                  "varlen_lstmp_bidirectional2", "ln_lstm_stack2"])
+@pytest.mark.parametrize("T,B", [(1, 1), (9, 5), (30, 7)])
+def test_persistent_lengths_projections_layer_norm(torch, name, T, B):
+    """Layers with lengths, LSTMP layers and layer-normalised LSTM layers run
+    as persistent kernels (the two layers of varlen_stack2, lstmp_stack2 and
+    ln_lstm_stack2 as one kernel each): a step at or past a row's length
+    keeps its states and writes zeros to its outputs; the projected h
+    [B, P], narrower than c [B, H], is a product of the step's second phase,
+    stored by units below P; the layer norms' 4H-wide values are evaluated
+    four columns a unit, their means and variances products in phases of
+    their own. Kernels launched; results within the fp32 tolerance of the
+    float64 reference (lengths from 1 to T)."""
+    f = network(name).compile(target="cuda", persistent=True)
+    inputs = ref.make_inputs(name, T, B, np.random.default_rng(29))
+    names, outs = kernels_launched(torch, f, inputs)
+    assert any("lstm_persistent" in k for k in names), sorted(names)
+    for out, exp in zip(outs, ref.expected(name, inputs)):
+        o = out.cpu().numpy()
+        assert np.isfinite(o).all()
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < TOL
+
+
 def bf16(a):
     """`a` rounded to bf16 (from float32, to nearest, ties to even), as
     float64."""

@@ -342,6 +342,65 @@ def _one_state_example(name, G, cell):
 NETWORKS = {'cho_gru_stack3': one_state_stack(cho_gru, 3, 3)}
 
 
+def lstm_network(layers, bidirectional=False, proj=None, lengths=False):
+    """(argument specs, reference) of nn.LSTM(I, H, layers, bidirectional,
+    proj_size=proj) in lstmc.Network's argument order: x, [lengths], h0
+    [L·D, B, P or H], c0 [L·D, B, H], then per layer and direction W, R, bW,
+    bR[, Whr]; each layer reads the previous one's (masked) outputs."""
+    D = 2 if bidirectional else 1
+    hw = proj or H
+    args = [X] + ([('lengths', ('B',), 'lengths')] if lengths else [])
+    args += [data('h0', layers * D, 'B', hw), data('c0', layers * D, 'B', H)]
+    for k in range(layers):
+        for sfx in ([str(k), f'{k}_rev'] if bidirectional else [str(k)]):
+            args += params(4, I if k == 0 else D * hw, h=hw, sfx=sfx)
+            if proj:
+                args.append(weight('Whr' + sfx, proj, H))
+
+    def run(x, h0, c0, lengths=None, **w):
+        hs, cs = [], []
+        for k in range(layers):
+            ys = []
+            for d, sfx in enumerate([str(k), f'{k}_rev'][:D]):
+                step = torch_lstm(w['W' + sfx], w['R' + sfx], w['bW' + sfx],
+                                  w['bR' + sfx], w.get('Whr' + sfx))
+                y, (h, c) = run_layer(step, x, (h0[k * D + d], c0[k * D + d]),
+                                      reverse=d == 1, lengths=lengths)
+                ys.append(y)
+                hs.append(h)
+                cs.append(c)
+            x = np.concatenate(ys, axis=2)
+        return [x, np.stack(hs), np.stack(cs)]
+    return args, run
+
+
+def _ln_lstm_stack2(x, h0, c0, **w):
+    """lstmc.cells.ln_lstm, two layers: gain g (not 1 + g), one bias b."""
+    hs, cs = [], []
+    for k in range(2):
+        step = layernorm_lstm(w[f'W{k}'], w[f'R{k}'], w[f'b{k}'], 0.0, w[f'g{k}'] - 1.0,
+                              w[f's{k}'], w[f'g_c{k}'] - 1.0, w[f's_c{k}'])
+        x, (h, c) = run_layer(step, x, (h0[k], c0[k]))
+        hs.append(h)
+        cs.append(c)
+    return [x, np.stack(hs), np.stack(cs)]
+
+
+# The gains are drawn as data, U(-1, 1): as weights (U(-1/sqrt(H), ...))
+# they would scale the normalised values nearly to zero.
+NETWORKS['ln_lstm_stack2'] = (
+    [X, data('h0', 2, 'B', H), data('c0', 2, 'B', H)] +
+    [a for k in range(2) for a in
+     [weight(f'W{k}', 4 * H, I if k == 0 else H), weight(f'R{k}', 4 * H, H),
+      weight(f'b{k}', 4 * H), data(f'g{k}', 4 * H), weight(f's{k}', 4 * H),
+      data(f'g_c{k}', H), weight(f's_c{k}', H)]],
+    _ln_lstm_stack2)
+NETWORKS['varlen_stack2'] = lstm_network(2, lengths=True)
+NETWORKS['lstmp_stack2'] = lstm_network(2, proj=P)
+NETWORKS['varlen_lstmp_bidirectional2'] = lstm_network(2, bidirectional=True, proj=P,
+                                                       lengths=True)
+
+
 def spec_of(name):
     """(argument specs, reference function) of an example or a network."""
     return EXAMPLES[name] if name in EXAMPLES else NETWORKS[name]

@@ -371,10 +371,23 @@ def ConvertLSTMToPersistentPass
     units a block of 16 warps, 4 tiles of rows) 13 rows of dG instead of
     all 50.
 
-    Layers it does not handle (lengths, batched wavefront cells, a gate
-    with an epilogue in the step, values of another width than the states
-    such as LSTMP's projection, a state or output not made by a pointwise
-    op, ...) are left for the per-step lowering; `-debug-only=lstm-to-persistent` prints why. The input
+    Layers with lengths (packed sequences) run as kernels too: a step at
+    or past row b's length stores row b's old states and zero outputs, as
+    the per-step lowering's masks do. N, the kernel's units, is the widest
+    state's width; a narrower state is a product's result in its own phase
+    (LSTMP's projected h [B, P] = W_hr (o * tanh(c)): the step's second
+    phase), the units past its width computing the product's last row and
+    storing nothing. A pointwise op k · N wide (a layer normalisation's
+    over the 4N gate pre-activations) evaluates k pieces a unit, at
+    columns unit + j · N; a lone elementwise arith or math op of the cell
+    (one that lstm-fuse-elementwise leaves unfused) is evaluated as a
+    one-op region; a concatenation of N-wide results may be a pointwise
+    operand.
+
+    Layers it does not handle (batched wavefront cells, a gate with an
+    epilogue in the step, pointwise values whose width is not a multiple
+    of N, a state or output made by neither a pointwise op nor a product,
+    ...) are left for the per-step lowering; `-debug-only=lstm-to-persistent` prints why. The input
     projections are not part of the kernel: `lstm-hoist-input-projection`
     makes them one GEMM before the layer.
 

@@ -70,41 +70,53 @@ PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
   for (PointwiseStep &op : plan.pointwise) {
     if (op.phase != phase)
       continue;
-    for (const OperandSource &source : op.operands) {
-      auto column = [&] {
-        return arith::AddIOp::create(b, loc, unit, index(b, source.column));
-      };
-      switch (source.kind) {
-      case Kind::Product:
-        if (carriedInto(phase, source.index))
+    for (int64_t j = 0; j < op.pieces; ++j) {
+      for (const OperandSource &source : op.operands) {
+        // The operand's column for the unit's piece j.
+        int64_t offset = source.column + j * plan.width;
+        auto column = [&] {
+          return arith::AddIOp::create(b, loc, unit, index(b, offset));
+        };
+        switch (source.kind) {
+        case Kind::Product:
+          if (carriedInto(phase, source.index))
+            operands.push_back(
+                memref::LoadOp::create(b, loc, carriedFor(source.index, offset),
+                                       ValueRange{cur, row, unit}));
+          break;
+        case Kind::Computed:
+          if (plan.pointwise[source.computed.op].phase != phase)
+            operands.push_back(
+                memref::LoadOp::create(b, loc, scratchFor(source.computed),
+                                       ValueRange{cur, row, column()}));
+          break;
+        case Kind::Concat: {
+          const Computed &piece = concatPiece(source, offset);
+          if (plan.pointwise[piece.op].phase != phase)
+            operands.push_back(memref::LoadOp::create(
+                b, loc, scratchFor(piece), ValueRange{cur, row, unit}));
+          break;
+        }
+        case Kind::Input:
           operands.push_back(memref::LoadOp::create(
-              b, loc, carriedFor(source.index, source.column),
-              ValueRange{cur, row, unit}));
-        break;
-      case Kind::Computed:
-        if (plan.pointwise[source.computed.op].phase != phase)
-          operands.push_back(memref::LoadOp::create(
-              b, loc, scratchFor(source.computed), ValueRange{cur, row, unit}));
-        break;
-      case Kind::Input:
-        operands.push_back(memref::LoadOp::create(
-            b, loc, inputs[source.index], ValueRange{step, row, column()}));
-        break;
-      case Kind::State:
-        operands.push_back(
-            memref::LoadOp::create(b, loc, stateBuffers[source.index],
-                                   ValueRange{cur, row, column()}));
-        break;
-      case Kind::Above: {
-        Value buffer = aboveBuffers.lookup(source.above);
-        if (cast<MemRefType>(buffer.getType()).getRank() == 1)
+              b, loc, inputs[source.index], ValueRange{step, row, column()}));
+          break;
+        case Kind::State:
           operands.push_back(
-              memref::LoadOp::create(b, loc, buffer, ValueRange{unit}));
-        else
-          operands.push_back(
-              memref::LoadOp::create(b, loc, buffer, ValueRange{row, unit}));
-        break;
-      }
+              memref::LoadOp::create(b, loc, stateBuffers[source.index],
+                                     ValueRange{cur, row, column()}));
+          break;
+        case Kind::Above: {
+          Value buffer = aboveBuffers.lookup(source.above);
+          if (cast<MemRefType>(buffer.getType()).getRank() == 1)
+            operands.push_back(
+                memref::LoadOp::create(b, loc, buffer, ValueRange{column()}));
+          else
+            operands.push_back(memref::LoadOp::create(
+                b, loc, buffer, ValueRange{row, column()}));
+          break;
+        }
+        }
       }
     }
   }
@@ -119,14 +131,21 @@ PersistentKernelBuilder::mapOperands(unsigned phase, ValueRange operands) {
   for (PointwiseStep &op : plan.pointwise) {
     if (op.phase != phase)
       continue;
-    IRMapping &mapping = mappings.emplace_back();
-    Block &region = op.op.getBody().front();
-    for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      if ((source.kind == Kind::Product && !carriedInto(phase, source.index)) ||
-          (source.kind == Kind::Computed &&
-           plan.pointwise[source.computed.op].phase == phase))
-        continue;
-      mapping.map(arg, *next++);
+    for (int64_t j = 0; j < op.pieces; ++j) {
+      IRMapping &mapping = mappings.emplace_back();
+      for (auto [source, arg] :
+           llvm::zip(op.operands, pointwiseArguments(op))) {
+        if ((source.kind == Kind::Product &&
+             !carriedInto(phase, source.index)) ||
+            (source.kind == Kind::Computed &&
+             plan.pointwise[source.computed.op].phase == phase) ||
+            (source.kind == Kind::Concat &&
+             plan.pointwise[concatPiece(source, source.column + j * plan.width)
+                                .op]
+                     .phase == phase))
+          continue;
+        mapping.map(arg, *next++);
+      }
     }
   }
   assert(next == operands.end() && "operands of another phase");
@@ -146,10 +165,11 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                                              Value row, Value stagedRow,
                                              Value unit, Value store) {
   using Kind = OperandSource::Kind;
-  SmallVector<std::pair<Computed, Value>> results;
-  auto resultOf = [&](const Computed &value) -> Value {
-    for (auto &[v, r] : results)
-      if (v == value)
+  // The phase's results, by value and piece.
+  SmallVector<std::tuple<Computed, int64_t, Value>> results;
+  auto resultOf = [&](const Computed &value, int64_t piece = 0) -> Value {
+    for (auto &[v, j, r] : results)
+      if (v == value && j == piece)
         return r;
     return Value();
   };
@@ -157,33 +177,113 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
   for (auto [i, op] : llvm::enumerate(plan.pointwise)) {
     if (op.phase != phase)
       continue;
-    IRMapping &mapping = mappings[m++];
-    Block &region = op.op.getBody().front();
-    for (auto [source, arg] : llvm::zip(op.operands, region.getArguments())) {
-      if (source.kind == Kind::Product && !carriedInto(phase, source.index))
-        mapping.map(arg, columns.lookup({source.index, source.column}));
-      else if (source.kind == Kind::Computed &&
-               plan.pointwise[source.computed.op].phase == phase)
-        mapping.map(arg, resultOf(source.computed));
+    for (int64_t j = 0; j < op.pieces; ++j) {
+      IRMapping &mapping = mappings[m++];
+      for (auto [source, arg] :
+           llvm::zip(op.operands, pointwiseArguments(op))) {
+        int64_t offset = source.column + j * plan.width;
+        if (source.kind == Kind::Product && !carriedInto(phase, source.index))
+          mapping.map(arg, columns.lookup({source.index, offset}));
+        else if (source.kind == Kind::Computed &&
+                 plan.pointwise[source.computed.op].phase == phase)
+          mapping.map(arg, resultOf(source.computed, offset / plan.width));
+        else if (source.kind == Kind::Concat) {
+          const Computed &piece = concatPiece(source, offset);
+          if (plan.pointwise[piece.op].phase == phase)
+            mapping.map(arg, resultOf(piece));
+        }
+      }
+      auto pointwise = dyn_cast<PointwiseOp>(op.op);
+      if (!pointwise) {
+        // A lone elementwise op: its scalar form.
+        SmallVector<Value> scalars;
+        for (Value operand : op.op->getOperands())
+          scalars.push_back(mapping.lookup(operand));
+        Type element = cast<RankedTensorType>(op.op->getResult(0).getType())
+                           .getElementType();
+        Operation *scalar =
+            b.create(op.op->getLoc(), op.op->getName().getIdentifier(), scalars,
+                     {element}, op.op->getAttrs());
+        results.push_back({Computed{unsigned(i), 0}, j, scalar->getResult(0)});
+        continue;
+      }
+      Block &region = pointwise.getBody().front();
+      for (Operation &inner : region.without_terminator())
+        b.clone(inner, mapping);
+      auto yield = cast<PointwiseYieldOp>(region.getTerminator());
+      for (auto [r, value] : llvm::enumerate(yield.getValues()))
+        results.push_back({Computed{unsigned(i), unsigned(r)}, j,
+                           mapping.lookupOrDefault(value)});
     }
-    for (Operation &inner : region.without_terminator())
-      b.clone(inner, mapping);
-    auto yield = cast<PointwiseYieldOp>(region.getTerminator());
-    for (auto [r, value] : llvm::enumerate(yield.getValues()))
-      results.push_back(
-          {Computed{unsigned(i), unsigned(r)}, mapping.lookupOrDefault(value)});
   }
   using YieldKind = PersistentPlan::YieldSource::Kind;
-  scf::IfOp::create(b, loc, store, [&](OpBuilder &ib, Location l) {
-    // A yield of a state argument (the state at the start of the step) is
-    // written in the first phase, a product in its own.
-    auto yielded = [&](const PersistentPlan::YieldSource &source) -> Value {
+  scf::IfOp::create(b, loc, store, [&](OpBuilder &sb, Location l) {
+    // Packed sequences: a step at or past row b's length keeps its states
+    // and writes zeros to its outputs (the per-step lowering's masks).
+    Value live;
+    if (lengths) {
+      Value length = memref::LoadOp::create(sb, l, lengths, ValueRange{row});
+      Value stepAsLength =
+          arith::IndexCastOp::create(sb, l, length.getType(), step);
+      live = arith::CmpIOp::create(sb, l, arith::CmpIPredicate::slt,
+                                   stepAsLength, length);
+    }
+    // `value` where the row is live, else `inactive` (zero where null).
+    auto masked = [&](OpBuilder &ib, Value value,
+                      function_ref<Value(OpBuilder &)> inactive) -> Value {
+      if (!live)
+        return value;
+      Value other = inactive ? inactive(ib)
+                             : arith::ConstantOp::create(
+                                   ib, l, ib.getZeroAttr(value.getType()))
+                                   .getResult();
+      return arith::SelectOp::create(ib, l, live, value, other);
+    };
+    // Stores what `value` builds at (lead, row, column) of `buffer`; a
+    // buffer narrower than N (a state that a product makes, an LSTMP's
+    // projected h, or its sequence) only for the units it has, its value
+    // built under the same condition (the loads it may take would be out
+    // of its rows).
+    auto storeTo = [&](Value buffer, Value lead, Value column,
+                       function_ref<Value(OpBuilder &)> value) {
+      int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(2);
+      auto build = [&](OpBuilder &ib) {
+        memref::StoreOp::create(ib, l, value(ib), buffer,
+                                ValueRange{lead, row, column});
+      };
+      if (width >= plan.width) {
+        build(sb);
+        return;
+      }
+      Value within = arith::CmpIOp::create(sb, l, arith::CmpIPredicate::ult,
+                                           column, index(sb, width));
+      scf::IfOp::create(sb, l, within, [&](OpBuilder &ib, Location) {
+        build(ib);
+        scf::YieldOp::create(ib, l);
+      });
+    };
+    // Whether the phase makes what `source` yields: a state argument (the
+    // state at the start of the step) is written in the first phase, a
+    // product in its own.
+    auto madeHere = [&](const PersistentPlan::YieldSource &source) {
+      switch (source.kind) {
+      case YieldKind::Computed:
+        return bool(resultOf(source.computed));
+      case YieldKind::StateArg:
+        return phase == 0;
+      case YieldKind::Product:
+        return plan.products[source.index].phase == phase;
+      case YieldKind::Concat:
+        break;
+      }
+      return false;
+    };
+    auto yielded = [&](OpBuilder &ib,
+                       const PersistentPlan::YieldSource &source) -> Value {
       switch (source.kind) {
       case YieldKind::Computed:
         return resultOf(source.computed);
       case YieldKind::StateArg: {
-        if (phase != 0)
-          return Value();
         // A training forward saves h_{t-1}: where the phase staged it,
         // from shared memory (from global memory, the store waited for
         // the load's round trip: 15% of the kernel's time in ncu).
@@ -201,42 +301,70 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
                                       ValueRange{cur, row, unit});
       }
       case YieldKind::Product:
-        if (plan.products[source.index].phase != phase)
-          return Value();
         return columns.lookup({source.index, 0});
       case YieldKind::Concat:
         break;
       }
-      return Value();
+      llvm_unreachable("a concatenation is stored piece by piece");
+    };
+    // Column unit + j · N, the unit's piece j.
+    auto pieceColumn = [&](int64_t j) -> Value {
+      if (j == 0)
+        return unit;
+      return arith::AddIOp::create(sb, l, unit, index(sb, j * plan.width));
     };
     for (auto [o, r] : llvm::enumerate(plan.outputResults)) {
-      if (r.kind == YieldKind::Concat) {
+      switch (r.kind) {
+      case YieldKind::Concat:
         // Each piece at its columns, in the phase that makes it.
         for (auto [j, piece] : llvm::enumerate(plan.concats[r.index].pieces))
           if (Value v = resultOf(piece))
-            memref::StoreOp::create(
-                ib, l, v, outputs[o],
-                ValueRange{
-                    step, row,
-                    arith::AddIOp::create(ib, l, unit,
-                                          index(ib, int64_t(j) * plan.width))});
-        continue;
+            storeTo(outputs[o], step, pieceColumn(int64_t(j)),
+                    [&](OpBuilder &ib) { return masked(ib, v, nullptr); });
+        break;
+      case YieldKind::Product:
+        // Each N-wide piece of its columns (one where it has N or fewer).
+        if (madeHere(r))
+          for (int64_t j = 0; j < productPieces(r.index); ++j) {
+            Value v = columns.lookup({r.index, j * plan.width});
+            storeTo(outputs[o], step, pieceColumn(j),
+                    [&](OpBuilder &ib) { return masked(ib, v, nullptr); });
+          }
+        break;
+      case YieldKind::Computed:
+        for (int64_t j = 0; j < plan.pointwise[r.computed.op].pieces; ++j)
+          if (Value v = resultOf(r.computed, j))
+            storeTo(outputs[o], step, pieceColumn(j),
+                    [&](OpBuilder &ib) { return masked(ib, v, nullptr); });
+        break;
+      case YieldKind::StateArg:
+        if (madeHere(r))
+          storeTo(outputs[o], step, unit, [&](OpBuilder &ib) {
+            return masked(ib, yielded(ib, r), nullptr);
+          });
+        break;
       }
-      if (Value v = yielded(r))
-        memref::StoreOp::create(ib, l, v, outputs[o],
-                                ValueRange{step, row, unit});
     }
-    for (auto [s, r] : llvm::enumerate(plan.stateResults))
-      if (Value v = yielded(r))
-        memref::StoreOp::create(ib, l, v, stateBuffers[s],
-                                ValueRange{next, row, unit});
+    for (auto [s, r] : llvm::enumerate(plan.stateResults)) {
+      if (!madeHere(r))
+        continue;
+      Value buffer = stateBuffers[s];
+      storeTo(buffer, next, unit, [&](OpBuilder &ib) {
+        return masked(ib, yielded(ib, r), [&](OpBuilder &ob) -> Value {
+          return memref::LoadOp::create(ob, l, buffer,
+                                        ValueRange{cur, row, unit});
+        });
+      });
+    }
     for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
-      if (Value v = resultOf(value))
-        memref::StoreOp::create(ib, l, v, buffer, ValueRange{cur, row, unit});
+      for (int64_t j = 0; j < plan.pointwise[value.op].pieces; ++j)
+        if (Value v = resultOf(value, j))
+          memref::StoreOp::create(sb, l, v, buffer,
+                                  ValueRange{cur, row, pieceColumn(j)});
     for (auto [column, buffer] : llvm::zip(carriedColumns, carried))
       if (plan.products[column.first].phase == phase)
-        memref::StoreOp::create(ib, l, columns.lookup(column), buffer,
+        memref::StoreOp::create(sb, l, columns.lookup(column), buffer,
                                 ValueRange{cur, row, unit});
-    scf::YieldOp::create(ib, l);
+    scf::YieldOp::create(sb, l);
   });
 }

@@ -151,11 +151,27 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
       loadRegisterWeights(b, warpUnit(b, slotUnit(b, slot, s)).index, lane);
   }
 
-  forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {
-    for (auto [init, buffer] : llvm::zip(inits, stateBuffers)) {
-      Value v = memref::LoadOp::create(ib, loc, init, ValueRange{row, unit});
-      memref::StoreOp::create(ib, loc, v, buffer, ValueRange{zero, row, unit});
+  // A state narrower than N: its units only.
+  auto forStateUnits = [&](OpBuilder &ib, unsigned s, Value unit,
+                           function_ref<void(OpBuilder &)> body) {
+    if (plan.stateWidths[s] == plan.width) {
+      body(ib);
+      return;
     }
+    Value within = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult,
+                                         unit, index(ib, plan.stateWidths[s]));
+    scf::IfOp::create(ib, loc, within, [&](OpBuilder &tb, Location) {
+      body(tb);
+      scf::YieldOp::create(tb, loc);
+    });
+  };
+  forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {
+    for (auto [s, init, buffer] : llvm::enumerate(inits, stateBuffers))
+      forStateUnits(ib, s, unit, [&](OpBuilder &tb) {
+        Value v = memref::LoadOp::create(tb, loc, init, ValueRange{row, unit});
+        memref::StoreOp::create(tb, loc, v, buffer,
+                                ValueRange{zero, row, unit});
+      });
   });
   GridBarrierOp::create(b, loc, counter, one);
 
@@ -220,10 +236,11 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
 
   Value last = arith::RemUIOp::create(b, loc, seqLen, two);
   forOwnElements(b, threadId, [&](OpBuilder &ib, Value row, Value unit) {
-    for (auto [buffer, final] : llvm::zip(stateBuffers, finals)) {
-      Value v =
-          memref::LoadOp::create(ib, loc, buffer, ValueRange{last, row, unit});
-      memref::StoreOp::create(ib, loc, v, final, ValueRange{row, unit});
-    }
+    for (auto [s, buffer, final] : llvm::enumerate(stateBuffers, finals))
+      forStateUnits(ib, s, unit, [&](OpBuilder &tb) {
+        Value v = memref::LoadOp::create(tb, loc, buffer,
+                                         ValueRange{last, row, unit});
+        memref::StoreOp::create(tb, loc, v, final, ValueRange{row, unit});
+      });
   });
 }

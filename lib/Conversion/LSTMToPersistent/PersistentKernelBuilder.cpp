@@ -90,14 +90,18 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     SmallVector<int64_t> &needed = neededColumns.emplace_back();
     for (const PointwiseStep &step : cell.pointwise)
       for (const OperandSource &source : step.operands)
-        if (source.kind == Kind::Product && source.index == p &&
-            !llvm::is_contained(needed, source.column))
-          needed.push_back(source.column);
-    // A product that is a new state: its column n.
-    for (const PersistentPlan::YieldSource &state : cell.stateResults)
-      if (state.kind == YieldKind::Product && state.index == p &&
-          !llvm::is_contained(needed, int64_t{0}))
-        needed.push_back(0);
+        for (int64_t j = 0; j < step.pieces; ++j)
+          if (source.kind == Kind::Product && source.index == p &&
+              !llvm::is_contained(needed, source.column + j * n))
+            needed.push_back(source.column + j * n);
+    // A product that is a new state or an output: its columns n + j · N.
+    for (const PersistentPlan::YieldSource &yielded :
+         llvm::concat<const PersistentPlan::YieldSource>(cell.stateResults,
+                                                         cell.outputResults))
+      if (yielded.kind == YieldKind::Product && yielded.index == p)
+        for (int64_t j = 0; j < productPieces(p); ++j)
+          if (!llvm::is_contained(needed, j * n))
+            needed.push_back(j * n);
     for (auto &[input, weight] : product.terms) {
       int64_t depth = inputWidth(input);
       registersNeeded +=
@@ -134,19 +138,28 @@ PersistentKernelBuilder::PersistentKernelBuilder(
       if (source.kind == Kind::Computed &&
           cell.pointwise[source.computed.op].phase < step.phase)
         addScratch(source.computed);
+      if (source.kind == Kind::Concat)
+        for (const Computed &piece : cell.concats[source.index].pieces)
+          if (cell.pointwise[piece.op].phase < step.phase)
+            addScratch(piece);
       if (source.kind != Kind::Product)
         continue;
       // Each product once, in its own phase (the first whose inputs are
       // complete); a later phase's op reads the column from global memory.
       unsigned own = cell.products[source.index].phase;
       compute(own, source.index);
-      std::pair<unsigned, int64_t> column{source.index, source.column};
-      if (step.phase > own && !llvm::is_contained(carriedColumns, column))
-        carriedColumns.push_back(column);
+      for (int64_t j = 0; j < step.pieces; ++j) {
+        std::pair<unsigned, int64_t> column{source.index,
+                                            source.column + j * n};
+        if (step.phase > own && !llvm::is_contained(carriedColumns, column))
+          carriedColumns.push_back(column);
+      }
     }
-  for (const PersistentPlan::YieldSource &state : cell.stateResults)
-    if (state.kind == YieldKind::Product)
-      compute(cell.products[state.index].phase, state.index);
+  for (const PersistentPlan::YieldSource &yielded :
+       llvm::concat<const PersistentPlan::YieldSource>(cell.stateResults,
+                                                       cell.outputResults))
+    if (yielded.kind == YieldKind::Product)
+      compute(cell.products[yielded.index].phase, yielded.index);
   for (const SmallVector<TermInput> &phase : stagedInputs) {
     maxStaged = std::max(maxStaged, phase.size());
     for (const TermInput &input : phase)
@@ -267,6 +280,14 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     stepGridBarrier = true;
 }
 
+int64_t PersistentKernelBuilder::productPieces(unsigned product) const {
+  const Product &p = plan.products[product];
+  Value weight = p.terms.front().second;
+  int64_t rows =
+      cast<RankedTensorType>(weight.getType()).getDimSize(p.transposed ? 1 : 0);
+  return divCeil(rows, plan.width);
+}
+
 int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
   switch (input.kind) {
   case TermInput::Kind::Concat:
@@ -274,8 +295,9 @@ int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
   case TermInput::Kind::Input:
     return plan.inStepInputs.lookup(input.index);
   case TermInput::Kind::State:
+    return plan.stateWidths[input.index];
   case TermInput::Kind::Computed:
-    break;
+    return plan.pointwise[input.computed.op].pieces * plan.width;
   }
   return plan.width;
 }
@@ -352,6 +374,9 @@ void PersistentKernelBuilder::assertExtents() {
     assertExtent(rewriter, loc, init, 0, batch,
                  "lstm.layer: initial state #" + Twine(i) +
                      " has a different batch size than the input");
+  if (Value rowLengths = layer.getLengths())
+    assertExtent(rewriter, loc, rowLengths, 0, batch,
+                 "lstm.layer: lengths has a different size than the batch");
   for (const PointwiseStep &step : plan.pointwise)
     for (const OperandSource &source : step.operands)
       if (source.kind == OperandSource::Kind::Above &&
@@ -368,6 +393,8 @@ void PersistentKernelBuilder::prepareBuffers() {
                                           : readOnlyBuffer(seq));
   for (Value init : layer.getInits())
     inits.push_back(readOnlyBuffer(init));
+  if (Value rowLengths = layer.getLengths())
+    lengths = readOnlyBuffer(rowLengths);
   for (const PointwiseStep &step : plan.pointwise)
     for (const OperandSource &source : step.operands)
       if (source.kind == OperandSource::Kind::Above &&
@@ -386,10 +413,9 @@ void PersistentKernelBuilder::prepareBuffers() {
   }
 
   Type f32 = rewriter.getF32Type();
-  for (size_t s = 0; s < layer.getInits().size(); ++s)
+  for (int64_t width : plan.stateWidths)
     stateBuffers.push_back(memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
+        rewriter, loc, MemRefType::get({2, ShapedType::kDynamic, width}, f32),
         ValueRange{batch}));
   for (Value out : layer.getOutputs())
     outputs.push_back(
@@ -400,10 +426,12 @@ void PersistentKernelBuilder::prepareBuffers() {
   // Two per value, used by alternate steps (as the states): a block that
   // starts the next step while another still stages this one's values
   // writes the other buffer.
-  for (size_t i = 0; i < scratchValues.size(); ++i)
+  for (const Computed &value : scratchValues)
     scratch.push_back(memref::AllocOp::create(
         rewriter, loc,
-        MemRefType::get({2, ShapedType::kDynamic, plan.width}, f32),
+        MemRefType::get({2, ShapedType::kDynamic,
+                         plan.pointwise[value.op].pieces * plan.width},
+                        f32),
         ValueRange{batch}));
   for (size_t i = 0; i < carriedColumns.size(); ++i)
     carried.push_back(memref::AllocOp::create(

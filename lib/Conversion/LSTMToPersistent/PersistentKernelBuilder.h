@@ -198,6 +198,8 @@ private:
                  int64_t offset, int64_t depth, Value staged, Value threadId,
                  Value first, Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
+  Value weightRow(OpBuilder &b, Value weight, bool transposed, Value unit,
+                  int64_t column);
   /// A warp's unit: the index to compute with, and whether it is stored.
   struct WarpUnit {
     Value index, inside;
@@ -248,6 +250,14 @@ private:
                       Value store);
   /// K: the width of a product input (N, or a concatenation's).
   int64_t inputWidth(const TermInput &input) const;
+  /// The N-wide piece of a concatenation operand at column `column`.
+  const Computed &concatPiece(const OperandSource &source,
+                              int64_t column) const {
+    return plan.concats[source.index].pieces[column / plan.width];
+  }
+  /// How many N-wide pieces the columns of product `product` take (one
+  /// where it has N or fewer).
+  int64_t productPieces(unsigned product) const;
   /// Whether a lane reads the terms of a dot product of width `k` from
   /// shared memory kVectorTerms at a time (terms 4·lane + 128·j + e)
   /// rather than one (terms lane + 32·j).
@@ -333,6 +343,9 @@ private:
   /// Input sequences that another layer of a stack's kernel writes.
   DenseMap<unsigned, Value> stackInputs;
   SmallVector<Value> inputs, inits, stateBuffers, outputs, finals;
+  /// The layer's lengths [B], if it has them: a step t >= lengths[b] keeps
+  /// row b's states and writes zeros to its outputs (computeElement).
+  Value lengths;
   /// Per product, per term: the weight [M, K].
   SmallVector<SmallVector<Value>> weights;
   DenseMap<Value, Value> aboveBuffers;

@@ -6,18 +6,24 @@
 //
 // The cell must be what lstm-optimize{wavefront=false} makes of a cell:
 // products of whole states or of whole results of pointwise ops (combined or
-// not), and lstm.pointwise ops that read them, the step's inputs, the
-// states, values defined above and earlier pointwise results, each whole or
-// as a column slice, and make every output and every new state. A product
-// of a computed value (Cho's R_n (r * h)) starts a new phase of the step.
-// Anything else in the cell (a gate with an epilogue, a value of another
-// width) is a reason to leave the layer to the per-step lowering.
+// not), and lstm.pointwise ops (or lone elementwise arith and math ops) that
+// read them, the step's inputs, the states, values defined above, earlier
+// pointwise results and concatenations of them, each whole or as a column
+// slice, and make every output and every new state. N, the kernel's units,
+// is the widest state's width: pointwise values are k · N wide (k pieces a
+// unit), a narrower state is a product's. A product of a computed value
+// (Cho's R_n (r * h), LSTMP's projection, a layer norm's mean) starts a new
+// phase of the step. Anything else in the cell (a gate with an epilogue, a
+// pointwise value of another width) is a reason to leave the layer to the
+// per-step lowering.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PersistentPlan.h"
 #include "lstm/Utils/AssembledTensors.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Debug.h"
 
@@ -66,6 +72,34 @@ struct PartialConcat {
   std::map<int64_t, Computed> pieces;
 };
 
+/// Whether `op` is an elementwise arith or math op on [B, W] f32 tensors,
+/// all of one type, that no lstm.pointwise holds (lstm-fuse-elementwise
+/// leaves a group of one op as it is).
+static bool isLoneElementwise(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      !op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
+      op->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isF32())
+    return false;
+  return llvm::all_of(op->getOperandTypes(),
+                      [&](Type operand) { return operand == type; });
+}
+
+ValueRange mlir::lstm::persistent::pointwiseInputs(const PointwiseStep &step) {
+  if (auto pointwise = dyn_cast<PointwiseOp>(step.op))
+    return pointwise.getInputs();
+  return step.op->getOperands();
+}
+
+SmallVector<Value>
+mlir::lstm::persistent::pointwiseArguments(const PointwiseStep &step) {
+  if (auto pointwise = dyn_cast<PointwiseOp>(step.op))
+    return SmallVector<Value>(pointwise.getBody().front().getArguments());
+  return SmallVector<Value>(step.op->getOperands());
+}
+
 /// The concatenation `partial` if its pieces are N wide and cover its
 /// columns, else nullopt.
 static std::optional<Concat> completeConcat(const PartialConcat &partial,
@@ -110,9 +144,11 @@ matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
     int64_t depth = plan.width;
     if (std::optional<unsigned> state = stateIndex(input, layer)) {
       term.index = *state;
+      depth = plan.stateWidths[*state];
     } else if (auto it = computed.find(input); it != computed.end()) {
       term.kind = TermInput::Kind::Computed;
       term.computed = it->second;
+      depth = plan.pointwise[it->second.op].pieces * plan.width;
       product.phase =
           std::max(product.phase, plan.pointwise[it->second.op].phase + 1);
     } else if (auto pt = partials.find(input); pt != partials.end()) {
@@ -186,9 +222,23 @@ columnRange(tensor::ExtractSliceOp slice) {
     return std::nullopt;
   // A static source width, so that the verifier has checked c + width
   // against it; every row (the source's batch extent: the same static
-  // extent, a tensor.dim of it, or the size its assembly was made with).
-  if (slice.getSourceType().isDynamicDim(1) ||
-      !isWholeExtent(slice.getMixedSizes()[0], slice.getSource(), 0))
+  // extent, a tensor.dim of it, the size its assembly was made with, or
+  // the batch of one of the cell's arguments, which every value the step
+  // computes from them shares: a backward's slices of a 4N-wide value
+  // sized by a state's rows).
+  if (slice.getSourceType().isDynamicDim(1))
+    return std::nullopt;
+  OpFoldResult rows = slice.getMixedSizes()[0];
+  auto dim = isa<Value>(rows) ? cast<Value>(rows).getDefiningOp<tensor::DimOp>()
+                              : tensor::DimOp();
+  bool cellBatch =
+      dim && dim.getConstantIndex() == 0 &&
+      isa<BlockArgument>(dim.getSource()) &&
+      isa<LayerOp>(dim.getSource().getParentBlock()->getParentOp()) &&
+      !isDefinedAbove(
+          slice.getSource(),
+          cast<LayerOp>(dim.getSource().getParentBlock()->getParentOp()));
+  if (!cellBatch && !isWholeExtent(rows, slice.getSource(), 0))
     return std::nullopt;
   return std::make_pair(offsets[1], sizes[1]);
 }
@@ -222,11 +272,15 @@ sliceConcat(tensor::ExtractSliceOp slice, int64_t width,
   return part;
 }
 
-/// Where element (b, n) of pointwise operand `v` comes from.
+/// Where element (b, n) of pointwise operand `v`, of an op `opWidth` wide
+/// (a multiple of N), comes from. A concatenation it reads is added to
+/// `plan`.
 static FailureOr<OperandSource>
-matchOperand(Value v, LayerOp layer, int64_t width,
+matchOperand(Value v, LayerOp layer, int64_t width, int64_t opWidth,
              const DenseMap<Operation *, unsigned> &productIndex,
-             const DenseMap<Value, Computed> &computed) {
+             const DenseMap<Value, Computed> &computed,
+             const DenseMap<Value, PartialConcat> &partials,
+             PersistentPlan &plan) {
   using Kind = OperandSource::Kind;
   auto type = cast<RankedTensorType>(v.getType());
   if (isDefinedAbove(v, layer)) {
@@ -237,12 +291,12 @@ matchOperand(Value v, LayerOp layer, int64_t width,
   Value source = v;
   int64_t column = 0;
   if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
-    std::optional<int64_t> c = columnSlice(slice, width);
+    std::optional<int64_t> c = columnSlice(slice, opWidth);
     if (!c)
       return failure();
     source = slice.getSource();
     column = *c;
-  } else if (type.getRank() != 2 || type.getDimSize(1) != width) {
+  } else if (type.getRank() != 2 || type.getDimSize(1) != opWidth) {
     return failure();
   }
   if (std::optional<unsigned> i = inputIndex(source, layer))
@@ -252,27 +306,42 @@ matchOperand(Value v, LayerOp layer, int64_t width,
   if (Operation *def = source.getDefiningOp())
     if (auto it = productIndex.find(def); it != productIndex.end())
       return OperandSource{Kind::Product, it->second, column, {}, {}};
-  if (auto it = computed.find(source); it != computed.end() && column == 0)
-    return OperandSource{Kind::Computed, 0, 0, {}, it->second};
+  // A computed value's whole pieces (those a unit evaluates itself).
+  if (auto it = computed.find(source);
+      it != computed.end() && column % width == 0)
+    return OperandSource{Kind::Computed, 0, column, {}, it->second};
+  // A concatenation of N-wide results (a backward's dG of a layer
+  // normalisation's 4N-wide gates), whole pieces of it.
+  if (auto pt = partials.find(source);
+      pt != partials.end() && column % width == 0) {
+    std::optional<Concat> concat = completeConcat(pt->second, width);
+    if (!concat)
+      return failure();
+    auto index = unsigned(plan.concats.size());
+    plan.concats.push_back(std::move(*concat));
+    return OperandSource{Kind::Concat, index, column, {}, {}};
+  }
   return failure();
 }
 
 FailureOr<PersistentPlan>
 mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
                                             std::string *whyNot) {
-  if (layer.getLengths())
-    return reject(layer, whyNot, "it has lengths");
   if (layer.getInputs().empty())
     return reject(layer, whyNot, "it has no input sequence");
   if (layer.getInits().empty())
     return reject(layer, whyNot, "it has no state");
   PersistentPlan plan;
   plan.layer = layer;
-  // N: the states' width, which every pointwise result shares.
-  auto stateType = cast<RankedTensorType>(layer.getInits().front().getType());
-  if (stateType.getRank() != 2 || stateType.isDynamicDim(1))
-    return reject(layer, whyNot, "a state that is not [B, N] with a static N");
-  plan.width = stateType.getDimSize(1);
+  // N: the widest state's width, which every pointwise result shares.
+  for (Value init : layer.getInits()) {
+    auto stateType = cast<RankedTensorType>(init.getType());
+    if (stateType.getRank() != 2 || stateType.isDynamicDim(1))
+      return reject(layer, whyNot,
+                    "a state that is not [B, W] with a static W");
+    plan.stateWidths.push_back(stateType.getDimSize(1));
+    plan.width = std::max(plan.width, stateType.getDimSize(1));
+  }
   DenseMap<Operation *, unsigned> productIndex;
   // The pointwise results the step computes, and per product its phase.
   DenseMap<Value, Computed> computed;
@@ -319,41 +388,45 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
       plan.products.push_back(*product);
       continue;
     }
-    if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
-      auto resultType =
-          cast<RankedTensorType>(pointwise.getResult(0).getType());
-      if (plan.pointwise.empty()) {
-        if (resultType.getRank() != 2 || resultType.getDimSize(1) != plan.width)
-          return reject(layer, whyNot,
-                        "a pointwise op that is not [B, N], N the states' "
-                        "width");
-        if (!resultType.getElementType().isF32())
-          return reject(layer, whyNot, "not f32");
-      }
-      Type common = plan.pointwise.empty()
-                        ? Type(resultType)
-                        : plan.pointwise.front().op.getResult(0).getType();
-      for (Value r : pointwise.getResults())
-        if (r.getType() != common)
+    if (isa<PointwiseOp>(op) || isLoneElementwise(&op)) {
+      auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+      if (resultType.getRank() != 2 || resultType.isDynamicDim(1) ||
+          resultType.getDimSize(1) % plan.width != 0)
+        return reject(layer, whyNot,
+                      "a pointwise op that is not [B, k * N], N the widest "
+                      "state's width");
+      if (!resultType.getElementType().isF32())
+        return reject(layer, whyNot, "not f32");
+      for (Value r : op.getResults())
+        if (r.getType() != resultType)
           return reject(layer, whyNot, "pointwise results of different types");
-      PointwiseStep step{pointwise, {}, 0};
-      for (Value operand : pointwise.getInputs()) {
+      int64_t opWidth = resultType.getDimSize(1);
+      PointwiseStep step{&op, {}, 0, opWidth / plan.width};
+      for (Value operand : pointwiseInputs(step)) {
         FailureOr<OperandSource> source =
-            matchOperand(operand, layer, plan.width, productIndex, computed);
-        if (failed(source))
+            matchOperand(operand, layer, plan.width, opWidth, productIndex,
+                         computed, partials, plan);
+        if (failed(source)) {
+          LLVM_DEBUG(llvm::dbgs() << "lstm-to-persistent: the operand "
+                                  << operand << " of " << op << "\n");
           return reject(layer, whyNot,
                         "a pointwise operand read other than as a column "
                         "slice of a state, an input, a product, a value "
-                        "defined above or a whole result of a pointwise op");
+                        "defined above, a whole result of a pointwise op "
+                        "or a concatenation of those");
+        }
         if (source->kind == OperandSource::Kind::Product)
           step.phase = std::max(step.phase, plan.products[source->index].phase);
         if (source->kind == OperandSource::Kind::Computed)
           step.phase =
               std::max(step.phase, plan.pointwise[source->computed.op].phase);
+        if (source->kind == OperandSource::Kind::Concat)
+          for (const Computed &piece : plan.concats[source->index].pieces)
+            step.phase = std::max(step.phase, plan.pointwise[piece.op].phase);
         step.operands.push_back(*source);
       }
       unsigned index = plan.pointwise.size();
-      for (auto [r, result] : llvm::enumerate(pointwise.getResults()))
+      for (auto [r, result] : llvm::enumerate(op.getResults()))
         computed[result] = Computed{index, unsigned(r)};
       plan.numPhases = std::max(plan.numPhases, step.phase + 1);
       plan.pointwise.push_back(std::move(step));
@@ -372,7 +445,8 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
   for (Product &product : plan.products) {
     for (Operation *user : product.gate->getUsers()) {
       auto readByPointwise = [&](Operation *op) {
-        return isa<PointwiseOp, tensor::DimOp, YieldOp>(op);
+        return isa<PointwiseOp, tensor::DimOp, YieldOp>(op) ||
+               isLoneElementwise(op);
       };
       if (readByPointwise(user))
         continue;
@@ -386,6 +460,9 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
 
   YieldOp yield = layer.getYield();
   using YieldKind = PersistentPlan::YieldSource::Kind;
+  // (The verifier makes a new state's type the state's: a computed one
+  // is N wide. An output may have several pieces: a training forward saves
+  // a layer normalisation's 4N-wide values.)
   auto yieldSource =
       [&](Value v) -> std::optional<PersistentPlan::YieldSource> {
     if (std::optional<unsigned> state = stateIndex(v, layer))
@@ -394,8 +471,23 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
       return PersistentPlan::YieldSource{YieldKind::Computed, 0, it->second};
     return std::nullopt;
   };
+  // A [B, M] product, M <= N or a multiple of N: its columns n + j · N are
+  // stored by unit n (an LSTMP's projected h, a backward step's dh; a
+  // training forward saves a layer normalisation's 4N-wide means).
+  auto productSource =
+      [&](Value v) -> std::optional<PersistentPlan::YieldSource> {
+    Operation *def = v.getDefiningOp();
+    auto it = def ? productIndex.find(def) : productIndex.end();
+    int64_t columns = cast<RankedTensorType>(v.getType()).getDimSize(1);
+    if (it == productIndex.end() ||
+        (columns > plan.width && columns % plan.width != 0))
+      return std::nullopt;
+    return PersistentPlan::YieldSource{YieldKind::Product, it->second, {}};
+  };
   for (Value out : yield.getOutputs()) {
     std::optional<PersistentPlan::YieldSource> source = yieldSource(out);
+    if (!source)
+      source = productSource(out);
     if (auto pt = partials.find(out); !source && pt != partials.end()) {
       if (std::optional<Concat> concat =
               completeConcat(pt->second, plan.width)) {
@@ -407,27 +499,19 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
     if (!source)
       return reject(layer, whyNot,
                     "an output that is neither a state, nor made by a "
-                    "pointwise op, nor a concatenation of those");
+                    "pointwise op or a product, nor a concatenation of "
+                    "those");
     plan.outputResults.push_back(*source);
   }
   for (Value state : yield.getState()) {
     std::optional<PersistentPlan::YieldSource> source = yieldSource(state);
-    if (Operation *def = state.getDefiningOp(); !source && def)
-      if (auto it = productIndex.find(def);
-          it != productIndex.end() &&
-          cast<RankedTensorType>(state.getType()).getDimSize(1) == plan.width)
-        source =
-            PersistentPlan::YieldSource{YieldKind::Product, it->second, {}};
+    if (!source)
+      source = productSource(state);
     if (!source)
       return reject(layer, whyNot,
                     "a new state that is neither a state, nor made by a "
-                    "pointwise op, nor a [B, N] product");
+                    "pointwise op, nor a product");
     plan.stateResults.push_back(*source);
-  }
-  for (Value init : layer.getInits()) {
-    auto type = cast<RankedTensorType>(init.getType());
-    if (type.getRank() != 2 || type.getDimSize(1) != plan.width)
-      return reject(layer, whyNot, "a state that is not [B, N]");
   }
   return plan;
 }

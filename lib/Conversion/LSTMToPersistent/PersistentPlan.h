@@ -71,7 +71,9 @@ struct Product {
   bool transposed = false;
 };
 
-/// Where element (b, n) of a pointwise operand is read.
+/// Where element (b, n) of a pointwise operand is read; for piece j of an
+/// op of several N-wide pieces (PointwiseStep::pieces), the column is
+/// `column + j · N` (a computed value's piece column / N + j).
 struct OperandSource {
   enum class Kind {
     /// Column `column + n` of product `index`, computed by the thread.
@@ -83,8 +85,11 @@ struct OperandSource {
     /// A value defined above the layer: `value[n]` (rank 1, broadcast over
     /// the batch) or `value[b, n]` (rank 2).
     Above,
-    /// `computed[b, n]`, a result of an earlier pointwise op.
+    /// `computed[b, column + n]`, a result of an earlier pointwise op.
     Computed,
+    /// Column `column + n` of concatenation `index` of N-wide pointwise
+    /// results (a piece of it, by column / N).
+    Concat,
   };
   Kind kind;
   unsigned index = 0;
@@ -93,9 +98,11 @@ struct OperandSource {
   Computed computed;
 };
 
-/// One lstm.pointwise op of the cell.
+/// One lstm.pointwise op of the cell, or a lone elementwise arith or math
+/// op on [B, W] f32 tensors that lstm-fuse-elementwise left as it is (a
+/// group of one: a backward's sum of two products' columns).
 struct PointwiseStep {
-  PointwiseOp op;
+  Operation *op = nullptr;
   /// One per operand.
   SmallVector<OperandSource> operands;
   /// The phase of the step it runs in: 0, or one more than the phase of
@@ -103,6 +110,10 @@ struct PointwiseStep {
   /// every unit, before the products can be computed: a grid barrier
   /// separates the phases).
   unsigned phase = 0;
+  /// Its width in N-wide pieces: an op of [B, k · N] results (a layer
+  /// normalisation's over the 4N gate pre-activations) evaluates k
+  /// elements for each (row, unit), piece j at column unit + j · N.
+  int64_t pieces = 1;
 };
 
 /// A layer the persistent kernel can run.
@@ -114,7 +125,7 @@ struct PersistentPlan {
   /// What each output and each new state is: a pointwise result, a state
   /// at the start of the step (a training forward saves h_{t-1}), a
   /// concatenation (an output: a backward step's dG), or column n of a
-  /// [B, N] product (a new state: a backward step's dh).
+  /// [B, M] product, M <= N (a backward step's dh, an LSTMP's projected h).
   struct YieldSource {
     enum class Kind { Computed, StateArg, Concat, Product };
     Kind kind = Kind::Computed;
@@ -124,14 +135,26 @@ struct PersistentPlan {
   };
   SmallVector<YieldSource> outputResults, stateResults;
   SmallVector<Concat> concats;
-  /// N: the width of every state, output and pointwise result.
+  /// N: the width of the widest state and of every pointwise result: the
+  /// units of the kernel's tiles.
   int64_t width = 0;
+  /// Each state's width: N, or less for a state that a product makes in
+  /// its own phase (an LSTMP's projected h: [B, P], P < N), which no
+  /// pointwise op reads and whose elements only units below its width
+  /// store.
+  SmallVector<int64_t> stateWidths;
   /// How many phases a step has (1 + the largest phase).
   unsigned numPhases = 1;
   /// The input sequences whose projections the step computes
   /// (projectInputInStep), with the width K of the sequence it reads.
   DenseMap<unsigned, int64_t> inStepInputs;
 };
+
+/// The operands of a step's op, and the values its element work maps them
+/// to: the region's arguments of an lstm.pointwise, the operands
+/// themselves of a lone elementwise op.
+ValueRange pointwiseInputs(const PointwiseStep &step);
+SmallVector<Value> pointwiseArguments(const PointwiseStep &step);
 
 /// The plan of `layer`, or failure when its cell is not of the form
 /// lstm-to-persistent handles; the reason goes to `whyNot` where given, and

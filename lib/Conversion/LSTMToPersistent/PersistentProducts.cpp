@@ -52,10 +52,10 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
     SmallVector<Segment> segments;
     switch (input.kind) {
     case TermInput::Kind::State:
-      segments.push_back({stateBuffers[input.index], cur, 0, n});
+      segments.push_back({stateBuffers[input.index], cur, 0, depth});
       break;
     case TermInput::Kind::Computed:
-      segments.push_back({scratchFor(input.computed), cur, 0, n});
+      segments.push_back({scratchFor(input.computed), cur, 0, depth});
       break;
     case TermInput::Kind::Concat:
       for (auto [j, piece] : llvm::enumerate(plan.concats[input.index].pieces))
@@ -181,6 +181,20 @@ Value PersistentKernelBuilder::productOperand(OpBuilder &b, Location l,
   return arith::ExtFOp::create(b, l, b.getF32Type(), rounded);
 }
 
+/// The row of `weight` ([M, K], or [K, M] `transposed`) that column
+/// `column` of `unit` multiplies: unit + column, clamped to the last row
+/// where the product is narrower than the units (an LSTMP's projection, M =
+/// P < N: the units past it compute the last row's sum and store nothing).
+Value PersistentKernelBuilder::weightRow(OpBuilder &b, Value weight,
+                                         bool transposed, Value unit,
+                                         int64_t column) {
+  int64_t rows = cast<MemRefType>(weight.getType()).getDimSize(transposed);
+  Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
+  if (column + plan.width <= rows)
+    return row;
+  return arith::MinUIOp::create(b, loc, row, index(b, rows - 1));
+}
+
 /// The weights a warp keeps in registers for the whole sequence, loaded
 /// before the time loop, for one more of its units (registerWeights[s]
 /// for the s-th): per product, per term, per column the product needs, the
@@ -199,7 +213,7 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
                       .getDimSize(product.transposed ? 0 : 1);
       auto &perColumn = perTerm.emplace_back();
       for (int64_t column : neededColumns[p]) {
-        Value row = arith::AddIOp::create(b, loc, unit, index(b, column));
+        Value row = weightRow(b, weight, product.transposed, unit, column);
         auto &values = perColumn.emplace_back();
         if (vectorTermsFor(n)) {
           // Terms 4·lane + 128·j + e, in that order (j, then e).
@@ -334,7 +348,7 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     SmallVector<Value> weightRows;
     for (int64_t column : columns)
       weightRows.push_back(
-          arith::AddIOp::create(b, loc, unit, index(b, column)));
+          weightRow(b, weight, product.transposed, unit, column));
     auto accumulate = [&](OpBuilder &nb, Location l, Value k,
                           SmallVector<Value> sums) {
       SmallVector<Value> h = stagedAt(nb, l, k);
