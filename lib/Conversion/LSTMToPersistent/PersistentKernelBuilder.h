@@ -4,9 +4,11 @@
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The builder of lstm-to-persistent: the kernel's layout and host side
-// (buffers, checks, the launch) in PersistentKernelBuilder.cpp, the
-// kernel's steps and phases in PersistentKernel.cpp, its products (staging,
+// The builder of lstm-to-persistent: the kernel's layout and cost model in
+// PersistentLayout.cpp, its host side (buffers, checks, the launch) in
+// PersistentKernelBuilder.cpp, the kernel's steps and phases in
+// PersistentKernel.cpp, a warp's share of a step in PersistentWarp.cpp, an
+// element's work in PersistentElement.cpp, its products (staging,
 // registers, dot products) in PersistentProducts.cpp.
 //
 //===----------------------------------------------------------------------===//

@@ -19,15 +19,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PersistentPlan.h"
-#include "lstm/Utils/AssembledTensors.h"
+#include "PersistentCellValues.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Debug.h"
-
-#include <map>
 
 #define DEBUG_TYPE "lstm-to-persistent"
 
@@ -46,10 +40,6 @@ static LogicalResult reject(LayerOp layer, std::string *whyNot,
   return failure();
 }
 
-static bool isDefinedAbove(Value v, LayerOp layer) {
-  return !layer.getBody().isAncestor(v.getParentRegion());
-}
-
 /// The state index of `v` if it is a state argument of the cell.
 static std::optional<unsigned> stateIndex(Value v, LayerOp layer) {
   for (auto [i, arg] : llvm::enumerate(layer.getStateArgs()))
@@ -65,28 +55,6 @@ static std::optional<unsigned> inputIndex(Value v, LayerOp layer) {
   return std::nullopt;
 }
 
-/// A concatenation being assembled by insert_slices: the value's pieces
-/// by column offset, and its width.
-struct PartialConcat {
-  int64_t width = 0;
-  std::map<int64_t, Computed> pieces;
-};
-
-/// Whether `op` is an elementwise arith or math op on [B, W] f32 tensors,
-/// all of one type, that no lstm.pointwise holds (lstm-fuse-elementwise
-/// leaves a group of one op as it is).
-static bool isLoneElementwise(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      !op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
-      op->getNumResults() != 1)
-    return false;
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || type.getRank() != 2 || !type.getElementType().isF32())
-    return false;
-  return llvm::all_of(op->getOperandTypes(),
-                      [&](Type operand) { return operand == type; });
-}
-
 ValueRange mlir::lstm::persistent::pointwiseInputs(const PointwiseStep &step) {
   if (auto pointwise = dyn_cast<PointwiseOp>(step.op))
     return pointwise.getInputs();
@@ -98,24 +66,6 @@ mlir::lstm::persistent::pointwiseArguments(const PointwiseStep &step) {
   if (auto pointwise = dyn_cast<PointwiseOp>(step.op))
     return SmallVector<Value>(pointwise.getBody().front().getArguments());
   return SmallVector<Value>(step.op->getOperands());
-}
-
-/// The concatenation `partial` if its pieces are N wide and cover its
-/// columns, else nullopt.
-static std::optional<Concat> completeConcat(const PartialConcat &partial,
-                                            int64_t width) {
-  if (width <= 0 || partial.width % width != 0 ||
-      int64_t(partial.pieces.size()) != partial.width / width)
-    return std::nullopt;
-  Concat concat{partial.width, {}};
-  int64_t next = 0;
-  for (auto &[offset, piece] : partial.pieces) {
-    if (offset != next)
-      return std::nullopt;
-    concat.pieces.push_back(piece);
-    next += width;
-  }
-  return concat;
 }
 
 /// A product: identity, only products, every input a state, a whole result
@@ -171,7 +121,7 @@ matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
       return failure();
     }
     auto weightType = cast<RankedTensorType>(weight.getType());
-    if (!isDefinedAbove(weight, layer) || !weightType.hasStaticShape()) {
+    if (!isDefinedAboveLayer(weight, layer) || !weightType.hasStaticShape()) {
       why = "a weight computed in the step or of dynamic shape";
       return failure();
     }
@@ -182,94 +132,6 @@ matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
     product.terms.push_back({term, weight});
   }
   return product;
-}
-
-/// The concatenation that `insert` extends, or nullopt: a whole N-wide
-/// pointwise result written at a static column into every row of a
-/// partial concatenation.
-static std::optional<PartialConcat>
-extendConcat(tensor::InsertSliceOp insert, int64_t width,
-             const DenseMap<Value, Computed> &computed,
-             const DenseMap<Value, PartialConcat> &partials) {
-  auto dest = partials.find(insert.getDest());
-  auto piece = computed.find(insert.getSource());
-  if (dest == partials.end() || piece == computed.end() ||
-      insert.getSourceType().getRank() != 2 ||
-      insert.getSourceType().getDimSize(1) != width)
-    return std::nullopt;
-  ArrayRef<int64_t> offsets = insert.getStaticOffsets();
-  ArrayRef<int64_t> strides = insert.getStaticStrides();
-  ArrayRef<int64_t> sizes = insert.getStaticSizes();
-  if (offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) || strides[0] != 1 ||
-      strides[1] != 1 || sizes[1] != width || offsets[1] % width != 0)
-    return std::nullopt;
-  PartialConcat extended = dest->second;
-  extended.pieces[offsets[1]] = piece->second;
-  return extended;
-}
-
-/// The column offset and width of a slice [0, c] [B, w] [1, 1] of a
-/// [B, M] value, or nullopt.
-static std::optional<std::pair<int64_t, int64_t>>
-columnRange(tensor::ExtractSliceOp slice) {
-  if (slice.getSourceType().getRank() != 2 || slice.getType().getRank() != 2)
-    return std::nullopt;
-  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
-  ArrayRef<int64_t> strides = slice.getStaticStrides();
-  ArrayRef<int64_t> sizes = slice.getStaticSizes();
-  if (offsets[0] != 0 || ShapedType::isDynamic(offsets[1]) || strides[0] != 1 ||
-      strides[1] != 1 || ShapedType::isDynamic(sizes[1]))
-    return std::nullopt;
-  // A static source width, so that the verifier has checked c + width
-  // against it; every row (the source's batch extent: the same static
-  // extent, a tensor.dim of it, the size its assembly was made with, or
-  // the batch of one of the cell's arguments, which every value the step
-  // computes from them shares: a backward's slices of a 4N-wide value
-  // sized by a state's rows).
-  if (slice.getSourceType().isDynamicDim(1))
-    return std::nullopt;
-  OpFoldResult rows = slice.getMixedSizes()[0];
-  auto dim = isa<Value>(rows) ? cast<Value>(rows).getDefiningOp<tensor::DimOp>()
-                              : tensor::DimOp();
-  bool cellBatch =
-      dim && dim.getConstantIndex() == 0 &&
-      isa<BlockArgument>(dim.getSource()) &&
-      isa<LayerOp>(dim.getSource().getParentBlock()->getParentOp()) &&
-      !isDefinedAbove(
-          slice.getSource(),
-          cast<LayerOp>(dim.getSource().getParentBlock()->getParentOp()));
-  if (!cellBatch && !isWholeExtent(rows, slice.getSource(), 0))
-    return std::nullopt;
-  return std::make_pair(offsets[1], sizes[1]);
-}
-
-/// The column offset of a slice [0, c] [B, width] [1, 1] of a [B, M] value,
-/// or nullopt.
-static std::optional<int64_t> columnSlice(tensor::ExtractSliceOp slice,
-                                          int64_t width) {
-  std::optional<std::pair<int64_t, int64_t>> range = columnRange(slice);
-  if (!range || range->second != width)
-    return std::nullopt;
-  return range->first;
-}
-
-/// The concatenation that `slice` takes of a concatenation: whole rows,
-/// columns of whole N-wide pieces (Cho's GRU's [dr dz] of dG = [dr dz dn]);
-/// or nullopt.
-static std::optional<PartialConcat>
-sliceConcat(tensor::ExtractSliceOp slice, int64_t width,
-            const DenseMap<Value, PartialConcat> &partials) {
-  auto source = partials.find(slice.getSource());
-  std::optional<std::pair<int64_t, int64_t>> range = columnRange(slice);
-  if (source == partials.end() || !range || range->first % width != 0 ||
-      range->second % width != 0)
-    return std::nullopt;
-  auto [begin, size] = *range;
-  PartialConcat part{size, {}};
-  for (const auto &[offset, piece] : source->second.pieces)
-    if (offset >= begin && offset < begin + size)
-      part.pieces[offset - begin] = piece;
-  return part;
 }
 
 /// Where element (b, n) of pointwise operand `v`, of an op `opWidth` wide
@@ -283,7 +145,7 @@ matchOperand(Value v, LayerOp layer, int64_t width, int64_t opWidth,
              PersistentPlan &plan) {
   using Kind = OperandSource::Kind;
   auto type = cast<RankedTensorType>(v.getType());
-  if (isDefinedAbove(v, layer)) {
+  if (isDefinedAboveLayer(v, layer)) {
     if (type.getRank() != 1 && type.getRank() != 2)
       return failure();
     return OperandSource{Kind::Above, 0, 0, v, {}};
