@@ -379,15 +379,16 @@ def ConvertLSTMToPersistentPass
     phase), the units past its width computing the product's last row and
     storing nothing. A pointwise op k · N wide (a layer normalisation's
     over the 4N gate pre-activations) evaluates k pieces a unit, at
-    columns unit + j · N; a lone elementwise arith or math op of the cell
+    columns unit + j · N; one narrower than N (an LSTMP backward's dh +
+    dy) is evaluated by the units below its width; a lone elementwise arith or math op of the cell
     (one that lstm-fuse-elementwise leaves unfused) is evaluated as a
     one-op region; a concatenation of N-wide results may be a pointwise
     operand.
 
     Layers it does not handle (batched wavefront cells, a gate with an
-    epilogue in the step, pointwise values whose width is not a multiple
-    of N, a state or output made by neither a pointwise op nor a product,
-    ...) are left for the per-step lowering; `-debug-only=lstm-to-persistent` prints why. The input
+    epilogue in the step, pointwise values wider than N whose width is not
+    a multiple of N, a state or output made by neither a pointwise op nor
+    a product, ...) are left for the per-step lowering; `-debug-only=lstm-to-persistent` prints why. The input
     projections are not part of the kernel: `lstm-hoist-input-projection`
     makes them one GEMM before the layer.
 

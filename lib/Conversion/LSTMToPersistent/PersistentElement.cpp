@@ -70,12 +70,19 @@ PersistentKernelBuilder::loadOperands(OpBuilder &b, unsigned phase, Value step,
   for (PointwiseStep &op : plan.pointwise) {
     if (op.phase != phase)
       continue;
+    // An op narrower than N reads its operands' columns below its width
+    // (the units past it evaluate the last one and store nothing).
+    Value opUnit = unit;
+    if (op.width < plan.width)
+      opUnit = arith::MinUIOp::create(b, loc, unit, index(b, op.width - 1));
     for (int64_t j = 0; j < op.pieces; ++j) {
       for (const OperandSource &source : op.operands) {
         // The operand's column for the unit's piece j.
         int64_t offset = source.column + j * plan.width;
-        auto column = [&] {
-          return arith::AddIOp::create(b, loc, unit, index(b, offset));
+        auto column = [&]() -> Value {
+          if (offset == 0)
+            return opUnit;
+          return arith::AddIOp::create(b, loc, opUnit, index(b, offset));
         };
         switch (source.kind) {
         case Kind::Product:
@@ -359,8 +366,7 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
     for (auto [value, buffer] : llvm::zip(scratchValues, scratch))
       for (int64_t j = 0; j < plan.pointwise[value.op].pieces; ++j)
         if (Value v = resultOf(value, j))
-          memref::StoreOp::create(sb, l, v, buffer,
-                                  ValueRange{cur, row, pieceColumn(j)});
+          storeTo(buffer, cur, pieceColumn(j), [&](OpBuilder &) { return v; });
     for (auto [column, buffer] : llvm::zip(carriedColumns, carried))
       if (plan.products[column.first].phase == phase)
         memref::StoreOp::create(sb, l, columns.lookup(column), buffer,

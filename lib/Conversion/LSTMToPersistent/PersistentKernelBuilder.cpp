@@ -168,9 +168,8 @@ void PersistentKernelBuilder::prepareBuffers() {
   for (const Computed &value : scratchValues)
     scratch.push_back(memref::AllocOp::create(
         rewriter, loc,
-        MemRefType::get({2, ShapedType::kDynamic,
-                         plan.pointwise[value.op].pieces * plan.width},
-                        f32),
+        MemRefType::get(
+            {2, ShapedType::kDynamic, plan.pointwise[value.op].width}, f32),
         ValueRange{batch}));
   for (size_t i = 0; i < carriedColumns.size(); ++i)
     carried.push_back(memref::AllocOp::create(

@@ -228,11 +228,12 @@ PersistentKernelBuilder::PersistentKernelBuilder(
   for (ArrayRef<TermInput> staged : stagedInputs)
     phaseChunkRows.push_back(staged.empty() ? kWholeBatch : chunkRows);
   // 16-byte copies need every staged row segment (N wide, at a multiple of
-  // N in a row of K) to start at a multiple of 4 floats.
-  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0 &&
-                llvm::all_of(cell.inStepInputs, [](const auto &input) {
-                  return input.second % 4 == 0;
-                });
+  // N in a row of K, or a whole row K wide) to start at a multiple of 4
+  // floats.
+  asyncCopies = options.asyncCopies && maxStaged != 0 && n % 4 == 0;
+  for (ArrayRef<TermInput> staged : stagedInputs)
+    for (const TermInput &input : staged)
+      asyncCopies &= inputWidth(input) % 4 == 0;
   // The grid barrier that ends a step makes its new states visible to the
   // blocks that stage them in the next step. Where no product reads a
   // state (a backward step's products read the step's dG only), a block
@@ -264,7 +265,7 @@ int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
   case TermInput::Kind::State:
     return plan.stateWidths[input.index];
   case TermInput::Kind::Computed:
-    return plan.pointwise[input.computed.op].pieces * plan.width;
+    return plan.pointwise[input.computed.op].width;
   }
   return plan.width;
 }

@@ -11,7 +11,8 @@
 // pointwise results and concatenations of them, each whole or as a column
 // slice, and make every output and every new state. N, the kernel's units,
 // is the widest state's width: pointwise values are k · N wide (k pieces a
-// unit), a narrower state is a product's. A product of a computed value
+// unit) or narrower than N (the units below their width), a narrower state
+// is a product's or a pointwise op's. A product of a computed value
 // (Cho's R_n (r * h), LSTMP's projection, a layer norm's mean) starts a new
 // phase of the step. Anything else in the cell (a gate with an epilogue, a
 // pointwise value of another width) is a reason to leave the layer to the
@@ -98,7 +99,7 @@ matchProduct(GateOp gate, LayerOp layer, PersistentPlan &plan,
     } else if (auto it = computed.find(input); it != computed.end()) {
       term.kind = TermInput::Kind::Computed;
       term.computed = it->second;
-      depth = plan.pointwise[it->second.op].pieces * plan.width;
+      depth = plan.pointwise[it->second.op].width;
       product.phase =
           std::max(product.phase, plan.pointwise[it->second.op].phase + 1);
     } else if (auto pt = partials.find(input); pt != partials.end()) {
@@ -253,17 +254,19 @@ mlir::lstm::persistent::planPersistentLayer(LayerOp layer,
     if (isa<PointwiseOp>(op) || isLoneElementwise(&op)) {
       auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
       if (resultType.getRank() != 2 || resultType.isDynamicDim(1) ||
-          resultType.getDimSize(1) % plan.width != 0)
+          (resultType.getDimSize(1) % plan.width != 0 &&
+           resultType.getDimSize(1) > plan.width))
         return reject(layer, whyNot,
-                      "a pointwise op that is not [B, k * N], N the widest "
-                      "state's width");
+                      "a pointwise op that is not [B, k * N] or narrower "
+                      "than N, N the widest state's width");
       if (!resultType.getElementType().isF32())
         return reject(layer, whyNot, "not f32");
       for (Value r : op.getResults())
         if (r.getType() != resultType)
           return reject(layer, whyNot, "pointwise results of different types");
       int64_t opWidth = resultType.getDimSize(1);
-      PointwiseStep step{&op, {}, 0, opWidth / plan.width};
+      PointwiseStep step{
+          &op, {}, 0, std::max<int64_t>(opWidth / plan.width, 1), opWidth};
       for (Value operand : pointwiseInputs(step)) {
         FailureOr<OperandSource> source =
             matchOperand(operand, layer, plan.width, opWidth, productIndex,

@@ -114,6 +114,9 @@ struct PointwiseStep {
   /// normalisation's over the 4N gate pre-activations) evaluates k
   /// elements for each (row, unit), piece j at column unit + j · N.
   int64_t pieces = 1;
+  /// The width of its results: k · N, or less than N (an LSTMP backward's
+  /// dh + dy, P wide), evaluated by the units below it.
+  int64_t width = 0;
 };
 
 /// A layer the persistent kernel can run.

@@ -51,9 +51,25 @@
 // STACK: nvgpu.device_async_copy %[[Y0]]{{.*}} : memref<?x?x4xf32>
 // STACK: gpu.terminator
 
-// The backward reads dh + dy, a P-wide value: the per-step lowering.
+// The backward's dh + dy is a P-wide pointwise value (a lone arith.addf),
+// evaluated by the units below P; its dh_{t-1} a P-wide product: the
+// backward runs as a kernel too.
 // GRAD: @forward_train layer 0 (forward): {{.*}} persistent=B<=
-// GRAD: @forward_backward layer 0 (reverse): {{.*}} persistent=no
+// GRAD: @forward_backward layer 0 (reverse): {{.*}} persistent=B<=
+// RUN: lstm-opt %S/../../../examples/lstmp.mlir --lstm-differentiate --lstm-optimize=wavefront=false --lstm-to-persistent=always=true | FileCheck %s --check-prefix=BACKWARD
+// BACKWARD-LABEL: func.func @forward_backward
+// The scratch buffer of dh + dy, P wide.
+// BACKWARD: %[[DHY:.*]] = memref.alloc(%{{.*}}) : memref<2x?x64xf32>
+// BACKWARD: gpu.launch
+// (The weight rows' clamps come before the initial states' barrier.)
+// BACKWARD: lstm.grid_barrier
+// Its operands read at the unit clamped below P; its store by units below P.
+// BACKWARD: %[[CLAMPED:.*]] = arith.minui %{{.*}}, %c63
+// BACKWARD-NEXT: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CLAMPED]]] : memref<2x?x64xf32>
+// BACKWARD-NEXT: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CLAMPED]]] : memref<?x?x64xf32
+// BACKWARD: %[[BELOW:.*]] = arith.cmpi ult, %{{.*}}, %c64
+// BACKWARD-NEXT: scf.if %[[BELOW]]
+// BACKWARD-NEXT: memref.store %{{.*}}, %[[DHY]]
 
 // Two layers of a cell with a projected state: c = tanh(W x + R h + b),
 // h = W_hr c.
