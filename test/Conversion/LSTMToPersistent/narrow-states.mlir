@@ -57,6 +57,7 @@
 // GRAD: @forward_train layer 0 (forward): {{.*}} persistent=B<=
 // GRAD: @forward_backward layer 0 (reverse): {{.*}} persistent=B<=
 // RUN: lstm-opt %S/../../../examples/lstmp.mlir --lstm-differentiate --lstm-optimize=wavefront=false --lstm-to-persistent=always=true | FileCheck %s --check-prefix=BACKWARD
+// RUN: lstm-opt %s --lstm-optimize=wavefront=false --lstm-to-persistent=always=true | FileCheck %s --check-prefix=ODD
 // BACKWARD-LABEL: func.func @forward_backward
 // The scratch buffer of dh + dy, P wide.
 // BACKWARD: %[[DHY:.*]] = memref.alloc(%{{.*}}) : memref<2x?x64xf32>
@@ -102,4 +103,29 @@ func.func @two_layers(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>,
     lstm.yield out(%p : tensor<?x4xf32>) state(%p, %n : tensor<?x4xf32>, tensor<?x8xf32>)
   }
   return %y1, %hT1, %cT1 : tensor<?x?x4xf32>, tensor<?x4xf32>, tensor<?x8xf32>
+}
+
+// A projected state 6 floats wide: its rows cannot be staged in 16-byte
+// pieces, so the kernel stages with loads and stores (no asynchronous
+// copies), as it does for every staged value of a layer that has such a row.
+// ODD-LABEL: func.func @odd_projection
+// ODD: gpu.launch
+// ODD-NOT: nvgpu.device_async_copy
+// ODD: gpu.terminator
+func.func @odd_projection(%x: tensor<?x?x4xf32>, %h0: tensor<?x6xf32>,
+    %c0: tensor<?x8xf32>, %W: tensor<8x4xf32>, %R: tensor<8x6xf32>,
+    %b: tensor<8xf32>, %P: tensor<6x8xf32>)
+    -> (tensor<?x?x6xf32>, tensor<?x6xf32>, tensor<?x8xf32>) {
+  %y, %hT, %cT = lstm.layer forward ins(%x : tensor<?x?x4xf32>)
+      init(%h0, %c0 : tensor<?x6xf32>, tensor<?x8xf32>)
+      -> (tensor<?x?x6xf32>), (tensor<?x6xf32>, tensor<?x8xf32>) {
+  ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x6xf32>, %c: tensor<?x8xf32>):
+    %n = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x6xf32>)
+        weights(%W, %R : tensor<8x4xf32>, tensor<8x6xf32>)
+        bias(%b : tensor<8xf32>) -> tensor<?x8xf32>
+    %p = lstm.gate identity (%n : tensor<?x8xf32>)
+        weights(%P : tensor<6x8xf32>) -> tensor<?x6xf32>
+    lstm.yield out(%p : tensor<?x6xf32>) state(%p, %n : tensor<?x6xf32>, tensor<?x8xf32>)
+  }
+  return %y, %hT, %cT : tensor<?x?x6xf32>, tensor<?x6xf32>, tensor<?x8xf32>
 }
