@@ -121,31 +121,32 @@ func.func @static_large_batch(%x: tensor<?x2000000x4xf32>, %h0: tensor<2000000x4
 
 // -----
 
-// A cell lstm-to-persistent does not take (a projection: a product of a
-// value 8 wide, not the states' 4): the wavefront, whatever the batch.
+// A cell lstm-to-persistent does not take (a projection of a value 6 wide,
+// neither a multiple of the states' 4 nor narrower): the wavefront,
+// whatever the batch.
 // CHECK-LABEL: func.func @not_persistent
 // CHECK-NOT: scf.if
 // CHECK-NOT: = lstm.layer
 // CHECK: scf.for
 // CHECK-NOT: = lstm.layer
 func.func @not_persistent(%x: tensor<?x?x4xf32>, %h0: tensor<?x4xf32>, %h1: tensor<?x4xf32>,
-                     %W0: tensor<8x4xf32>, %R0: tensor<8x4xf32>, %P0: tensor<4x8xf32>,
-                     %W1: tensor<8x4xf32>, %R1: tensor<8x4xf32>, %P1: tensor<4x8xf32>)
+                     %W0: tensor<6x4xf32>, %R0: tensor<6x4xf32>, %P0: tensor<4x6xf32>,
+                     %W1: tensor<6x4xf32>, %R1: tensor<6x4xf32>, %P1: tensor<4x6xf32>)
     -> (tensor<?x?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
   %y0, %hT0 = lstm.layer forward ins(%x : tensor<?x?x4xf32>) init(%h0 : tensor<?x4xf32>)
       -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
   ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
     %c = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
-        weights(%W0, %R0 : tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<?x8xf32>
-    %hn = lstm.gate identity (%c : tensor<?x8xf32>) weights(%P0 : tensor<4x8xf32>) -> tensor<?x4xf32>
+        weights(%W0, %R0 : tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<?x6xf32>
+    %hn = lstm.gate identity (%c : tensor<?x6xf32>) weights(%P0 : tensor<4x6xf32>) -> tensor<?x4xf32>
     lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
   }
   %y1, %hT1 = lstm.layer forward ins(%y0 : tensor<?x?x4xf32>) init(%h1 : tensor<?x4xf32>)
       -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
   ^bb0(%xt: tensor<?x4xf32>, %h: tensor<?x4xf32>):
     %c = lstm.gate tanh (%xt, %h : tensor<?x4xf32>, tensor<?x4xf32>)
-        weights(%W1, %R1 : tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<?x8xf32>
-    %hn = lstm.gate identity (%c : tensor<?x8xf32>) weights(%P1 : tensor<4x8xf32>) -> tensor<?x4xf32>
+        weights(%W1, %R1 : tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<?x6xf32>
+    %hn = lstm.gate identity (%c : tensor<?x6xf32>) weights(%P1 : tensor<4x6xf32>) -> tensor<?x4xf32>
     lstm.yield out(%hn : tensor<?x4xf32>) state(%hn : tensor<?x4xf32>)
   }
   return %y1, %hT0, %hT1 : tensor<?x?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
