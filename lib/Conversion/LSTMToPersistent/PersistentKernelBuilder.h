@@ -202,6 +202,10 @@ private:
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
   Value weightRow(OpBuilder &b, Value weight, bool transposed, Value unit,
                   int64_t column);
+  /// Element `at` of term `t`'s weight of product `p` (the buffer
+  /// `weight`): a load, or the splat constant.
+  Value weightAt(OpBuilder &b, Location l, unsigned p, unsigned t, Value weight,
+                 ValueRange at);
   /// A warp's unit: the index to compute with, and whether it is stored.
   struct WarpUnit {
     Value index, inside;
@@ -321,6 +325,8 @@ private:
   SmallVector<int64_t> groupRows;
   /// Multiply-adds per batch row and step.
   int64_t rowWork = 0;
+  /// The same, without the products of splat constants (the cost model's).
+  int64_t weightedRowWork = 0;
   /// Per product, the columns (offsets of the pointwise ops' slices) that
   /// the pointwise regions read.
   SmallVector<SmallVector<int64_t>> neededColumns;
@@ -348,8 +354,11 @@ private:
   /// The layer's lengths [B], if it has them: a step t >= lengths[b] keeps
   /// row b's states and writes zeros to its outputs (computeElement).
   Value lengths;
-  /// Per product, per term: the weight [M, K].
+  /// Per product, per term: the weight [M, K], and its one value where it
+  /// is a splat constant (a layer norm's averaging matrix): no registers,
+  /// no loads.
   SmallVector<SmallVector<Value>> weights;
+  SmallVector<SmallVector<std::optional<APFloat>>> splatWeights;
   DenseMap<Value, Value> aboveBuffers;
   SmallVector<Value> scratch, carried;
   Value counter;

@@ -195,6 +195,14 @@ Value PersistentKernelBuilder::weightRow(OpBuilder &b, Value weight,
   return arith::MinUIOp::create(b, loc, row, index(b, rows - 1));
 }
 
+Value PersistentKernelBuilder::weightAt(OpBuilder &b, Location l, unsigned p,
+                                        unsigned t, Value weight,
+                                        ValueRange at) {
+  if (const std::optional<APFloat> &splat = splatWeights[p][t])
+    return arith::ConstantFloatOp::create(b, l, b.getF32Type(), *splat);
+  return memref::LoadOp::create(b, l, weight, at);
+}
+
 /// The weights a warp keeps in registers for the whole sequence, loaded
 /// before the time loop, for one more of its units (registerWeights[s]
 /// for the s-th): per product, per term, per column the product needs, the
@@ -207,7 +215,7 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
   auto &perProduct = registerWeights.emplace_back();
   for (auto [p, product] : llvm::enumerate(plan.products)) {
     auto &perTerm = perProduct.emplace_back();
-    for (Value weight : weights[p]) {
+    for (auto [t, weight] : llvm::enumerate(weights[p])) {
       // K of this term.
       int64_t n = cast<MemRefType>(weight.getType())
                       .getDimSize(product.transposed ? 0 : 1);
@@ -226,8 +234,8 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
               SmallVector<Value, 2> at{row, k};
               if (product.transposed)
                 std::swap(at[0], at[1]);
-              values.push_back(productOperand(
-                  b, loc, memref::LoadOp::create(b, loc, weight, at)));
+              values.push_back(
+                  productOperand(b, loc, weightAt(b, loc, p, t, weight, at)));
             }
           continue;
         }
@@ -239,8 +247,7 @@ void PersistentKernelBuilder::loadRegisterWeights(OpBuilder &b, Value unit,
           SmallVector<Value, 2> at{row, kc};
           if (product.transposed)
             std::swap(at[0], at[1]);
-          Value w = productOperand(b, loc,
-                                   memref::LoadOp::create(b, loc, weight, at));
+          Value w = productOperand(b, loc, weightAt(b, loc, p, t, weight, at));
           if (partial)
             w = arith::SelectOp::create(
                 b, loc,
@@ -345,6 +352,7 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
       continue;
     }
     Value weight = weights[p][t];
+    unsigned termIndex = t;
     SmallVector<Value> weightRows;
     for (int64_t column : columns)
       weightRows.push_back(
@@ -357,7 +365,7 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
         if (product.transposed)
           std::swap(at[0], at[1]);
         Value w =
-            productOperand(nb, l, memref::LoadOp::create(nb, l, weight, at));
+            productOperand(nb, l, weightAt(nb, l, p, termIndex, weight, at));
         for (auto [r, hr] : llvm::enumerate(h)) {
           Value &partial = sums[r * numColumns + c];
           partial = math::FmaOp::create(nb, l, hr, w, partial);
