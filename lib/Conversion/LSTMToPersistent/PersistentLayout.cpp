@@ -13,6 +13,7 @@
 
 #include "PersistentKernelBuilder.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/bit.h"
 
@@ -34,6 +35,18 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
      << " rows, rows a warp takes at once by phase:";
   for (int64_t rows : groupRows)
     os << " " << rows;
+}
+
+/// The value of every element of `weight` where it is a splat constant or
+/// a transposition of one (a backward reads a layer norm's averaging matrix
+/// transposed).
+static std::optional<APFloat> splatValue(Value weight) {
+  if (auto transpose = weight.getDefiningOp<linalg::TransposeOp>())
+    weight = transpose.getInput();
+  DenseElementsAttr constant;
+  if (matchPattern(weight, m_Constant(&constant)) && constant.isSplat())
+    return constant.getSplatValue<APFloat>();
+  return std::nullopt;
 }
 
 PersistentKernelBuilder::PersistentKernelBuilder(
@@ -73,14 +86,11 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     auto &splats = splatWeights.emplace_back();
     for (auto &[input, weight] : product.terms) {
       int64_t depth = inputWidth(input);
-      DenseElementsAttr constant;
-      splats.push_back(std::nullopt);
       int64_t work = int64_t(needed.size()) * depth * n;
       rowWork += work;
-      if (matchPattern(weight, m_Constant(&constant)) && constant.isSplat()) {
-        splats.back() = constant.getSplatValue<APFloat>();
+      splats.push_back(splatValue(weight));
+      if (splats.back())
         continue;
-      }
       registersNeeded +=
           int64_t(needed.size()) * divCeil(depth, int64_t(kLanes));
       weightedRowWork += work;
