@@ -330,11 +330,13 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
   // B = 26, beat the wavefront at every batch to 320 (0.96 against 2.95
   // ms at 64, 3.62 against 4.31 at 320; docs/benchmarks.md); its weighted
   // work bounds it at 256.
-  if (weightedRowWork == 0)
+  if (rowWork == 0)
     return std::numeric_limits<int32_t>::max();
+  // Every product by a splat constant: nothing measured bounds that work
+  // lower than all of it.
+  int64_t work = weightedRowWork != 0 ? weightedRowWork : rowWork;
   // One unit a warp whose weights do not fit in its registers (H = 2048)
   // reads them from L1 and L2 at every step: faster than the per-step
   // GEMMs to a smaller step.
-  return (useRegisters ? kMaxStepWork : kMaxStepWorkFromMemory) /
-         weightedRowWork;
+  return (useRegisters ? kMaxStepWork : kMaxStepWorkFromMemory) / work;
 }

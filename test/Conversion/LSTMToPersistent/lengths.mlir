@@ -17,9 +17,13 @@
 
 // CHECK-LABEL: func.func @two_layers
 // CHECK-SAME: %[[LENGTHS:[a-z0-9]+]]: tensor<?xi64>
+// Each layer checks that its lengths have the batch's extent (the second
+// against the stack's batch, before the shared kernel).
+// CHECK: cf.assert %{{.*}}, "lstm.layer: lengths has a different size than the batch (at {{.*}}lengths.mlir:{{[0-9]+}}
 // CHECK: %[[LENBUF:.*]] = bufferization.to_buffer %[[LENGTHS]] read_only
 // CHECK: %[[H0:.*]] = memref.alloc(%{{.*}}) : memref<2x?x16xf32>
 // CHECK: %[[Y0:.*]] = memref.alloc(%{{.*}}) : memref<?x?x16xf32>
+// CHECK: cf.assert %{{.*}}, "lstm.layer: lengths has a different size than the batch (at {{.*}}lengths.mlir:{{[0-9]+}}
 // CHECK: %[[H1:.*]] = memref.alloc(%{{.*}}) : memref<2x?x16xf32>
 // CHECK: %[[Y1:.*]] = memref.alloc(%{{.*}}) : memref<?x?x16xf32>
 // CHECK: gpu.launch

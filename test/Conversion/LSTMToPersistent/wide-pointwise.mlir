@@ -4,6 +4,7 @@
 // RUN: lstm-opt %s --lstm-to-persistent=always=true | FileCheck %s --check-prefix=PIECES
 // RUN: lstm-opt %S/../../../examples/layernorm_stack2.mlir --lstm-differentiate --lstm-optimize=wavefront=false "--lstm-schedule-report=persistent=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRAD
 // RUN: lstm-opt %s "--lstm-schedule-report=persistent=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT-LONE
+// RUN: lstm-opt %s "--lstm-schedule-report=persistent=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT-ODD
 
 // Pointwise values wider than the units: an op of [B, k * N] results
 // evaluates k pieces per (row, unit), piece j at column unit + j * N. The
@@ -148,4 +149,27 @@ func.func @lone_and_concat(%x: tensor<?x?x8xf32>, %h0: tensor<?x4xf32>,
     lstm.yield out(%f : tensor<?x8xf32>) state(%n : tensor<?x4xf32>)
   }
   return %y, %hT : tensor<?x?x8xf32>, tensor<?x4xf32>
+}
+
+// A pointwise value 6 wide in a cell of 4-wide states: neither k · N nor
+// narrower than N, left to the per-step lowering with the reason.
+// REPORT-ODD: @odd_width layer 0 (forward): {{.*}} persistent=no (a pointwise op that is not [B, k * N] or narrower than N, N the widest state's width)
+func.func @odd_width(%x: tensor<?x?x6xf32>, %h0: tensor<?x4xf32>,
+    %R: tensor<6x4xf32>, %P: tensor<4x6xf32>) -> (tensor<?x?x4xf32>, tensor<?x4xf32>) {
+  %y, %hT = lstm.layer forward ins(%x : tensor<?x?x6xf32>)
+      init(%h0 : tensor<?x4xf32>) -> (tensor<?x?x4xf32>), (tensor<?x4xf32>) {
+  ^bb0(%xt: tensor<?x6xf32>, %h: tensor<?x4xf32>):
+    %p = lstm.gate identity (%h : tensor<?x4xf32>)
+        weights(%R : tensor<6x4xf32>) -> tensor<?x6xf32>
+    %a = lstm.pointwise ins(%p, %xt : tensor<?x6xf32>, tensor<?x6xf32>) -> tensor<?x6xf32> {
+    ^bb0(%e: f32, %f: f32):
+      %s = arith.addf %e, %f : f32
+      %t = math.tanh %s : f32
+      lstm.pointwise_yield %t : f32
+    }
+    %n = lstm.gate identity (%a : tensor<?x6xf32>)
+        weights(%P : tensor<4x6xf32>) -> tensor<?x4xf32>
+    lstm.yield out(%n : tensor<?x4xf32>) state(%n : tensor<?x4xf32>)
+  }
+  return %y, %hT : tensor<?x?x4xf32>, tensor<?x4xf32>
 }
