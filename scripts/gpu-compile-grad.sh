@@ -16,10 +16,11 @@
 #   persistent  --pre-passes=lstm-optimize{persistent=true} --persistent
 #          (forward and backward layers as persistent kernels where
 #          lstm-to-persistent takes them)
-#   persistent-tf32  the same with --compute-type=tf32 (the kernels in fp32,
-#          the other GEMMs in TF32)
-#   persistent-bf16  the same with --compute-type=bf16 (the kernels' and
-#          the other GEMMs' operands rounded to bf16)
+#   persistent-tf32  the same with --compute-type=tf32 (the kernels on TF32
+#          tensor cores from B = 16, fp32 below; the other GEMMs in TF32)
+#   persistent-bf16  the same with --compute-type=bf16 (the kernels on bf16
+#          tensor cores from B = 4; below, the kernels' and the other
+#          GEMMs' operands rounded to bf16)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]

@@ -8,10 +8,11 @@
 # (lstm-optimize{persistent=true}: stacks keep their layers at the batch sizes
 # the persistent kernels take, then each layer that lstm-to-persistent
 # handles as one persistent kernel; it lists those examples), and
-# persistent-tf32 (the same under --compute-type=tf32: the kernels compute in
-# fp32, the other GEMMs in TF32) and persistent-bf16 (under
-# --compute-type=bf16: the kernels round their products' operands to bf16,
-# the other GEMMs take bf16 operands).
+# persistent-tf32 (the same under --compute-type=tf32: the kernels' products
+# on TF32 tensor cores from B = 16, fp32 multiply-adds below, the other GEMMs
+# in TF32) and persistent-bf16 (under --compute-type=bf16: the kernels'
+# products on bf16 tensor cores from B = 4, their operands rounded to bf16
+# below, the other GEMMs take bf16 operands).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
 # scripts/gpu-wheel-check.sh).

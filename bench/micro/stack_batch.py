@@ -16,7 +16,7 @@ Here (the compiler's machine), into DIR:
   lstm-compile DIR/charrnn_lstm.mlir --target=cuda --pre-passes=PASSES -o DIR/NAME.so   (each NAME above)
 There:
   python3 bench/micro/stack_batch.py DIR [--batches 16,32,50,64,96,128,192] [--json F]
-      [--layers L --hidden H --input I --steps T] [--variants stack,layers,...]
+      [--layers L --hidden H --input I --steps T] [--variants stack,layers,...] [--tf32]
 """
 import argparse
 import json
@@ -54,11 +54,13 @@ def main():
     p.add_argument('--steps', type=int, default=50)
     p.add_argument('--variants', default='stack,layers,perstep,wavefront',
                    help='the libraries DIR/VARIANT.so to time')
+    p.add_argument('--tf32', action='store_true',
+                   help="cuDNN's LSTM (the reference and the time beside ours) in TF32")
     a = p.parse_args()
     L, H, I, T = a.layers, a.hidden, a.input, a.steps
     variants = a.variants.split(',')
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = a.tf32
+    torch.backends.cudnn.allow_tf32 = a.tf32
     torch.manual_seed(0)
     mod = torch.nn.LSTM(I, H, L).cuda()
     params = []

@@ -57,9 +57,9 @@ typedef struct {
   bool gradients;
   /// Run the layers that lstm-to-persistent handles as persistent kernels
   /// where its cost model expects them to be faster (cuda, any compute
-  /// type: the kernels compute in fp32, with their products' operands
-  /// rounded to bf16 under bf16; the pre-passes should be
-  /// lstm-optimize{persistent=true}); default false.
+  /// type: the kernels' products are fp32 multiply-adds under fp32 and run
+  /// on tensor cores under tf32 and bf16, from batches of 16 and 4; the
+  /// pre-passes should be lstm-optimize{persistent=true}); default false.
   bool persistent;
   /// With `persistent`: the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (default true); false

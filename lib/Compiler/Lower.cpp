@@ -119,6 +119,7 @@ nvvmOptions(const lstm::CompileOptions &options) {
   nvvm.cublasMinSize = options.cublasMinSize;
   nvvm.computeType = options.computeType;
   nvvm.persistent = options.persistent;
+  nvvm.persistentTensorCores = options.persistentTensorCores;
   nvvm.perStepFallback = options.perStepFallback;
   nvvm.streams = options.streams;
   return nvvm;

@@ -282,6 +282,9 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     ConvertLSTMToPersistentPassOptions persistent;
     persistent.bf16Operands = options.computeType == GemmComputeType::bf16;
     int chip = gpuChipVersion(options.chip);
+    // mma.sync's TF32 and bf16 shapes, from sm_80 on.
+    persistent.tensorCores = options.persistentTensorCores && chip >= 80 &&
+                             options.computeType != GemmComputeType::fp32;
     // cp.async, from sm_80 on.
     persistent.asyncCopies = chip >= 80;
     // The shared memory every GPU of the chip's family gives a block once
@@ -539,6 +542,12 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
                      "persistent kernel, computing in fp32 (under "
                      "compute-type=bf16 with operands rounded to bf16)"),
       llvm::cl::init(false)};
+  Option<bool> persistentTensorCores{
+      *this, "persistent-tensor-cores",
+      llvm::cl::desc("With persistent=true under compute-type=tf32 or bf16, "
+                     "the kernels' products on tensor cores (sm_80 and "
+                     "later); false: fp32 FMAs"),
+      llvm::cl::init(true)};
   Option<bool> perStepFallback{
       *this, "per-step-fallback",
       llvm::cl::desc("With persistent=true, the per-step lowering beside "
@@ -612,6 +621,7 @@ void lstm::registerLSTMPipelines() {
         options.cudaPath = o.cudaPath;
         options.cublas = o.cublas;
         options.persistent = o.persistent;
+        options.persistentTensorCores = o.persistentTensorCores;
         options.perStepFallback = o.perStepFallback;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;

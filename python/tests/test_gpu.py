@@ -122,6 +122,30 @@ def test_persistent_bf16_operands(torch, name):
         assert to_emulated < to_exact / 10, (to_emulated, to_exact)
 
 
+@pytest.mark.parametrize("compute_type,tol", [("tf32", 2e-3), ("bf16", 2e-2)])
+@pytest.mark.parametrize("name", ["lstm", "cho_gru", "stack3"])
+def test_persistent_tensor_cores(torch, name, compute_type, tol):
+    """Under compute_type 'tf32' and 'bf16' the persistent kernels' products
+    run on tensor cores from a batch of 16 (TF32) or 4 (bf16), a second
+    kernel of dot products below it: at B = 1 and at B = 37 (two tiles of
+    16 rows and a part of one) different kernels run, both within the
+    tolerance of VARIANTS.md against the float64 reference, over 40 steps
+    (stack3: three layers in one kernel; Cho's GRU: two phases a step)."""
+    f = network(name, compute_type=compute_type).compile(target="cuda", persistent=True)
+    launched = []
+    for T, B in [(40, 1), (40, 37)]:
+        inputs = ref.make_inputs(name, T, B, np.random.default_rng(53 + B))
+        names, outs = kernels_launched(torch, f, inputs)
+        persistent = {k for k in names if "lstm_persistent" in k}
+        assert persistent, sorted(names)
+        launched.append(persistent)
+        for out, exp in zip(outs, ref.expected(name, inputs)):
+            o = out.cpu().numpy().astype(np.float64)
+            assert np.isfinite(o).all()
+            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < tol
+    assert launched[0] != launched[1], launched
+
+
 @pytest.mark.parametrize("form", ["batched", "looped", "auto"])
 def test_batched_gemm_forms(torch, form, monkeypatch):
     """The wavefront's batched GEMMs (stack3's three layers a diagonal, one

@@ -80,9 +80,15 @@ static cl::opt<int64_t> cublasMinSize(
 static cl::opt<bool> persistent(
     "persistent",
     cl::desc("Run each layer of a form lstm-to-persistent handles as one "
-             "persistent kernel (fp32 arithmetic; operands rounded to bf16 "
-             "under --compute-type=bf16)"),
+             "persistent kernel (fp32 FMAs; tensor cores under "
+             "--compute-type=tf32 or bf16)"),
     cl::init(false), cl::cat(toolCategory));
+static cl::opt<bool> persistentTensorCores(
+    "persistent-tensor-cores",
+    cl::desc("With --persistent under --compute-type=tf32 or bf16, the "
+             "kernels' products on tensor cores (sm_80 and later); false: "
+             "fp32 FMAs"),
+    cl::init(true), cl::cat(toolCategory));
 static cl::opt<bool> perStepFallback(
     "per-step-fallback",
     cl::desc("With --persistent, the per-step lowering beside each kernel "
@@ -225,6 +231,7 @@ int main(int argc, char **argv) {
   options.streams = streams;
   options.forwardThroughTrain = forwardThroughTrain;
   options.persistent = persistent;
+  options.persistentTensorCores = persistentTensorCores;
   options.perStepFallback = perStepFallback;
   options.keepObject = keepObject;
   options.kernelThreads = kernelThreads;

@@ -65,9 +65,12 @@ struct CompileOptions {
   int64_t cublasMinSize = 0;
   GemmComputeType computeType = GemmComputeType::fp32;
   /// Layers of a form lstm-to-persistent handles run as one persistent
-  /// kernel each (cuda; compute types fp32 and tf32, the kernels computing
-  /// in fp32; see LSTMToNVVMOptions::persistent).
+  /// kernel each (cuda; fp32 FMAs under the fp32 compute type, tensor
+  /// cores under tf32 and bf16; see LSTMToNVVMOptions::persistent).
   bool persistent = false;
+  /// With `persistent` under tf32 or bf16, the kernels' products on tensor
+  /// cores (LSTMToNVVMOptions::persistentTensorCores).
+  bool persistentTensorCores = true;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs it does not run at; without it such a run fails with
   /// a message saying so, and the library compiles faster (see

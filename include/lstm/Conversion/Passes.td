@@ -392,7 +392,27 @@ def ConvertLSTMToPersistentPass
     projections are not part of the kernel: `lstm-hoist-input-projection`
     makes them one GEMM before the layer.
 
-    The products are fp32 FMA dot products; no tensor cores are used yet.
+    The products are fp32 FMA dot products, or, with `tensor-cores` (what
+    `lstm-to-nvvm` passes under `compute-type=tf32` and `bf16` on sm_80
+    and later), tensor-core instructions (`lstm.warp_mma`: `mma.sync`
+    m16n8k8 on TF32 operands, rounded to nearest, or m16n8k16 on bf16
+    ones, accumulating in fp32) where a warp's weights fit in its
+    registers as their B fragments and no weight is a splat constant: a
+    warp takes tiles of 16 staged rows (the instruction's M) by 8 weight
+    rows (N: its units at once times the columns each needs; an LSTM's
+    four gates, two units), K 16 at a time, from shared memory rows padded
+    to a stride of 16 (mod 32) floats. Each lane loads the terms 16q + 4t
+    .. + 3 of its rows g and g + 8 in one 16-byte load each (the
+    instruction's K order permuted alike in A and B), the weights once
+    into registers before the time loop; the instructions are dealt out
+    to 2 (512-thread blocks) or 4 independent accumulators. The tile of
+    results goes through the warp's shared memory between warp barriers
+    (`lstm.warp_barrier`), from which lane l evaluates row l mod 16 of the
+    tile for its unit l / 16 (+ 2 per round). Below
+    `tensor-cores-from-batch` (16 for TF32, 4 for bf16: where the kernel
+    of dot products was as fast or faster, docs/benchmarks.md) a second
+    kernel, of dot products, runs instead, chosen at run time by the
+    batch (a layer's, and a stack's kernel alike).
     With `bf16-operands` (what `lstm-to-nvvm` passes under
     `compute-type=bf16`) both operands of each product are rounded to bf16
     first, to nearest with ties to even: the weights once, as a warp loads
@@ -440,6 +460,16 @@ def ConvertLSTMToPersistentPass
            "Round both operands of every product to bf16 before its fp32 "
            "multiply-adds (the bf16 compute type: bf16 operands, fp32 "
            "accumulation)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "Compute the products on tensor cores (mma.sync, sm_80 and "
+           "later) where a warp's weights fit in its registers as the "
+           "instruction's fragments: bf16 operands under bf16-operands, "
+           "else TF32; fp32 accumulation">,
+    Option<"tensorCoresFromBatch", "tensor-cores-from-batch", "int64_t",
+           /*default=*/"0",
+           "With tensor-cores, the smallest batch that runs the tensor-core "
+           "kernel, a kernel of dot products below it (chosen at run time; "
+           "1: tensor cores at every batch); 0: 16 for TF32, 4 for bf16">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
@@ -452,8 +482,8 @@ def ConvertLSTMToPersistentPass
 
 def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
   let summary = "Expand lstm.grid_barrier into block barriers and a "
-                "release/acquire counter, and lstm.block_barrier into "
-                "gpu.barrier";
+                "release/acquire counter, lstm.block_barrier into "
+                "gpu.barrier, lstm.warp_barrier and lstm.warp_mma into NVVM";
   let description = [{
     Each `lstm.grid_barrier %counter[%k]` in a kernel becomes: `gpu.barrier`
     (the block's writes are done); in thread (0, 0, 0) of the block, an
@@ -470,11 +500,16 @@ def LowerGridBarriersPass : Pass<"lstm-lower-grid-barriers"> {
     `nvgpu.device_async_create_group` and `nvgpu.device_async_wait` (wait
     for all of the thread's asynchronous copies) where it has
     `wait_async_copies`.
+
+    The other GPU ops of the persistent kernels, which the `lstm` dialect
+    has for the memory effects the upstream ops do not declare: each
+    `lstm.warp_barrier` becomes `nvvm.bar.warp.sync` of every lane, each
+    `lstm.warp_mma` `nvvm.mma.sync` (m16n8k8 TF32, or m16n8k16 bf16).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

@@ -111,9 +111,13 @@ struct LSTMToNVVMOptions {
   bool runtimeChecks = true;
   /// Whether layers whose cell lstm-to-persistent handles run as one
   /// persistent kernel each (the others keep the per-step lowering). Their
-  /// products are fp32 FMAs, under the fp32 and the tf32 compute types
-  /// alike; under bf16 their operands are rounded to bf16 first.
+  /// products are fp32 FMAs under the fp32 compute type; under tf32 and
+  /// bf16 they run on tensor cores (sm_80 and later, where a warp's weights
+  /// fit in its registers as the instructions' fragments) unless
+  /// `persistentTensorCores` is false, which keeps FMAs (their operands
+  /// rounded to bf16 under bf16).
   bool persistent = false;
+  bool persistentTensorCores = true;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (lstm-to-persistent's
   /// `per-step-fallback`); without it such a run fails, saying so.

@@ -143,9 +143,11 @@ struct ConvertLSTMToLinalgPass
     // the layers is left to the lowerings after this one.
     ConversionTarget target(getContext());
     target.addIllegalDialect<LSTMDialect>();
-    // A persistent kernel's barriers (lstm-to-persistent) are already GPU
-    // code; lstm-lower-grid-barriers expands them with the kernels.
-    target.addLegalOp<GridBarrierOp, BlockBarrierOp>();
+    // A persistent kernel's barriers and tensor-core ops (lstm-to-persistent)
+    // are already GPU code; lstm-lower-grid-barriers expands them with the
+    // kernels.
+    target
+        .addLegalOp<GridBarrierOp, BlockBarrierOp, WarpBarrierOp, WarpMmaOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -14,15 +14,16 @@
 // where they are read. See the pass's description (Passes.td) for what it
 // handles.
 //
-// This file: the pass, the cost model's choice between a kernel and the
-// per-step lowering (or the wavefront) at run time, and the conversion of
-// a layer or of a stack's branch. The kernel's layout and host side are
-// PersistentKernelBuilder.cpp's, its body PersistentKernel.cpp's, its
-// products PersistentProducts.cpp's; a stack's kernel PersistentStack.cpp's.
+// This file: the pass and the conversion of a layer or of a stack's branch
+// (the cost model's choices, PersistentCostModel.cpp). The kernel's layout and
+// host side are PersistentKernelBuilder.cpp's, its body PersistentKernel.cpp's,
+// its products PersistentProducts.cpp's; a stack's kernel
+// PersistentStack.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
 
+#include "PersistentCostModel.h"
 #include "PersistentFallback.h"
 #include "PersistentKernelBuilder.h"
 #include "PersistentStack.h"
@@ -56,210 +57,48 @@ using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
-/// `options` with the block size chosen where it is 0: 512 threads, or
-/// kFewerThreads where a warp's weights fill more than half of what a
-/// 512-thread block leaves a lane (it then takes its rows one at a time)
-/// or do not fit there at all: with fewer threads a lane may use more
-/// registers. At H = 512 the kernels stopped spilling (ptxas: 76-152 bytes
-/// before) and ran 17-19% faster at batch 1, where the larger blocks stay
-/// ahead at H = 128; at H = 1024 (128 weights a lane) the warps keep their
-/// weights at all, and the layer runs 2.8x faster than the per-step
-/// lowering at batch 1 (docs/benchmarks.md).
-static PersistentOptions resolveBlockSize(RewriterBase &rewriter,
-                                          const PersistentPlan &plan,
-                                          PersistentOptions options) {
-  if (options.blockSize != 0)
-    return options;
-  options.blockSize = kDefaultBlockSize;
-  // The builders only read the plan here; they build nothing.
-  PersistentKernelBuilder wide(rewriter, plan, options);
-  PersistentOptions fewer = options;
-  fewer.blockSize = kFewerThreads;
-  PersistentKernelBuilder narrow(rewriter, plan, fewer);
-  if (wide.takesRowsOneAtATime())
-    options.blockSize = kFewerThreads;
-  else if (!wide.usesRegisters()) {
-    if (narrow.usesRegisters())
-      options.blockSize = kFewerThreads;
-  } else if (narrow.unitsAtOnceCount() > wide.unitsAtOnceCount()) {
-    options.blockSize = kFewerThreads;
-  }
-  return options;
+/// Where `builder` computes on tensor cores: puts `op` (a layer, in a
+/// block whose terminator yields its results) into the then branch of an
+/// `scf.if` on `batch` >= tensorCoreMinBatch, a copy of it into the else
+/// branch, and returns the copy, for a kernel of dot products; else null.
+static LayerOp splitOnTensorCores(RewriterBase &rewriter, LayerOp layer,
+                                  const PersistentKernelBuilder &builder,
+                                  Value batch,
+                                  const PersistentOptions &options) {
+  if (!builder.usesTensorCores())
+    return LayerOp();
+  Location loc = layer.getLoc();
+  rewriter.setInsertionPoint(layer);
+  Value large =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
+                            arith::ConstantIndexOp::create(
+                                rewriter, loc, tensorCoreMinBatch(options)));
+  auto split = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), large,
+                                 /*withElseRegion=*/true);
+  rewriter.replaceUsesWithIf(
+      layer->getResults(), split.getResults(),
+      [&](OpOperand &use) { return !split->isAncestor(use.getOwner()); });
+  rewriter.setInsertionPointToStart(split.elseBlock());
+  auto copy = cast<LayerOp>(rewriter.clone(*layer));
+  scf::YieldOp::create(rewriter, loc, copy->getResults());
+  rewriter.setInsertionPointToStart(split.thenBlock());
+  auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
+  rewriter.moveOpBefore(layer, yield);
+  return copy;
 }
 
-/// Where `registers` (the kernel resolveBlockSize chose, `options` as given)
-/// keeps its weights in registers only in 256-thread blocks: the options of
-/// the kernel of 512-thread blocks whose warps read them from memory at
-/// every step, if the cost model runs it to a larger batch (H = 1024: the
-/// register kernel to B = 4, this one to 16; docs/benchmarks.md, "Weights
-/// read from memory"). The layer then gets both, and the per-step lowering
-/// above the second's batch.
-static std::optional<PersistentOptions>
-memoryWeightsKernel(RewriterBase &rewriter, const PersistentPlan &plan,
-                    const PersistentOptions &options,
-                    const PersistentKernelBuilder &registers) {
-  if (options.blockSize != 0 || !registers.usesRegisters() ||
-      registers.threadsPerBlock() != kFewerThreads)
-    return std::nullopt;
-  PersistentOptions wide = options;
-  wide.blockSize = kDefaultBlockSize;
-  PersistentKernelBuilder memory(rewriter, plan, wide);
-  if (memory.usesRegisters() ||
-      memory.costModelMaxBatch() <= registers.costModelMaxBatch())
-    return std::nullopt;
-  return wide;
-}
-
-PersistentChoice
-mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
-  PersistentChoice choice;
-  FailureOr<PersistentPlan> plan = planPersistentLayer(layer, &choice.reason);
-  if (failed(plan))
-    return choice;
-  // The builder only reads the plan here; it builds nothing.
-  IRRewriter rewriter(layer.getContext());
-  PersistentKernelBuilder builder(rewriter, *plan,
-                                  resolveBlockSize(rewriter, *plan, options));
-  choice.maxBatch = builder.costModelMaxBatch();
-  choice.rowsOneAtATime = builder.takesRowsOneAtATime();
-  if (std::optional<PersistentOptions> wide =
-          memoryWeightsKernel(rewriter, *plan, options, builder))
-    choice.maxBatch =
-        PersistentKernelBuilder(rewriter, *plan, *wide).costModelMaxBatch();
-  if (choice.maxBatch >= 1)
-    return choice;
-  if (builder.unitsPerWarpCount() != 1)
-    choice.reason = "the cost model: a warp would take " +
-                    std::to_string(builder.unitsPerWarpCount()) +
-                    " units, reading their weights from memory, the "
-                    "per-step GEMMs are faster";
-  else
-    choice.reason = "the cost model: a step of one row is more work than "
-                    "the kernel beats the per-step GEMMs at";
-  return choice;
-}
-
-/// Calls the CUDA runtime's `name` (lstm/Runtime/CudaRuntime.h: a property
-/// of the current GPU, an i32), declared in `at`'s module once; the result
-/// as an index.
-static Value queryRuntime(RewriterBase &rewriter, Operation *at,
-                          StringRef name) {
-  func::FuncOp fn = persistent::declareRuntimeFunction(
-      rewriter, at->getParentOfType<ModuleOp>(), name,
-      rewriter.getFunctionType({}, {rewriter.getI32Type()}));
-  return arith::IndexCastOp::create(
-      rewriter, at->getLoc(), rewriter.getIndexType(),
-      func::CallOp::create(rewriter, at->getLoc(), fn, ValueRange())
-          .getResult(0));
-}
-
-/// Whether every buffer of the kernels of `builders` spans fewer elements
-/// than lstm-narrow-kernel-indices lets a kernel with 32-bit indices take:
-/// at most (T + 1) · B · W, W the widest row of a sequence (the product of
-/// a tensor's dimensions after its first two, the [T, B] ones), of a
-/// batch-sized tensor (its static dimensions) and of the kernel's own [2,
-/// B, N] buffers. Every row a kernel reads or writes has a static width
-/// (planPersistentLayer rejects a slice of a dynamic one), so the static
-/// dimensions bound it. A static tensor (a weight) that large is never on
-/// chip; it makes the condition false.
-static Value indexableSequences(RewriterBase &rewriter, Location loc,
-                                ArrayRef<PersistentKernelBuilder *> builders,
-                                Value batch) {
-  int64_t widest = 1;
-  bool bounded = true;
-  for (PersistentKernelBuilder *builder : builders) {
-    widest = std::max(widest, builder->stateWidth());
-    Operation *layer = builder->kernelLayer();
-    SmallVector<Type> types(layer->getOperandTypes());
-    llvm::append_range(types, layer->getResultTypes());
-    for (Type type : types) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor)
-        continue;
-      if (tensor.hasStaticShape()) {
-        bounded &= tensor.getNumElements() < kNarrowIndexLimit;
-        continue;
-      }
-      int64_t row = 1;
-      ArrayRef<int64_t> shape = tensor.getShape();
-      for (int64_t d = tensor.getRank() >= 3 ? 2 : 0; d < tensor.getRank(); ++d)
-        if (!ShapedType::isDynamic(shape[d]))
-          row *= shape[d];
-      widest = std::max(widest, row);
-    }
-  }
-  // The batch is dimension 1 of the first layer's input sequence (or of
-  // the stack's, before the branch that lstm-wavefront made): T is its
-  // dimension 0, at hand wherever the batch is.
-  auto batchDim = batch.getDefiningOp<tensor::DimOp>();
-  std::optional<int64_t> batchIndex =
-      batchDim ? batchDim.getConstantIndex() : std::nullopt;
-  if (!bounded || widest >= kNarrowIndexLimit || batchIndex != 1)
-    return arith::ConstantIntOp::create(rewriter, loc, 0, 1);
-  Value steps =
-      tensor::DimOp::create(rewriter, loc, batchDim.getSource(), int64_t{0});
-  // (T + 1) · B < limit / W, in index arithmetic that cannot overflow: T
-  // and B are extents of a tensor that exists.
-  Value rows = arith::MulIOp::create(
-      rewriter, loc,
-      arith::AddIOp::create(rewriter, loc, steps,
-                            arith::ConstantIndexOp::create(rewriter, loc, 1)),
-      batch);
-  return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
-                               arith::ConstantIndexOp::create(
-                                   rewriter, loc, kNarrowIndexLimit / widest));
-}
-
-/// The cost model takes the batch, every block is resident at once (at most
-/// one per SM counted on: a GPU with fewer SMs than the grid has blocks
-/// takes the per-step layer instead of failing the cooperative launch), the
-/// sequences are short enough for the kernels' 32-bit indices, and
-/// a kernel that may stage more than every GPU gives a block without
-/// opting in gets what this batch needs (the runtime opts the kernel in at
-/// its launch).
-Value mlir::lstm::persistent::persistentKernelRuns(
-    RewriterBase &rewriter, Operation *at,
-    ArrayRef<PersistentKernelBuilder *> builders, int64_t gridBlocks,
-    Value batch, int64_t maxBatch) {
-  Location loc = at->getLoc();
-  Value small = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ule, batch,
-      arith::ConstantIndexOp::create(rewriter, loc, maxBatch));
-  Value fits = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ule,
-      arith::ConstantIndexOp::create(rewriter, loc, gridBlocks),
-      queryRuntime(rewriter, at, kMultiprocessorCountName));
-  Value chosen = arith::AndIOp::create(rewriter, loc, small, fits);
-  chosen =
-      arith::AndIOp::create(rewriter, loc, chosen,
-                            indexableSequences(rewriter, loc, builders, batch));
-  int64_t most = 0;
-  for (PersistentKernelBuilder *builder : builders)
-    most = std::max(most, builder->sharedBytes());
-  if (most > kSharedMemoryWithoutOptIn) {
-    Value limit = arith::MaxUIOp::create(
-        rewriter, loc, queryRuntime(rewriter, at, kSharedMemoryPerBlockName),
-        arith::ConstantIndexOp::create(rewriter, loc,
-                                       kSharedMemoryWithoutOptIn));
-    for (PersistentKernelBuilder *builder : builders) {
-      if (builder->sharedBytes() <= kSharedMemoryWithoutOptIn)
-        continue;
-      Value sharedFits =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
-                                builder->sharedBytesAt(rewriter, batch), limit);
-      chosen = arith::AndIOp::create(rewriter, loc, chosen, sharedFits);
-    }
-  }
-  return chosen;
-}
-
-/// Whether `builder`'s kernel of `layer` runs at batch size `batch` (an
-/// index, before `layer`).
-static Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
-                        PersistentKernelBuilder &builder, Value batch,
-                        int64_t maxBatch) {
-  return persistentKernelRuns(rewriter, layer, {&builder}, builder.gridBlocks(),
-                              batch, maxBatch);
+/// The kernel of dot products for the batches under the tensor cores'
+/// (splitOnTensorCores's copy of a layer).
+static void buildDotProductKernel(RewriterBase &rewriter, LayerOp copy,
+                                  StringRef kernelName,
+                                  const PersistentOptions &options) {
+  FailureOr<PersistentPlan> plan = planPersistentLayer(copy);
+  assert(succeeded(plan) && "a copy of a layer that had a plan");
+  PersistentOptions dots = options;
+  dots.tensorCores = false;
+  PersistentKernelBuilder(rewriter, *plan,
+                          resolveBlockSize(rewriter, *plan, dots))
+      .build(kernelName);
 }
 
 LogicalResult
@@ -272,8 +111,19 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   PersistentKernelBuilder builder(rewriter, *plan,
                                   resolveBlockSize(rewriter, *plan, options));
-  if (!options.costModel) {
+  // Under the tensor cores' batch, a kernel of dot products.
+  auto buildKernels = [&] {
+    rewriter.setInsertionPoint(layer);
+    Value batch = tensor::DimOp::create(rewriter, layer.getLoc(),
+                                        layer.getInputs().front(), int64_t{1});
+    if (LayerOp copy =
+            splitOnTensorCores(rewriter, layer, builder, batch, options))
+      buildDotProductKernel(rewriter, copy, (kernelName + "_dots").str(),
+                            options);
     builder.build(kernelName);
+  };
+  if (!options.costModel) {
+    buildKernels();
     return success();
   }
   int64_t maxBatch = builder.costModelMaxBatch();
@@ -329,7 +179,7 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
-  builder.build(kernelName);
+  buildKernels();
   return success();
 }
 
@@ -456,6 +306,8 @@ struct ConvertLSTMToPersistentPass
     options.rowTiles = rowTiles;
     options.perStepFallback = perStepFallback;
     options.bf16Operands = bf16Operands;
+    options.tensorCores = tensorCores;
+    options.tensorCoresFromBatch = tensorCoresFromBatch;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;

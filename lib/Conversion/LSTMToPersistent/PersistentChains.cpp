@@ -227,3 +227,41 @@ mlir::lstm::persistent::prepareChain(RewriterBase &rewriter, Chain &chain) {
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ops;
 }
+
+SmallVector<LayerOp>
+mlir::lstm::persistent::branchChain(RewriterBase &rewriter, const Chain &chain,
+                                    ArrayRef<Operation *> dead,
+                                    Value condition) {
+  LayerOp last = chain.layers.back();
+  Location loc = last.getLoc();
+  SmallVector<Operation *> ops(dead.begin(), dead.end());
+  for (LayerOp layer : chain.layers)
+    ops.push_back(layer);
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Value> results;
+  SmallVector<Type> types;
+  for (LayerOp layer : chain.layers)
+    for (Value r : layer->getResults()) {
+      results.push_back(r);
+      types.push_back(r.getType());
+    }
+  rewriter.setInsertionPoint(last);
+  auto branch = scf::IfOp::create(rewriter, loc, types, condition,
+                                  /*withElseRegion=*/true);
+  rewriter.setInsertionPointToStart(branch.thenBlock());
+  auto thenYield = scf::YieldOp::create(rewriter, loc, results);
+  for (Operation *op : ops)
+    rewriter.moveOpBefore(op, thenYield);
+  for (auto [r, replacement] : llvm::zip(results, branch.getResults()))
+    rewriter.replaceUsesWithIf(r, replacement, [&](OpOperand &use) {
+      return !branch->isAncestor(use.getOwner());
+    });
+  rewriter.setInsertionPointToStart(branch.elseBlock());
+  IRMapping mapping;
+  for (Operation *op : ops)
+    rewriter.clone(*op, mapping);
+  return llvm::map_to_vector(chain.layers, [&](LayerOp layer) {
+    return cast<LayerOp>(mapping.lookup(layer.getOperation()));
+  });
+}

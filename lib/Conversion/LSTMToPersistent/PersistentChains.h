@@ -52,6 +52,14 @@ SmallVector<Chain> findChains(ArrayRef<LayerOp> layers);
 FailureOr<SmallVector<Operation *>> prepareChain(RewriterBase &rewriter,
                                                  Chain &chain);
 
+/// Moves `chain`'s ops (its layers and `dead`, in block order) into the
+/// then branch of a new `scf.if` on `condition`, built before the last
+/// layer, whose results (the layers', in order) replace theirs outside it,
+/// and copies them into its else branch, leaving the rewriter at the end
+/// of that branch (the caller yields). Returns the copies of the layers.
+SmallVector<LayerOp> branchChain(RewriterBase &rewriter, const Chain &chain,
+                                 ArrayRef<Operation *> dead, Value condition);
+
 } // namespace mlir::lstm::persistent
 
 #endif // LSTM_LIB_CONVERSION_LSTMTOPERSISTENT_PERSISTENTCHAINS_H

@@ -299,7 +299,7 @@ void PersistentKernelBuilder::computeElement(OpBuilder &b, unsigned phase,
           Value at = arith::AddIOp::create(
               ib, l,
               arith::MulIOp::create(ib, l, stagedRow,
-                                    index(ib, inputWidth(state))),
+                                    index(ib, stagedStride(state))),
               unit);
           return memref::LoadOp::create(ib, l, stagedFor(state),
                                         ValueRange{at});

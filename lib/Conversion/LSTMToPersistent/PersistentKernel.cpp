@@ -49,8 +49,9 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
             arith::SubIOp::create(cb, cl, rowEnd, first));
         // A warp with one unit loads the operands of its first rows before
         // the staging: their latency overlaps the staging's.
+        bool mma = tensorCores && !phaseProducts[phase].empty();
         std::optional<SmallVector<Value>> early;
-        if (unitsPerWarp == 1)
+        if (unitsPerWarp == 1 && !mma)
           early = loadOperands(
               cb, phase, step, cur,
               laneRow(cb, first, rows, group, index(cb, 0), groupRows[phase],
@@ -63,8 +64,14 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
           BlockBarrierOp::create(cb, cl, /*waitAsyncCopies=*/async);
         }
         scf::IfOp::create(cb, cl, computes, [&](OpBuilder &ib, Location) {
-          buildWarpChunk(ib, phase, step, cur, next, first, rows, slot, group,
-                         lane, early);
+          if (mma)
+            buildMmaChunk(
+                ib, phase, step, cur, next, first, rows, slot, group,
+                arith::DivUIOp::create(ib, cl, threadId, index(ib, kLanes)),
+                lane);
+          else
+            buildWarpChunk(ib, phase, step, cur, next, first, rows, slot, group,
+                           lane, early);
           scf::YieldOp::create(ib, cl);
         });
         // The next chunk overwrites the staged rows (the next phase's
@@ -134,6 +141,17 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
           shared,
           arith::MulIOp::create(b, loc, viewBytes, index(b, int64_t(i))),
           ValueRange()));
+    // The warps' tiles of product results, after the views.
+    if (tensorCores)
+      mmaScratch = memref::ViewOp::create(
+          b, loc,
+          MemRefType::get({mmaScratchBytes() / int64_t(sizeof(float))},
+                          b.getF32Type(), MemRefLayoutAttrInterface(),
+                          workgroup),
+          shared,
+          arith::MulIOp::create(b, loc, viewBytes,
+                                index(b, int64_t(maxStaged))),
+          ValueRange());
   }
   Value warpSize = index(b, kLanes);
   Value warp = arith::DivUIOp::create(b, loc, threadId, warpSize);
@@ -145,7 +163,9 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
                                          warp, index(b, unitSlots * rowGroups));
   Value zero = index(b, 0), one = index(b, 1), two = index(b, 2);
 
-  if (useRegisters) {
+  if (tensorCores) {
+    loadMmaWeights(b, slot, lane);
+  } else if (useRegisters) {
     registerWeights.clear();
     for (int64_t s = 0; s < unitsAtOnce; ++s)
       loadRegisterWeights(b, warpUnit(b, slotUnit(b, slot, s)).index, lane);

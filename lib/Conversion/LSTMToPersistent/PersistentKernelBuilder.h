@@ -9,7 +9,8 @@
 // PersistentKernelBuilder.cpp, the kernel's steps and phases in
 // PersistentKernel.cpp, a warp's share of a step in PersistentWarp.cpp, an
 // element's work in PersistentElement.cpp, its products (staging,
-// registers, dot products) in PersistentProducts.cpp.
+// registers, dot products) in PersistentProducts.cpp, or on tensor cores
+// in PersistentTensorCores.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,12 @@ inline constexpr int64_t kStageUnroll = 8;
 /// in one 16-byte load, where its weights are in registers and the terms
 /// split evenly (K a multiple of kLanes · kVectorTerms).
 inline constexpr int64_t kVectorTerms = 4;
+/// A tensor-core tile (`mma.sync`): kMmaRows batch rows by kMmaColumns
+/// weight rows, the depth taken kMmaDepth at a time (two m16n8k8 TF32
+/// instructions or one m16n8k16 bf16 one).
+inline constexpr int64_t kMmaRows = 16;
+inline constexpr int64_t kMmaColumns = 8;
+inline constexpr int64_t kMmaDepth = 16;
 /// The cost model's bound on a step's multiply-adds (B · N · Σ columns ·
 /// K): above it the per-step lowering's GEMMs (or the wavefront's) are
 /// faster than the warps' dot products. Measured on the H100
@@ -81,6 +88,15 @@ inline constexpr int64_t kWholeBatch = kNarrowIndexLimit - 1;
 
 /// ceil(a / b) for positive a and b.
 inline int64_t divCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Units per block for each layer of a stack, of multiply-adds `work` per
+/// row and unit and width `widths`, at most `maxUnits` a block: the
+/// smallest bound on a block's step (units · work) that `maxBlocks` blocks
+/// reach, then as many blocks as they allow. Empty where `maxBlocks`
+/// blocks cannot hold the layers (PersistentLayout.cpp).
+SmallVector<int64_t> splitBlocks(ArrayRef<int64_t> work,
+                                 ArrayRef<int64_t> widths, int64_t maxUnits,
+                                 int64_t maxBlocks);
 
 /// A memref of `shape` with a fully dynamic strided layout: what any tensor
 /// bufferizes to can be cast to it, so `to_buffer` never copies.
@@ -125,6 +141,8 @@ public:
   int64_t unitsAtOnceCount() const { return unitsAtOnce; }
   /// Threads per block.
   int64_t threadsPerBlock() const { return blockSize; }
+  /// Whether the products run on tensor cores.
+  bool usesTensorCores() const { return tensorCores; }
   /// Phases of a step.
   unsigned phasesPerStep() const { return plan.numPhases; }
   /// Multiply-adds of the step's products per batch row.
@@ -200,6 +218,29 @@ private:
                  int64_t offset, int64_t depth, Value staged, Value threadId,
                  Value first, Value rows);
   void loadRegisterWeights(OpBuilder &b, Value unit, Value lane);
+  // Tensor cores (PersistentTensorCores.cpp).
+  /// Whether the products take tensor cores, and how many units a warp then
+  /// takes at once (the layout's choice, in its constructor).
+  void chooseTensorCores(const PersistentOptions &options,
+                         int64_t registerBudget);
+  /// Tiles of kMmaColumns weight rows of product `p` for a warp's units.
+  int64_t mmaTiles(unsigned p) const;
+  /// Bytes of the warps' shared memory for their products' tiles (0
+  /// without tensor cores).
+  int64_t mmaScratchBytes() const;
+  /// Floats a staged row of `input` takes in shared memory (its width, or
+  /// padded for the tensor cores' loads).
+  int64_t stagedStride(const TermInput &input) const;
+  void loadMmaWeights(OpBuilder &b, Value slot, Value lane);
+  /// A product's columns for a tile of kMmaRows staged rows (`rowLow` and
+  /// `rowHigh`, the lane's rows g and g + 8), one accumulator per tile of
+  /// weight rows: the lane's four elements of each.
+  SmallVector<SmallVector<Value>> buildMmaProduct(OpBuilder &b, unsigned p,
+                                                  Value rowLow, Value rowHigh,
+                                                  Value lane);
+  void buildMmaChunk(OpBuilder &b, unsigned phase, Value step, Value cur,
+                     Value next, Value first, Value rows, Value slot,
+                     Value group, Value warp, Value lane);
   Value weightRow(OpBuilder &b, Value weight, bool transposed, Value unit,
                   int64_t column);
   /// Element `at` of term `t`'s weight of product `p` (the buffer
@@ -299,6 +340,12 @@ private:
   /// Whether the products' operands are rounded to bf16 (the bf16 compute
   /// type).
   bool bf16Operands;
+  /// Whether the products run on tensor cores (`mma.sync`, the weights in
+  /// registers as B fragments; bf16 operands under bf16Operands, else
+  /// TF32), and the stride of a warp's tile of their results in shared
+  /// memory.
+  bool tensorCores = false;
+  int64_t mmaScratchStride = 0;
   /// The blocks' tiles: block b takes units of tile b / rowTiles and rows
   /// of tile b % rowTiles, ⌈B / rowTiles⌉ rows a tile.
   int64_t rowTiles = 1;
@@ -334,8 +381,8 @@ private:
   /// that order), and the most of them in any phase.
   SmallVector<SmallVector<TermInput>> stagedInputs;
   size_t maxStaged = 0;
-  /// The widest of them: every shared-memory view holds chunkRows rows of
-  /// that many floats.
+  /// The widest of their staged rows (stagedStride): every shared-memory
+  /// view holds chunkRows rows of that many floats.
   int64_t maxInputWidth = 0;
   /// The pointwise results read in a later phase than their own: they go
   /// through global buffers [B, N] (`scratch`, in the same order).
@@ -373,6 +420,12 @@ private:
   /// column: the lane's weights.
   SmallVector<SmallVector<SmallVector<SmallVector<SmallVector<Value>>>>>
       registerWeights;
+  /// With tensor cores, per product, per term, per tile of weight rows: the
+  /// lane's B fragments, per kMmaDepth of K (4 TF32 values or 2 pairs of
+  /// bf16, as i32).
+  SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> mmaWeights;
+  /// The warps' tiles of product results in shared memory.
+  Value mmaScratch;
 };
 
 } // namespace mlir::lstm::persistent

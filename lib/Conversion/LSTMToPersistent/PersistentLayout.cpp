@@ -31,6 +31,9 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
      << (useRegisters
              ? (oneRow ? "in registers (one row at a time)" : "in registers")
              : "from memory")
+     << (tensorCores
+             ? (bf16Operands ? ", bf16 tensor cores" : ", tf32 tensor cores")
+             : "")
      << ", " << rowWork << " multiply-adds a row, chunks of " << chunkRows
      << " rows, rows a warp takes at once by phase:";
   for (int64_t rows : groupRows)
@@ -147,11 +150,8 @@ PersistentKernelBuilder::PersistentKernelBuilder(
                                                        cell.outputResults))
     if (yielded.kind == YieldKind::Product)
       compute(cell.products[yielded.index].phase, yielded.index);
-  for (const SmallVector<TermInput> &phase : stagedInputs) {
+  for (const SmallVector<TermInput> &phase : stagedInputs)
     maxStaged = std::max(maxStaged, phase.size());
-    for (const TermInput &input : phase)
-      maxInputWidth = std::max(maxInputWidth, inputWidth(input));
-  }
   int64_t registerBudget = blockSize <= kFewerThreads
                                ? kRegisterWeightsFewerThreads
                                : kRegisterWeights;
@@ -204,7 +204,9 @@ PersistentKernelBuilder::PersistentKernelBuilder(
   // warp, 0.269 with 4 and 2 (its layers) in 512-thread blocks and 0.218
   // with 4 in 256-thread blocks (the stack's choice: PersistentStack.cpp;
   // docs/benchmarks.md, "Several units a warp at once").
-  if (useRegisters && unitsPerWarp == 1) {
+  if (options.tensorCores && useRegisters && unitsPerWarp == 1)
+    chooseTensorCores(options, registerBudget);
+  if (!tensorCores && useRegisters && unitsPerWarp == 1) {
     int64_t want = options.unitsAtOnce != 0
                        ? options.unitsAtOnce
                        : std::max<int64_t>(1, kColumnsAtOnce / maxColumns);
@@ -212,13 +214,15 @@ PersistentKernelBuilder::PersistentKernelBuilder(
            2 * unitsAtOnce * registersNeeded <= registerBudget &&
            2 * unitsAtOnce * maxColumns <= kMaxAccumulators)
       unitsAtOnce *= 2;
-    unitSlots /= unitsAtOnce;
-    rowGroups = warps / unitSlots;
   }
+  unitSlots /= unitsAtOnce;
+  rowGroups = warps / unitSlots;
   // How many rows a warp takes at once: their partial sums, reduced across
   // the lanes together, fill at most kMaxAccumulators registers (and with
   // several units at once, their rows together take at most a lane each).
-  oneRow = useRegisters && 2 * registersNeeded > kRegisterWeights;
+  // Tensor cores take tiles of kMmaRows rows.
+  oneRow =
+      !tensorCores && useRegisters && 2 * registersNeeded > kRegisterWeights;
   for (int64_t columns : phaseColumns) {
     int64_t fit = kMaxAccumulators / (columns * unitsAtOnce);
     groupRows.push_back(
@@ -230,13 +234,19 @@ PersistentKernelBuilder::PersistentKernelBuilder(
   // Each staged value gets an equal share of the budget, as rows of the
   // widest: as many rows at a time (at least one), but no more than the
   // largest batch the cost model runs the kernel for.
+  for (const SmallVector<TermInput> &phase : stagedInputs)
+    for (const TermInput &input : phase)
+      maxInputWidth = std::max(maxInputWidth, stagedStride(input));
   chunkRows = 1;
   if (maxStaged != 0) {
-    chunkRows =
-        std::max<int64_t>(1, options.sharedMemory / int64_t(sizeof(float)) /
-                                 (int64_t(maxStaged) * maxInputWidth));
+    int64_t budget = options.sharedMemory - mmaScratchBytes();
+    chunkRows = std::max<int64_t>(1, budget / int64_t(sizeof(float)) /
+                                         (int64_t(maxStaged) * maxInputWidth));
     if (int64_t most = costModelMaxBatch(); most > 0)
       chunkRows = std::min(chunkRows, most);
+    // Whole tiles of rows for the tensor cores.
+    if (tensorCores && chunkRows > kMmaRows)
+      chunkRows -= chunkRows % kMmaRows;
     // A warp whose weights take more than half its registers computes one
     // row at a time; with a second row of a chunk to loop to, the backward
     // kernel of H = 512 spilled (ptxas -v): one row per warp per chunk.
@@ -290,6 +300,19 @@ int64_t PersistentKernelBuilder::inputWidth(const TermInput &input) const {
   return plan.width;
 }
 
+int64_t PersistentKernelBuilder::stagedStride(const TermInput &input) const {
+  int64_t width = inputWidth(input);
+  if (!tensorCores)
+    return width;
+  // A warp reads a tile's rows g and g + 8 in 16-byte pieces at columns
+  // 16q + 4t (lane 4g + t): with a stride of 16 (mod 32) floats, the eight
+  // lanes of each quarter of the warp (rows g, g + 1) take the 32 banks once.
+  int64_t stride = divCeil(width, kMmaDepth) * kMmaDepth;
+  if (stride % (2 * kMmaDepth) == 0)
+    stride += kMmaDepth;
+  return stride;
+}
+
 bool PersistentKernelBuilder::vectorTermsFor(int64_t k) const {
   // The 16-byte loads need 16-byte aligned rows: every staged row starts at
   // a multiple of its K, every shared view at a multiple of maxInputWidth
@@ -300,7 +323,8 @@ bool PersistentKernelBuilder::vectorTermsFor(int64_t k) const {
 
 int64_t PersistentKernelBuilder::sharedBytes() const {
   return int64_t(maxStaged) * chunkRows * maxInputWidth *
-         int64_t(sizeof(float));
+             int64_t(sizeof(float)) +
+         mmaScratchBytes();
 }
 
 Value PersistentKernelBuilder::tileRowsAt(OpBuilder &b, Value batchSize) {
@@ -313,9 +337,12 @@ Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value batchSize) {
   // Every view min(⌈B / rowTiles⌉, chunkRows) rows long (buildBlocks).
   Value staged = arith::MinUIOp::create(b, loc, tileRowsAt(b, batchSize),
                                         index(b, chunkRows));
-  return arith::MulIOp::create(
+  Value bytes = arith::MulIOp::create(
       b, loc, staged,
       index(b, int64_t(maxStaged) * maxInputWidth * int64_t(sizeof(float))));
+  if (!tensorCores)
+    return bytes;
+  return arith::AddIOp::create(b, loc, bytes, index(b, mmaScratchBytes()));
 }
 
 int64_t PersistentKernelBuilder::costModelMaxBatch() const {
@@ -339,4 +366,61 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
   // reads them from L1 and L2 at every step: faster than the per-step
   // GEMMs to a smaller step.
   return (useRegisters ? kMaxStepWork : kMaxStepWorkFromMemory) / work;
+}
+
+/// Units per block for each layer of multiply-adds `work` per row and unit
+/// and width `widths`, at most `maxUnits` (a warp each, so that the warps
+/// keep their weights in registers): the smallest bound on a block's step
+/// (units · work) that `maxBlocks` blocks reach, then as many blocks as
+/// they allow (the layer of the longest block step first). Empty where
+/// `maxBlocks` blocks cannot hold the layers.
+SmallVector<int64_t>
+mlir::lstm::persistent::splitBlocks(ArrayRef<int64_t> work,
+                                    ArrayRef<int64_t> widths, int64_t maxUnits,
+                                    int64_t maxBlocks) {
+  size_t n = work.size();
+  auto blocks = [&](ArrayRef<int64_t> units) {
+    int64_t total = 0;
+    for (size_t l = 0; l < n; ++l)
+      total += divCeil(widths[l], units[l]);
+    return total;
+  };
+  SmallVector<int64_t> bounds;
+  for (size_t l = 0; l < n; ++l)
+    for (int64_t u = 1; u <= std::min(widths[l], maxUnits); ++u)
+      bounds.push_back(u * std::max<int64_t>(work[l], 1));
+  llvm::sort(bounds);
+  SmallVector<int64_t> units(n, 0);
+  for (int64_t bound : bounds) {
+    bool reachable = true;
+    for (size_t l = 0; l < n; ++l) {
+      units[l] = std::min(
+          {widths[l], maxUnits, bound / std::max<int64_t>(work[l], 1)});
+      reachable &= units[l] >= 1;
+    }
+    if (reachable && blocks(units) <= maxBlocks)
+      break;
+  }
+  if (llvm::any_of(units, [](int64_t u) { return u < 1; }) ||
+      blocks(units) > maxBlocks)
+    return {};
+  // Fewer units a block where the blocks allow, the longest step first.
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<size_t> order = llvm::to_vector(llvm::seq<size_t>(0, n));
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return units[a] * work[a] > units[b] * work[b];
+    });
+    for (size_t l : order) {
+      if (units[l] == 1)
+        continue;
+      --units[l];
+      if (blocks(units) <= maxBlocks) {
+        changed = true;
+        break;
+      }
+      ++units[l];
+    }
+  }
+  return units;
 }

@@ -42,7 +42,8 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
   int64_t n = plan.width;
   bool started = false;
   for (auto [input, staged] : llvm::zip(stagedInputs[phase], sharedViews)) {
-    int64_t depth = inputWidth(input);
+    // The staged row's stride, and its width K.
+    int64_t depth = stagedStride(input), k = inputWidth(input);
     struct Segment {
       /// The buffer, its leading index, the column in the staged row, the
       /// width.
@@ -52,17 +53,17 @@ bool PersistentKernelBuilder::stageInputs(OpBuilder &b, unsigned phase,
     SmallVector<Segment> segments;
     switch (input.kind) {
     case TermInput::Kind::State:
-      segments.push_back({stateBuffers[input.index], cur, 0, depth});
+      segments.push_back({stateBuffers[input.index], cur, 0, k});
       break;
     case TermInput::Kind::Computed:
-      segments.push_back({scratchFor(input.computed), cur, 0, depth});
+      segments.push_back({scratchFor(input.computed), cur, 0, k});
       break;
     case TermInput::Kind::Concat:
       for (auto [j, piece] : llvm::enumerate(plan.concats[input.index].pieces))
         segments.push_back({scratchFor(piece), cur, int64_t(j) * n, n});
       break;
     case TermInput::Kind::Input:
-      segments.push_back({inputs[input.index], step, 0, depth});
+      segments.push_back({inputs[input.index], step, 0, k});
       break;
     }
     for (const Segment &segment : segments) {
@@ -292,7 +293,8 @@ PersistentKernelBuilder::buildProductPartials(OpBuilder &b, unsigned p,
     int64_t n = inputWidth(term.first);
     SmallVector<Value> rowBases;
     for (Value localRow : localRows)
-      rowBases.push_back(arith::MulIOp::create(b, loc, localRow, index(b, n)));
+      rowBases.push_back(arith::MulIOp::create(
+          b, loc, localRow, index(b, stagedStride(term.first))));
     Value staged = stagedFor(term.first);
     // The staged elements k of every row.
     auto stagedAt = [&](OpBuilder &nb, Location l, Value k) {

@@ -26,6 +26,7 @@
 #include "PersistentStack.h"
 
 #include "PersistentChains.h"
+#include "PersistentCostModel.h"
 #include "PersistentFallback.h"
 #include "PersistentKernelBuilder.h"
 
@@ -46,62 +47,6 @@
 using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
-
-/// Units per block for each layer of multiply-adds `work` per row and unit
-/// and width `widths`, at most `maxUnits` (a warp each, so that the warps
-/// keep their weights in registers): the smallest bound on a block's step
-/// (units · work) that `maxBlocks` blocks reach, then as many blocks as
-/// they allow (the layer of the longest block step first). Empty where
-/// `maxBlocks` blocks cannot hold the layers.
-static SmallVector<int64_t> splitBlocks(ArrayRef<int64_t> work,
-                                        ArrayRef<int64_t> widths,
-                                        int64_t maxUnits, int64_t maxBlocks) {
-  size_t n = work.size();
-  auto blocks = [&](ArrayRef<int64_t> units) {
-    int64_t total = 0;
-    for (size_t l = 0; l < n; ++l)
-      total += divCeil(widths[l], units[l]);
-    return total;
-  };
-  SmallVector<int64_t> bounds;
-  for (size_t l = 0; l < n; ++l)
-    for (int64_t u = 1; u <= std::min(widths[l], maxUnits); ++u)
-      bounds.push_back(u * std::max<int64_t>(work[l], 1));
-  llvm::sort(bounds);
-  SmallVector<int64_t> units(n, 0);
-  for (int64_t bound : bounds) {
-    bool reachable = true;
-    for (size_t l = 0; l < n; ++l) {
-      units[l] = std::min(
-          {widths[l], maxUnits, bound / std::max<int64_t>(work[l], 1)});
-      reachable &= units[l] >= 1;
-    }
-    if (reachable && blocks(units) <= maxBlocks)
-      break;
-  }
-  if (llvm::any_of(units, [](int64_t u) { return u < 1; }) ||
-      blocks(units) > maxBlocks)
-    return {};
-  // Fewer units a block where the blocks allow, the longest step first.
-  for (bool changed = true; changed;) {
-    changed = false;
-    SmallVector<size_t> order = llvm::to_vector(llvm::seq<size_t>(0, n));
-    llvm::sort(order, [&](size_t a, size_t b) {
-      return units[a] * work[a] > units[b] * work[b];
-    });
-    for (size_t l : order) {
-      if (units[l] == 1)
-        continue;
-      --units[l];
-      if (blocks(units) <= maxBlocks) {
-        changed = true;
-        break;
-      }
-      ++units[l];
-    }
-  }
-  return units;
-}
 
 namespace {
 /// Builds one chain's kernel.
@@ -131,6 +76,10 @@ public:
   }
   /// Replaces the chain's layers by the kernel, built before the last one.
   void build(StringRef kernelName, ArrayRef<Operation *> dead);
+  /// Whether a layer's products run on tensor cores.
+  bool usesTensorCores() const {
+    return llvm::any_of(builders, [](auto &b) { return b->usesTensorCores(); });
+  }
 
 private:
   RewriterBase &rewriter;
@@ -373,58 +322,67 @@ void StackKernel::build(StringRef kernelName, ArrayRef<Operation *> dead) {
       rewriter.eraseOp(op);
 }
 
-/// `chain`'s ops (layers and `dead`, in block order) into the then branch
-/// of an scf.if on `condition` before the last layer, a copy of them into
-/// its else branch, the layers marked for the per-step lowering (the
-/// stack's kernel was faster than the layers' own at every batch measured),
-/// or without `fallback` not compiled (perStepFallbackResults); the if's
-/// results replace the layers'.
+/// `chain`'s ops into the branches of an scf.if on `condition`
+/// (branchChain), the copies marked for the per-step lowering (the stack's
+/// kernel was faster than the layers' own at every batch measured), or
+/// without `fallback` not compiled (perStepFallbackResults).
 static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
                            ArrayRef<Operation *> dead, Value condition,
                            bool fallback) {
   LayerOp last = chain.layers.back();
   Location loc = last.getLoc();
-  SmallVector<Operation *> ops(dead.begin(), dead.end());
-  for (LayerOp layer : chain.layers)
-    ops.push_back(layer);
-  llvm::sort(ops,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  SmallVector<Value> results;
-  SmallVector<Type> types;
-  for (LayerOp layer : chain.layers)
-    for (Value r : layer->getResults()) {
-      results.push_back(r);
-      types.push_back(r.getType());
-    }
-  rewriter.setInsertionPoint(last);
-  auto branch = scf::IfOp::create(rewriter, loc, types, condition,
-                                  /*withElseRegion=*/true);
-  rewriter.setInsertionPointToStart(branch.thenBlock());
-  auto thenYield = scf::YieldOp::create(rewriter, loc, results);
-  for (Operation *op : ops)
-    rewriter.moveOpBefore(op, thenYield);
-  for (auto [r, replacement] : llvm::zip(results, branch.getResults()))
-    rewriter.replaceUsesWithIf(r, replacement, [&](OpOperand &use) {
-      return !branch->isAncestor(use.getOwner());
-    });
-  rewriter.setInsertionPointToStart(branch.elseBlock());
-  IRMapping mapping;
-  for (Operation *op : ops) {
-    Operation *copy = rewriter.clone(*op, mapping);
-    if (isa<LayerOp>(copy))
-      rewriter.modifyOpInPlace(copy, [&] {
-        copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
-      });
-  }
+  SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, condition);
   // The per-step layers' views of their state stacks in buffers like the
   // kernel's, or every result would be copied after the branch.
   SmallVector<Value> yielded;
-  for (LayerOp layer : chain.layers)
-    llvm::append_range(
-        yielded,
-        perStepFallbackResults(rewriter, loc,
-                               cast<LayerOp>(mapping.lookup(layer)), fallback));
+  for (LayerOp copy : copies) {
+    rewriter.modifyOpInPlace(copy, [&] {
+      copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
+    });
+    llvm::append_range(yielded,
+                       perStepFallbackResults(rewriter, loc, copy, fallback));
+  }
   scf::YieldOp::create(rewriter, loc, yielded);
+}
+
+/// Where the stack's kernel computes on tensor cores: the chain's ops in
+/// the then branch of an `scf.if` on `batch` >= tensorCoreMinBatch
+/// (branchChain), their copies in its else branch replaced by the stack's
+/// kernel of dot products (or, should it have none, marked for the
+/// per-step lowering).
+static void splitOnTensorCores(RewriterBase &rewriter, const Chain &chain,
+                               ArrayRef<Operation *> dead, Value batch,
+                               function_ref<std::string()> nextKernelName,
+                               const PersistentOptions &options) {
+  LayerOp last = chain.layers.back();
+  Location loc = last.getLoc();
+  rewriter.setInsertionPoint(last);
+  Value large =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
+                            arith::ConstantIndexOp::create(
+                                rewriter, loc, tensorCoreMinBatch(options)));
+  SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, large);
+  SmallVector<Value> yielded;
+  for (LayerOp copy : copies)
+    llvm::append_range(yielded, copy->getResults());
+  scf::YieldOp::create(rewriter, loc, yielded);
+  PersistentOptions dots = options;
+  dots.tensorCores = false;
+  SmallVector<Chain> chains = findChains(copies);
+  if (chains.size() == 1 && chains.front().layers.size() == copies.size()) {
+    StackKernel kernel(rewriter, chains.front(), dots);
+    if (succeeded(kernel.plan()))
+      if (FailureOr<SmallVector<Operation *>> copyDead =
+              prepareChain(rewriter, chains.front());
+          succeeded(copyDead)) {
+        kernel.build(nextKernelName(), *copyDead);
+        return;
+      }
+  }
+  for (LayerOp copy : copies)
+    rewriter.modifyOpInPlace(copy, [&] {
+      copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
+    });
 }
 
 SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
@@ -450,14 +408,15 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
     SmallVector<Operation *> dead = std::move(*prepared);
     for (LayerOp layer : chain.layers)
       left.remove(layer);
-    if (options.costModel) {
-      LayerOp head = chain.layers.front();
-      rewriter.setInsertionPoint(chain.layers.back());
-      Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
-                                          head.getInputs().front(), 1);
+    LayerOp head = chain.layers.front();
+    rewriter.setInsertionPoint(chain.layers.back());
+    Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
+                                        head.getInputs().front(), 1);
+    if (options.costModel)
       branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
                      options.perStepFallback);
-    }
+    if (kernel.usesTensorCores())
+      splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options);
     kernel.build(nextKernelName(), dead);
   }
   return llvm::map_to_vector(left,
@@ -487,6 +446,8 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
           ? kernel.runs(batch)
           : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
                 .getResult();
+  if (kernel.usesTensorCores())
+    splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options);
   kernel.build(nextKernelName(), *dead);
   return success();
 }

@@ -11,8 +11,6 @@
 
 namespace mlir::lstm::persistent {
 
-class PersistentKernelBuilder;
-
 /// Runs the chains of `layers` (a layer whose input sequence is the
 /// projection of the layer before's output: `lstm-hoist-input-projection`'s
 /// form of a stack) as one kernel each, the layers' steps as a wavefront
@@ -37,15 +35,6 @@ LogicalResult convertWholeStack(RewriterBase &rewriter,
                                 Value batch, Value &condition,
                                 function_ref<std::string()> nextKernelName,
                                 const PersistentOptions &options);
-
-/// Whether the kernel of `builders` (a layer's, or a stack's, of
-/// `gridBlocks` blocks) runs at batch size `batch` (an index, at the
-/// rewriter's insertion point, `at`'s module declaring the runtime's
-/// queries): the batch is at most `maxBatch`, every block is resident at
-/// once, and the shared memory the batch needs is what the GPU gives.
-Value persistentKernelRuns(RewriterBase &rewriter, Operation *at,
-                           ArrayRef<PersistentKernelBuilder *> builders,
-                           int64_t gridBlocks, Value batch, int64_t maxBatch);
 
 } // namespace mlir::lstm::persistent
 

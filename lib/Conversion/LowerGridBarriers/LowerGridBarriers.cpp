@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -131,19 +132,53 @@ static LogicalResult lowerGridBarrier(RewriterBase &rewriter,
   return success();
 }
 
+/// `nvvm.mma.sync` of the op's fragments, its result struct unpacked.
+static void lowerWarpMma(RewriterBase &rewriter, WarpMmaOp op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Type f32 = rewriter.getF32Type();
+  auto result = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                 {f32, f32, f32, f32});
+  NVVM::MMATypes type =
+      op.getBf16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::tf32;
+  Value sum = NVVM::MmaOp::create(
+      rewriter, loc, result, op.getA(), op.getB(), op.getC(),
+      {16, 8, op.getBf16() ? 16 : 8}, /*b1Op=*/std::nullopt,
+      /*intOverflow=*/std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(rewriter, loc, sum, i));
+  rewriter.replaceOp(op, elements);
+}
+
 namespace {
 struct LowerGridBarriersPass
     : lstm::impl::LowerGridBarriersPassBase<LowerGridBarriersPass> {
   void runOnOperation() override {
     SmallVector<GridBarrierOp> gridBarriers;
     SmallVector<BlockBarrierOp> blockBarriers;
+    SmallVector<Operation *> warpOps;
     getOperation()->walk([&](Operation *op) {
       if (auto grid = dyn_cast<GridBarrierOp>(op))
         gridBarriers.push_back(grid);
       else if (auto block = dyn_cast<BlockBarrierOp>(op))
         blockBarriers.push_back(block);
+      else if (isa<WarpBarrierOp, WarpMmaOp>(op))
+        warpOps.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    for (Operation *op : warpOps) {
+      if (auto mma = dyn_cast<WarpMmaOp>(op)) {
+        lowerWarpMma(rewriter, mma);
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      Value everyLane =
+          arith::ConstantIntOp::create(rewriter, op->getLoc(), -1, 32);
+      rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, everyLane);
+    }
     for (GridBarrierOp op : gridBarriers)
       if (failed(lowerGridBarrier(rewriter, op)))
         return signalPassFailure();

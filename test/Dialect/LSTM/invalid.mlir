@@ -687,3 +687,24 @@ func.func @block_barrier_on_host() {
   lstm.block_barrier
   return
 }
+
+// -----
+
+func.func @warp_barrier_on_host() {
+  // expected-error @+1 {{'lstm.warp_barrier' op must be inside a GPU kernel (gpu.launch or gpu.func)}}
+  lstm.warp_barrier
+  return
+}
+
+// -----
+
+func.func @warp_mma_fragments(%a: i32, %c: f32) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{'lstm.warp_mma' op takes 4 registers of A, 2 of B and 4 accumulators, got 4, 1 and 4}}
+    %d:4 = lstm.warp_mma [%a, %a, %a, %a] [%a] [%c, %c, %c, %c]
+    gpu.terminator
+  }
+  return
+}

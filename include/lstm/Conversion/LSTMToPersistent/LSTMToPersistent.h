@@ -98,7 +98,20 @@ struct PersistentOptions {
   /// of two bf16 values are exact in fp32. The weights are rounded once, as
   /// the registers are loaded; the staged values as the warps read them.
   bool bf16Operands = false;
+  /// Compute the products on tensor cores (`mma.sync`, sm_80 and later)
+  /// where a warp's weights fit in its registers as the instruction's
+  /// fragments: bf16 operands (m16n8k16) under bf16Operands, else TF32
+  /// (m16n8k8, both operands rounded to TF32), accumulating in fp32.
+  bool tensorCores = false;
+  /// With tensorCores, the smallest batch that runs the tensor-core kernel;
+  /// below it a kernel of dot products (a second kernel, chosen at run
+  /// time). 0: chosen (16 for TF32, 4 for bf16: docs/benchmarks.md).
+  int64_t tensorCoresFromBatch = 0;
 };
+
+/// The smallest batch at which lstm-to-persistent runs a kernel on tensor
+/// cores under `options`.
+int64_t tensorCoreMinBatch(const PersistentOptions &options);
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
 struct PersistentChoice {

@@ -1,4 +1,4 @@
-//===- BarrierOps.cpp - The barriers of persistent kernels ----------------===//
+//===- BarrierOps.cpp - The GPU ops of persistent kernels -----------------===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -28,5 +28,18 @@ LogicalResult GridBarrierOp::verify() {
   auto type = cast<MemRefType>(getCounter().getType());
   if (type.getRank() != 1 || type.getDimSize(0) != 1)
     return emitOpError("counter must be memref<1xi32>, got ") << type;
+  return success();
+}
+
+LogicalResult WarpBarrierOp::verify() { return verifyInsideKernel(*this); }
+
+LogicalResult WarpMmaOp::verify() {
+  if (failed(verifyInsideKernel(*this)))
+    return failure();
+  if (getA().size() != 4 || getB().size() != 2 || getC().size() != 4)
+    return emitOpError("takes 4 registers of A, 2 of B and 4 accumulators, "
+                       "got ")
+           << getA().size() << ", " << getB().size() << " and "
+           << getC().size();
   return success();
 }

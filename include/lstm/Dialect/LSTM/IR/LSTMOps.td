@@ -414,4 +414,62 @@ def LSTM_BlockBarrierOp : LSTM_Op<"block_barrier", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// WarpBarrierOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_WarpBarrierOp : LSTM_Op<"warp_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a barrier of the threads of a warp (persistent kernels)";
+  let description = [{
+    Every thread of the warp waits for the others, and the writes made
+    before it (to shared or global memory) are visible to the warp's
+    threads after it: `nvvm.bar.warp.sync` with every lane in its mask
+    (CUDA's `__syncwarp()`), which declares no memory effects in MLIR 22
+    (see `lstm.block_barrier` for why that matters).
+    `lstm-lower-grid-barriers` turns it into that op. Every lane of the
+    warp must reach it.
+
+    ```mlir
+    lstm.warp_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// WarpMmaOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_WarpMmaOp : LSTM_Op<"warp_mma", [Pure, AttrSizedOperandSegments]> {
+  let summary = "one tensor-core instruction of a warp: a 16x8 tile += A · B";
+  let description = [{
+    A warp's `mma.sync` of a 16 × 8 fp32 accumulator tile (persistent
+    kernels, sm_80 and later): each lane gives its four registers of A
+    (16 × K, row-major), its two of B (K × 8, column-major) and its four
+    elements of the accumulator, and gets its four of the result, in PTX's
+    fragment layouts. Without `bf16`, K = 8 and A and B are TF32 values as
+    the bits of fp32 ones (the instruction reads their upper 19 bits); with
+    `bf16`, K = 16 and each register holds two bf16 values, the first in
+    its lower half.
+
+    `nvgpu.mma.sync` takes no bf16 operands in MLIR 22 and `nvvm.mma.sync`
+    declares no memory effects; `lstm-lower-grid-barriers` turns this op
+    into the latter.
+
+    ```mlir
+    %d:4 = lstm.warp_mma [%a0, %a1, %a2, %a3] [%b0, %b1] [%c0, %c1, %c2, %c3]
+    %e:4 = lstm.warp_mma [%a0, %a1, %a2, %a3] [%b0, %b1] [%c0, %c1, %c2, %c3] bf16
+    ```
+  }];
+  let arguments = (ins Variadic<I32>:$a, Variadic<I32>:$b, Variadic<F32>:$c,
+                       UnitAttr:$bf16);
+  let results = (outs F32:$d0, F32:$d1, F32:$d2, F32:$d3);
+  let assemblyFormat = [{
+    `[` $a `]` `[` $b `]` `[` $c `]` (`bf16` $bf16^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // LSTM_DIALECT_LSTM_IR_LSTMOPS_TD

@@ -1,0 +1,433 @@
+//===- PersistentTensorCores.cpp - A persistent kernel's products on MMA --===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The products of a persistent kernel on tensor cores (`mma.sync`, sm_80
+// and later), where a warp keeps its weights in registers. A product's
+// result for a warp is [rows, units at once · columns]: the batch rows are
+// the instruction's M (tiles of 16 rows, read from the staged rows in shared
+// memory as A fragments), the weight rows of the warp's units' columns its
+// N (tiles of 8, the lane's B fragments loaded into registers before the
+// time loop), K the product's depth, 16 at a time: two m16n8k8 TF32
+// instructions or one m16n8k16 bf16 one, accumulating in fp32. The
+// products of a phase go through the warp's tile of shared memory, from
+// which each lane reads the columns of its elements (a row of one of the
+// warp's units) and evaluates them as the dot-product path does
+// (PersistentElement.cpp).
+//
+// Lane 4g + t holds, per 16 of K, the terms 16q + 4t .. + 3 of rows g and
+// g + 8 (one 16-byte load each) and of weight row g of the tile: the
+// instruction's K order permuted so that each lane's terms are contiguous.
+// TF32: the first instruction takes terms 4t and 4t + 1 as its k = t and
+// t + 4, the second 4t + 2 and 4t + 3; bf16: terms 4t, 4t + 1 as k = 2t,
+// 2t + 1 and 4t + 2, 4t + 3 as k = 2t + 8, 2t + 9. A and B agree, so the
+// sums are the product's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PersistentKernelBuilder.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::lstm;
+using namespace mlir::lstm::persistent;
+
+/// Terms of K a lane holds per kMmaDepth, contiguous (see above).
+static constexpr int64_t kLaneTerms = 4;
+/// Independent accumulators of each tile: in blocks of kFewerThreads or
+/// fewer (whose lanes may use 255 registers) and in larger ones (128).
+static constexpr int64_t kMmaChains = 4;
+static constexpr int64_t kMmaChainsManyThreads = 2;
+
+void PersistentKernelBuilder::chooseTensorCores(
+    const PersistentOptions &options, int64_t registerBudget) {
+  // A splat constant's product takes no registers in the dot-product path
+  // (a layer norm's averaging matrices); here it would take a tile's.
+  for (ArrayRef<std::optional<APFloat>> terms : splatWeights)
+    if (llvm::any_of(terms, [](auto &splat) { return splat.has_value(); }))
+      return;
+  if (maxStaged == 0)
+    return;
+  // Registers a lane holds per tile of weight rows and kMmaDepth of K.
+  int64_t perDepth = bf16Operands ? 2 : 4;
+  auto registers = [&](int64_t units) {
+    int64_t total = 0;
+    for (auto [p, product] : llvm::enumerate(plan.products)) {
+      int64_t tiles =
+          divCeil(units * int64_t(neededColumns[p].size()), kMmaColumns);
+      for (auto &[input, weight] : product.terms)
+        total += tiles * divCeil(inputWidth(input), kMmaDepth) * perDepth;
+    }
+    return total;
+  };
+  // As many units at once as fill a tile's columns (an LSTM's four gates:
+  // two), where their weights fit.
+  int64_t columns = 1;
+  for (ArrayRef<int64_t> needed : neededColumns)
+    columns = std::max<int64_t>(columns, int64_t(needed.size()));
+  int64_t want = options.unitsAtOnce != 0
+                     ? options.unitsAtOnce
+                     : std::max<int64_t>(1, kMmaColumns / columns);
+  int64_t units = 1;
+  while (2 * units <= want && unitSlots % (2 * units) == 0 &&
+         registers(2 * units) <= registerBudget)
+    units *= 2;
+  if (registers(units) > registerBudget)
+    return;
+  tensorCores = true;
+  unitsAtOnce = units;
+  for (ArrayRef<unsigned> products : phaseProducts) {
+    int64_t width = 0;
+    for (unsigned p : products)
+      width += mmaTiles(p) * kMmaColumns;
+    // One float more than the tiles: a lane's reads of its row's columns
+    // (rows j = lane mod 16) fall in different banks.
+    mmaScratchStride = std::max(mmaScratchStride, width + 1);
+  }
+}
+
+int64_t PersistentKernelBuilder::mmaTiles(unsigned p) const {
+  return divCeil(unitsAtOnce * int64_t(neededColumns[p].size()), kMmaColumns);
+}
+
+int64_t PersistentKernelBuilder::mmaScratchBytes() const {
+  if (!tensorCores)
+    return 0;
+  return blockSize / kLanes * kMmaRows * mmaScratchStride *
+         int64_t(sizeof(float));
+}
+
+/// `value` rounded to TF32 (to nearest, ties away from zero, as cvt.rna:
+/// half of the dropped 13 bits' weight added to the magnitude, then those
+/// bits cleared), as the i32 of its bits that an mma.sync operand is.
+static Value toTF32(OpBuilder &b, Location loc, Value value) {
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, value);
+  Value half = arith::ConstantIntOp::create(b, loc, 1 << 12, 32);
+  Value kept =
+      arith::ConstantIntOp::create(b, loc, ~int64_t{(1 << 13) - 1}, 32);
+  return arith::AndIOp::create(b, loc,
+                               arith::AddIOp::create(b, loc, bits, half), kept);
+}
+
+/// `low` and `high` rounded to bf16 (to nearest, ties to even) as one i32,
+/// `low` in its lower half: an mma.sync bf16 operand.
+static Value toBF16Pair(OpBuilder &b, Location loc, Value low, Value high) {
+  Value pair = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, b.getF32Type()), ValueRange{low, high});
+  Value rounded = arith::TruncFOp::create(
+      b, loc, VectorType::get({2}, b.getBF16Type()), pair);
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), rounded);
+  return vector::ExtractOp::create(b, loc, word, 0);
+}
+
+/// One mma.sync of a 16x8 tile: `c` + A · B, fp32.
+static SmallVector<Value> mmaSync(OpBuilder &b, Location loc, bool bf16,
+                                  ValueRange a, ValueRange bFragment,
+                                  ValueRange c) {
+  auto mma = WarpMmaOp::create(b, loc, a, bFragment, c, bf16);
+  return SmallVector<Value>(mma->getResults());
+}
+
+/// The lane's B fragments of every product's weights, loaded once before
+/// the time loop: of each tile of kMmaColumns weight rows, row g (the s-th
+/// of the warp's units at once, column c of the product, for the tile's
+/// column s · columns + c; zeros past the last), terms 16q + 4t .. + 3
+/// (zeros past K).
+void PersistentKernelBuilder::loadMmaWeights(OpBuilder &b, Value slot,
+                                             Value lane) {
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  Value g = arith::DivUIOp::create(b, loc, lane, index(b, kLaneTerms));
+  Value firstTerm = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, index(b, kLaneTerms)),
+      index(b, kLaneTerms));
+  SmallVector<Value> units;
+  for (int64_t s = 0; s < unitsAtOnce; ++s)
+    units.push_back(warpUnit(b, slotUnit(b, slot, s)).index);
+  mmaWeights.clear();
+  for (auto [p, product] : llvm::enumerate(plan.products)) {
+    auto &perTerm = mmaWeights.emplace_back();
+    ArrayRef<int64_t> columns = neededColumns[p];
+    auto count = int64_t(unitsAtOnce * columns.size());
+    for (auto [t, weight] : llvm::enumerate(weights[p])) {
+      int64_t depth = cast<MemRefType>(weight.getType())
+                          .getDimSize(product.transposed ? 0 : 1);
+      auto &perTile = perTerm.emplace_back();
+      for (int64_t tile = 0; tile < mmaTiles(p); ++tile) {
+        // The lane's weight row: the tile's column g.
+        int64_t begin = tile * kMmaColumns;
+        int64_t end = std::min(count, begin + kMmaColumns);
+        Value column = arith::AddIOp::create(b, loc, g, index(b, begin));
+        Value row;
+        for (int64_t i = begin; i < end; ++i) {
+          auto c = size_t(i) % columns.size();
+          Value candidate =
+              weightRow(b, weight, product.transposed,
+                        units[i / int64_t(columns.size())], columns[c]);
+          row =
+              row ? arith::SelectOp::create(
+                        b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              column, index(b, i)),
+                        candidate, row)
+                        .getResult()
+                  : candidate;
+        }
+        Value used;
+        if (end - begin < kMmaColumns)
+          used = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       column, index(b, count));
+        auto &values = perTile.emplace_back();
+        for (int64_t q = 0; q < divCeil(depth, kMmaDepth); ++q) {
+          bool partial = (q + 1) * kMmaDepth > depth;
+          SmallVector<Value, kLaneTerms> terms;
+          for (int64_t e = 0; e < kLaneTerms; ++e) {
+            Value k = arith::AddIOp::create(b, loc, firstTerm,
+                                            index(b, q * kMmaDepth + e));
+            Value kc =
+                partial ? arith::MinUIOp::create(b, loc, k, index(b, depth - 1))
+                        : k;
+            SmallVector<Value, 2> at{row, kc};
+            if (product.transposed)
+              std::swap(at[0], at[1]);
+            Value w = weightAt(b, loc, p, t, weight, at);
+            if (partial)
+              w = arith::SelectOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k,
+                                        index(b, depth)),
+                  w, zero);
+            if (used)
+              w = arith::SelectOp::create(b, loc, used, w, zero);
+            terms.push_back(w);
+          }
+          if (bf16Operands) {
+            values.push_back(toBF16Pair(b, loc, terms[0], terms[1]));
+            values.push_back(toBF16Pair(b, loc, terms[2], terms[3]));
+          } else {
+            for (Value w : terms)
+              values.push_back(toTF32(b, loc, w));
+          }
+        }
+      }
+    }
+  }
+}
+
+SmallVector<SmallVector<Value>>
+PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
+                                         Value rowHigh, Value lane) {
+  const Product &product = plan.products[p];
+  int64_t tiles = mmaTiles(p);
+  Value zero =
+      arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
+  Value firstTerm = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, index(b, kLaneTerms)),
+      index(b, kLaneTerms));
+  // kMmaChains accumulators a tile, the instructions dealt out in turn:
+  // that many chains of dependent instructions in flight. With one, a
+  // step at batch 1 waited for each instruction's latency in turn (two
+  // layers of H = 512: 0.32 ms against 0.23 with the dot products).
+  // Char-rnn's stack kernel (512 threads) spilled 72 bytes with 4, 28 with
+  // 2 (ptxas -v).
+  int64_t chains =
+      blockSize <= kFewerThreads ? kMmaChains : kMmaChainsManyThreads;
+  SmallVector<SmallVector<Value>> sums[kMmaChains];
+  for (auto &chain : sums)
+    chain.assign(tiles, SmallVector<Value>(4, zero));
+  int64_t issued = 0;
+  auto quad = VectorType::get({kLaneTerms}, b.getF32Type());
+  for (auto [t, term] : llvm::enumerate(product.terms)) {
+    int64_t depth = inputWidth(term.first);
+    int64_t stride = stagedStride(term.first);
+    Value staged = stagedFor(term.first);
+    auto rowBase = [&](Value row) -> Value {
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, index(b, stride)),
+          firstTerm);
+    };
+    Value low = rowBase(rowLow), high = rowBase(rowHigh);
+    for (int64_t q = 0; q < divCeil(depth, kMmaDepth); ++q) {
+      bool partial = (q + 1) * kMmaDepth > depth;
+      // The lane's terms of rows g and g + 8; past K (the padding of the
+      // staged rows, never written) zeros.
+      auto termsOf = [&](Value base) {
+        Value loaded = vector::LoadOp::create(
+            b, loc, quad, staged,
+            ValueRange{
+                arith::AddIOp::create(b, loc, base, index(b, q * kMmaDepth))},
+            /*nontemporal=*/false,
+            llvm::MaybeAlign(kLaneTerms * sizeof(float)));
+        SmallVector<Value, kLaneTerms> terms;
+        for (int64_t e = 0; e < kLaneTerms; ++e) {
+          Value v = vector::ExtractOp::create(b, loc, loaded, e);
+          if (partial)
+            v = arith::SelectOp::create(
+                b, loc,
+                arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ult,
+                    arith::AddIOp::create(b, loc, firstTerm,
+                                          index(b, q * kMmaDepth + e)),
+                    index(b, depth)),
+                v, zero);
+          terms.push_back(v);
+        }
+        return terms;
+      };
+      SmallVector<Value, kLaneTerms> lo = termsOf(low), hi = termsOf(high);
+      SmallVector<SmallVector<Value>> aFragments;
+      if (bf16Operands) {
+        aFragments.push_back({toBF16Pair(b, loc, lo[0], lo[1]),
+                              toBF16Pair(b, loc, hi[0], hi[1]),
+                              toBF16Pair(b, loc, lo[2], lo[3]),
+                              toBF16Pair(b, loc, hi[2], hi[3])});
+      } else {
+        for (int64_t half = 0; half < 2; ++half)
+          aFragments.push_back({toTF32(b, loc, lo[2 * half]),
+                                toTF32(b, loc, hi[2 * half]),
+                                toTF32(b, loc, lo[2 * half + 1]),
+                                toTF32(b, loc, hi[2 * half + 1])});
+      }
+      // Each instruction's B fragment: two of the lane's registers.
+      for (auto [i, a] : llvm::enumerate(aFragments)) {
+        int64_t at = bf16Operands ? 2 * q : 4 * q + 2 * int64_t(i);
+        SmallVector<SmallVector<Value>> &chain = sums[issued++ % chains];
+        for (int64_t tile = 0; tile < tiles; ++tile)
+          chain[tile] =
+              mmaSync(b, loc, bf16Operands, a,
+                      ArrayRef<Value>(mmaWeights[p][t][tile]).slice(at, 2),
+                      chain[tile]);
+      }
+    }
+  }
+  // The chains' sums, pairwise.
+  for (int64_t width = 1; width < std::min(issued, chains); width *= 2)
+    for (int64_t c = 0; c + width < std::min(issued, chains); c += 2 * width)
+      for (int64_t tile = 0; tile < tiles; ++tile)
+        for (int64_t i = 0; i < 4; ++i)
+          sums[c][tile][i] = arith::AddFOp::create(b, loc, sums[c][tile][i],
+                                                   sums[c + width][tile][i]);
+  return sums[0];
+}
+
+/// The warp's work in one chunk of staged rows [first, first + rows) on
+/// tensor cores: its tiles of kMmaRows rows (tile `group`, group +
+/// rowGroups, ...; the rows past the chunk computed on its last row and not
+/// stored), for its units at once. Per tile, the phase's products into the
+/// warp's tile of shared memory, then each lane's elements: element e =
+/// lane + 32i is row e mod 16 of the tile, unit e / 16 of the warp's.
+void PersistentKernelBuilder::buildMmaChunk(OpBuilder &b, unsigned phase,
+                                            Value step, Value cur, Value next,
+                                            Value first, Value rows, Value slot,
+                                            Value group, Value warp,
+                                            Value lane) {
+  Value tiles = arith::CeilDivUIOp::create(b, loc, rows, index(b, kMmaRows));
+  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
+  Value g = arith::DivUIOp::create(b, loc, lane, index(b, kLaneTerms));
+  Value twoT = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, index(b, kLaneTerms)),
+      index(b, 2));
+  Value base = arith::MulIOp::create(b, loc, warp,
+                                     index(b, kMmaRows * mmaScratchStride));
+  scf::ForOp::create(
+      b, loc, group, tiles, index(b, rowGroups), ValueRange(),
+      [&](OpBuilder &tb, Location l, Value tile, ValueRange) {
+        Value tileFirst =
+            arith::MulIOp::create(tb, l, tile, index(tb, kMmaRows));
+        auto stagedRow = [&](Value offset) -> Value {
+          return arith::MinUIOp::create(
+              tb, l, arith::AddIOp::create(tb, l, tileFirst, offset), lastRow);
+        };
+        Value rowLow = stagedRow(g);
+        Value rowHigh =
+            stagedRow(arith::AddIOp::create(tb, l, g, index(tb, kMmaRows / 2)));
+        // The lanes' reads of the tile before are done.
+        WarpBarrierOp::create(tb, l);
+        SmallVector<std::pair<unsigned, int64_t>> offsets;
+        int64_t offset = 0;
+        for (unsigned p : phaseProducts[phase]) {
+          SmallVector<SmallVector<Value>> sums =
+              buildMmaProduct(tb, p, rowLow, rowHigh, lane);
+          for (auto [i, sum] : llvm::enumerate(sums)) {
+            // c0, c1: row g, columns 2t and 2t + 1; c2, c3: row g + 8.
+            for (int64_t e = 0; e < 4; ++e) {
+              Value row = e < 2 ? g
+                                : arith::AddIOp::create(
+                                      tb, l, g, index(tb, kMmaRows / 2));
+              Value column = arith::AddIOp::create(
+                  tb, l, twoT,
+                  index(tb, offset + int64_t(i) * kMmaColumns + e % 2));
+              Value at = arith::AddIOp::create(
+                  tb, l, base,
+                  arith::AddIOp::create(
+                      tb, l,
+                      arith::MulIOp::create(tb, l, row,
+                                            index(tb, mmaScratchStride)),
+                      column));
+              memref::StoreOp::create(tb, l, sum[e], mmaScratch,
+                                      ValueRange{at});
+            }
+          }
+          offsets.push_back({p, offset});
+          offset += mmaTiles(p) * kMmaColumns;
+        }
+        WarpBarrierOp::create(tb, l);
+        Value j = arith::RemUIOp::create(tb, l, lane, index(tb, kMmaRows));
+        Value firstUnit =
+            arith::DivUIOp::create(tb, l, lane, index(tb, kMmaRows));
+        Value rowAt = arith::AddIOp::create(
+            tb, l, base,
+            arith::MulIOp::create(tb, l, j, index(tb, mmaScratchStride)));
+        int64_t perLane = divCeil(kMmaRows * unitsAtOnce, kLanes);
+        for (int64_t i = 0; i < perLane; ++i) {
+          // The lane's unit of the warp's: s = lane / 16 + 2i.
+          Value s = arith::AddIOp::create(tb, l, firstUnit,
+                                          index(tb, i * kLanes / kMmaRows));
+          Value valid;
+          if (kMmaRows * unitsAtOnce < (i + 1) * kLanes) {
+            valid = arith::CmpIOp::create(tb, l, arith::CmpIPredicate::ult, s,
+                                          index(tb, unitsAtOnce));
+            s = arith::MinUIOp::create(tb, l, s, index(tb, unitsAtOnce - 1));
+          }
+          ColumnSums columns;
+          for (auto [p, at] : offsets) {
+            auto count = int64_t(neededColumns[p].size());
+            Value unitColumns = arith::AddIOp::create(
+                tb, l, rowAt,
+                arith::AddIOp::create(
+                    tb, l, arith::MulIOp::create(tb, l, s, index(tb, count)),
+                    index(tb, at)));
+            for (auto [c, column] : llvm::enumerate(neededColumns[p]))
+              columns[{p, column}] = memref::LoadOp::create(
+                  tb, l, mmaScratch,
+                  ValueRange{arith::AddIOp::create(tb, l, unitColumns,
+                                                   index(tb, int64_t(c)))});
+          }
+          Value local = arith::AddIOp::create(tb, l, tileFirst, j);
+          Value staged = arith::MinUIOp::create(tb, l, local, lastRow);
+          Value row = arith::AddIOp::create(tb, l, first, staged);
+          WarpUnit unit = warpUnit(
+              tb, arith::AddIOp::create(
+                      tb, l, slot,
+                      arith::MulIOp::create(tb, l, s, index(tb, unitSlots))));
+          Value store = arith::AndIOp::create(
+              tb, l, unit.inside,
+              arith::CmpIOp::create(tb, l, arith::CmpIPredicate::ult, local,
+                                    rows));
+          if (valid)
+            store = arith::AndIOp::create(tb, l, store, valid);
+          SmallVector<Value> operands =
+              loadOperands(tb, phase, step, cur, row, unit.index);
+          computeElement(tb, phase, mapOperands(phase, operands), columns, step,
+                         cur, next, row, staged, unit.index, store);
+        }
+        scf::YieldOp::create(tb, l);
+      });
+}
