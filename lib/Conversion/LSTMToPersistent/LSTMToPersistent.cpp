@@ -14,11 +14,11 @@
 // where they are read. See the pass's description (Passes.td) for what it
 // handles.
 //
-// This file: the pass and the conversion of a layer or of a stack's branch
-// (the cost model's choices, PersistentCostModel.cpp). The kernel's layout and
-// host side are PersistentKernelBuilder.cpp's, its body PersistentKernel.cpp's,
-// its products PersistentProducts.cpp's; a stack's kernel
-// PersistentStack.cpp's.
+// This file: the pass and the conversion of a layer or of a stack's
+// branch (the cost model's choices: PersistentCostModel.cpp). The kernel's
+// layout and host side are PersistentKernelBuilder.cpp's, its body
+// PersistentKernel.cpp's, its products PersistentProducts.cpp's (on tensor
+// cores PersistentTensorCores.cpp's); a stack's kernel PersistentStack.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "lstm/Conversion/LSTMToPersistent/LSTMToPersistent.h"
