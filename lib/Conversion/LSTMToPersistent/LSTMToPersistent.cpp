@@ -69,10 +69,7 @@ static LayerOp splitOnTensorCores(RewriterBase &rewriter, LayerOp layer,
     return LayerOp();
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
-  Value large =
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
-                            arith::ConstantIndexOp::create(
-                                rewriter, loc, tensorCoreMinBatch(options)));
+  Value large = tensorCoresRun(rewriter, loc, batch, options);
   auto split = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), large,
                                  /*withElseRegion=*/true);
   rewriter.replaceUsesWithIf(

@@ -241,3 +241,11 @@ int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options) {
   // lose by 25-60%.
   return options.bf16Operands ? 4 : 16;
 }
+
+Value mlir::lstm::persistent::tensorCoresRun(RewriterBase &rewriter,
+                                             Location loc, Value batch,
+                                             const PersistentOptions &options) {
+  return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
+                               arith::ConstantIndexOp::create(
+                                   rewriter, loc, tensorCoreMinBatch(options)));
+}

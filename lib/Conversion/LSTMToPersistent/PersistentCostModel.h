@@ -43,6 +43,11 @@ Value persistentKernelRuns(RewriterBase &rewriter, Operation *at,
                            ArrayRef<PersistentKernelBuilder *> builders,
                            int64_t gridBlocks, Value batch, int64_t maxBatch);
 
+/// Whether a kernel on tensor cores runs rather than one of dot products
+/// at batch size `batch`: batch >= tensorCoreMinBatch(options).
+Value tensorCoresRun(RewriterBase &rewriter, Location loc, Value batch,
+                     const PersistentOptions &options);
+
 /// The same for `builder`'s kernel of `layer`, built before it.
 Value kernelRuns(RewriterBase &rewriter, LayerOp layer,
                  PersistentKernelBuilder &builder, Value batch,

@@ -357,10 +357,7 @@ static void splitOnTensorCores(RewriterBase &rewriter, const Chain &chain,
   LayerOp last = chain.layers.back();
   Location loc = last.getLoc();
   rewriter.setInsertionPoint(last);
-  Value large =
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
-                            arith::ConstantIndexOp::create(
-                                rewriter, loc, tensorCoreMinBatch(options)));
+  Value large = tensorCoresRun(rewriter, loc, batch, options);
   SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, large);
   SmallVector<Value> yielded;
   for (LayerOp copy : copies)
