@@ -57,15 +57,15 @@ using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
 
-/// Where `builder` computes on tensor cores: puts `op` (a layer, in a
-/// block whose terminator yields its results) into the then branch of an
-/// `scf.if` on `batch` >= tensorCoreMinBatch, a copy of it into the else
-/// branch, and returns the copy, for a kernel of dot products; else null.
+/// Where `builder` computes on tensor cores and smaller batches take a
+/// kernel of dot products: puts `layer` into the then branch of an `scf.if`
+/// on `batch` >= tensorCoreMinBatch, whose results replace the layer's, a
+/// copy of it into the else branch, and returns the copy; else null.
 static LayerOp splitOnTensorCores(RewriterBase &rewriter, LayerOp layer,
                                   const PersistentKernelBuilder &builder,
                                   Value batch,
                                   const PersistentOptions &options) {
-  if (!builder.usesTensorCores())
+  if (!builder.usesTensorCores() || tensorCoreMinBatch(options) <= 1)
     return LayerOp();
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
@@ -290,6 +290,12 @@ struct ConvertLSTMToPersistentPass
       module.emitError("lstm-to-persistent: units-at-once must be 0 (chosen "
                        "by the layout), 1, 2 or 4, got " +
                        Twine(unitsAtOnce));
+      return signalPassFailure();
+    }
+    if (tensorCoresFromBatch < 0) {
+      module.emitError("lstm-to-persistent: tensor-cores-from-batch must be "
+                       "0 (chosen) or a batch size, got " +
+                       Twine(tensorCoresFromBatch));
       return signalPassFailure();
     }
     PersistentOptions options;

@@ -412,7 +412,7 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
     if (options.costModel)
       branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
                      options.perStepFallback);
-    if (kernel.usesTensorCores())
+    if (kernel.usesTensorCores() && tensorCoreMinBatch(options) > 1)
       splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options);
     kernel.build(nextKernelName(), dead);
   }
@@ -443,7 +443,7 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
           ? kernel.runs(batch)
           : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
                 .getResult();
-  if (kernel.usesTensorCores())
+  if (kernel.usesTensorCores() && tensorCoreMinBatch(options) > 1)
     splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options);
   kernel.build(nextKernelName(), *dead);
   return success();

@@ -8,6 +8,8 @@
 // RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true" | FileCheck %s --check-prefix=SPLIT
 // RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true bf16-operands=true" | FileCheck %s --check-prefix=SPLIT-BF16
 // RUN: lstm-opt %S/../../../examples/stack3.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true" | FileCheck %s --check-prefix=STACK
+// RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true tensor-cores-from-batch=1" | FileCheck %s --check-prefix=EVERY
+// RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-from-batch=-1" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The products on tensor cores: an LSTM of H = 128 (K = 128, four gate
 // columns a unit) takes two units a warp at once, one tile of 8 weight
@@ -114,3 +116,12 @@
 // STACK: gpu.shuffle xor
 // STACK-NOT: gpu.launch
 // STACK: return
+
+// tensor-cores-from-batch=1: the tensor cores at every batch, one kernel.
+// EVERY-LABEL: func.func @forward
+// EVERY-NOT: arith.cmpi uge
+// EVERY: gpu.launch
+// EVERY: lstm.warp_mma
+// EVERY-NOT: gpu.launch
+
+// BAD: lstm-to-persistent: tensor-cores-from-batch must be 0 (chosen) or a batch size, got -1
