@@ -89,6 +89,13 @@ void PersistentKernelBuilder::chooseTensorCores(
     // (rows j = lane mod 16) fall in different banks.
     mmaScratchStride = std::max(mmaScratchStride, width + 1);
   }
+  // The warps' result tiles must leave the staging most of the block's
+  // shared memory: else the dot products.
+  if (2 * mmaScratchBytes() > options.sharedMemory) {
+    tensorCores = false;
+    unitsAtOnce = 1;
+    mmaScratchStride = 0;
+  }
 }
 
 int64_t PersistentKernelBuilder::mmaTiles(unsigned p) const {
