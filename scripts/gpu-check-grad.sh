@@ -8,8 +8,10 @@
 # compute-sanitizer (memcheck on the fp32, plain and persistent variants of
 # lstm, gru and peephole; racecheck and synccheck on two of them; all three on
 # the persistent stack3, whose layers run as one kernel forward and backward;
-# memcheck on the fp32 stack3, whose training forward is a wavefront) over
-# the same script.
+# memcheck on the fp32 stack3, whose training forward is a wavefront;
+# racecheck and synccheck on persistent-split's stack3 at 20 rows, where its
+# kernels take tensor cores) over the same script. The persistent-split
+# variant's checks add sizes of 37 and 129 rows, on tensor cores.
 # Prints a summary table (the largest relative error per variant, against its
 # tolerance) and exits non-zero on any failure.
 #   scripts/gpu-check-grad.sh [VARIANT...]   (default: every variant built)
@@ -42,20 +44,20 @@ export PYTHON SIZES LOGDIR CHECK_TIMEOUT
 start=$(date +%s)
 
 if [ -f gpu-build/grad.tar.xz ]; then
-  for v in fp32 tf32 bf16 plain persistent persistent-tf32 persistent-bf16; do
+  for v in fp32 tf32 bf16 plain persistent persistent-tf32 persistent-bf16 persistent-split; do
     if tar -tJf gpu-build/grad.tar.xz "grad-$v/" > /dev/null 2>&1 && [ ! -d "gpu-build/grad-$v" ]; then
       tar -C gpu-build -xJf gpu-build/grad.tar.xz "grad-$v" || { echo "cannot unpack grad-$v"; exit 1; }
     fi
   done
 fi
-variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent grad-persistent-tf32 grad-persistent-bf16 2>/dev/null | sed 's/^grad-//')}
+variants=${*:-$(cd gpu-build 2>/dev/null && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain grad-persistent grad-persistent-tf32 grad-persistent-bf16 grad-persistent-split 2>/dev/null | sed 's/^grad-//')}
 if [ -z "$variants" ]; then
   echo "no gpu-build/grad-VARIANT (compile with scripts/gpu-compile-grad.sh where MLIR is)"
   exit 1
 fi
 tolerance() {
   case $1 in
-    tf32|persistent-tf32) echo 1e-2 ;;
+    tf32|persistent-tf32|persistent-split) echo 1e-2 ;;
     bf16|persistent-bf16) echo 5e-2 ;;
     *) echo 1e-5 ;;
   esac
@@ -80,15 +82,19 @@ if [ "${SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null 2>&1; 
              "racecheck persistent lstm" "racecheck persistent cho_gru" \
              "synccheck persistent lstm" "synccheck persistent cho_gru" \
              "memcheck persistent stack3" "racecheck persistent stack3" \
-             "synccheck persistent stack3" "memcheck fp32 stack3"; do
+             "synccheck persistent stack3" "memcheck fp32 stack3" \
+             "racecheck persistent-split stack3" "synccheck persistent-split stack3"; do
     set -- $run
     [ -f "gpu-build/grad-$2/$3.so" ] && sanitizer_runs+=("$run")
   done
   for run in "${sanitizer_runs[@]}"; do
     set -- $run
+    # The split kernels run on tensor cores from 16 rows.
+    sizes=3:5
+    [ "$2" = persistent-split ] && sizes=3:20
     ( OMP_NUM_THREADS=2 timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$1" --error-exitcode 9 \
         "$PYTHON" test/GPU/check_gradients_gpu.py "gpu-build/grad-$2/$3.so" --cell "$3" \
-        --sizes 3:5 --tol "$(tolerance "$2")" --ref-device cpu \
+        --sizes $sizes --tol "$(tolerance "$2")" --ref-device cpu \
         > "$LOGDIR/sanitizer-$1-$2-$3.log" 2>&1
       echo $? > "$LOGDIR/sanitizer-$1-$2-$3.rc" ) &
   done
@@ -98,13 +104,15 @@ fi
 
 # The gradient checks, JOBS at once (each loads PyTorch and one library).
 check_one() {
-  local variant=$1 lib=$2 cell log rc
+  local variant=$1 lib=$2 cell log rc sizes=$SIZES
   cell=$(basename "$lib" .so)
+  # The split kernels run on tensor cores from 16 rows.
+  [ "$variant" = persistent-split ] && sizes=$SIZES,20:37,33:129
   log="$LOGDIR/$variant-$cell.log"
   # --foreground: in this script's process group, so that a timeout around
   # the whole script stops these too.
   OMP_NUM_THREADS=2 timeout --foreground "$CHECK_TIMEOUT" "$PYTHON" test/GPU/check_gradients_gpu.py "$lib" \
-    --cell "$cell" --tol "$(tolerance "$variant")" --sizes "$SIZES" > "$log" 2>&1
+    --cell "$cell" --tol "$(tolerance "$variant")" --sizes "$sizes" > "$log" 2>&1
   rc=$?
   [ $rc = 124 ] && echo "FAILED: $cell (timed out after $CHECK_TIMEOUT s)" >> "$log"
   echo $rc > "$LOGDIR/$variant-$cell.rc"

@@ -8,12 +8,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent persistent-tf32 persistent-bf16 2>/dev/null)}
+variants=${*:-$(cd gpu-build && ls -d fp32 tf32 bf16 plain kernels persistent persistent-tf32 persistent-bf16 persistent-split 2>/dev/null)}
 log=$(mktemp -d)
 status=0
 tolerance() {
   case $1 in
-    tf32|persistent-tf32) echo 2e-3 ;;
+    tf32|persistent-tf32|persistent-split) echo 2e-3 ;;
     bf16|persistent-bf16) echo 2e-2 ;;
     *) echo 1e-5 ;;
   esac
@@ -47,13 +47,17 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/lstm.so --cell lstm \
       --sizes 3:5 --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
-    # A stack's layers in one kernel (lstm-to-persistent{stacks=true}).
+    # A stack's layers in one kernel (lstm-to-persistent{stacks=true});
+    # with the depth split, also 33 rows a block: each set of warps takes
+    # three tiles, their partial tiles alternating in shared memory.
     if [[ "$variant" == persistent* ]]; then
+      sizes=3:5
+      [ "$variant" = persistent-split ] && sizes=3:5,3:129
       for tool in racecheck synccheck; do
         echo "== compute-sanitizer ($tool) over gpu-build/$variant/stack3.so"
         compute-sanitizer --tool $tool --error-exitcode 9 \
           "$PYTHON" test/GPU/check_compiled.py gpu-build/$variant/stack3.so --cell stack3 \
-          --sizes 3:5 --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
+          --sizes $sizes --tol "$(tolerance "$variant")" 2>&1 | tail -n 3 || status=1
       done
     fi
   done

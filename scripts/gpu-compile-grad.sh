@@ -21,6 +21,9 @@
 #   persistent-bf16  the same with --compute-type=bf16 (the kernels on bf16
 #          tensor cores from B = 4; below, the kernels' and the other
 #          GEMMs' operands rounded to bf16)
+#   persistent-split  persistent-tf32 with --persistent-split-depth=4 (each
+#          tensor-core tile's depth split among four warps; by default
+#          none)
 # Then packs them into gpu-build/grad.tar.xz (the libraries compress ~10x;
 # scripts/gpu-check-grad.sh unpacks it when gpu-build/grad-* are missing).
 #   scripts/gpu-compile-grad.sh [VARIANT...]
@@ -52,13 +55,14 @@ flags_of() {
     persistent) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent ;;
     persistent-tf32) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=tf32 ;;
     persistent-bf16) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=bf16 ;;
+    persistent-split) printf '%s\n' "--pre-passes=lstm-optimize{persistent=true $wave}" --persistent --compute-type=tf32 --persistent-split-depth=4 ;;
     *) return 1 ;;
   esac
 }
 pre_of() {
   case $1 in
     plain) echo "" ;;
-    persistent|persistent-tf32|persistent-bf16) echo "lstm-optimize{persistent=true}" ;;
+    persistent|persistent-tf32|persistent-bf16|persistent-split) echo "lstm-optimize{persistent=true}" ;;
     *) echo "lstm-optimize" ;;
   esac
 }

@@ -12,7 +12,10 @@
 # on TF32 tensor cores from B = 16, fp32 multiply-adds below, the other GEMMs
 # in TF32) and persistent-bf16 (under --compute-type=bf16: the kernels'
 # products on bf16 tensor cores from B = 4, their operands rounded to bf16
-# below, the other GEMMs take bf16 operands).
+# below, the other GEMMs take bf16 operands), and persistent-split
+# (persistent-tf32 with --persistent-split-depth=4: each tensor-core tile's
+# depth split among four warps, which the default does not do; on tensor
+# cores from B = 16).
 # LSTM_COMPILE names the compiler (default build/bin/lstm-compile; the
 # wheel's lstmc/bin/lstm-compile on a machine without MLIR,
 # scripts/gpu-wheel-check.sh).
@@ -31,6 +34,7 @@ for variant in $variants; do
     persistent) flags="--pre-passes=lstm-optimize{persistent=true} --persistent" ;;
     persistent-tf32) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32" ;;
     persistent-bf16) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=bf16" ;;
+    persistent-split) flags="--pre-passes=lstm-optimize{persistent=true} --persistent --compute-type=tf32 --persistent-split-depth=4" ;;
     *) echo "unknown variant $variant" >&2; exit 2 ;;
   esac
   mkdir -p "gpu-build/$variant"

@@ -120,6 +120,7 @@ nvvmOptions(const lstm::CompileOptions &options) {
   nvvm.computeType = options.computeType;
   nvvm.persistent = options.persistent;
   nvvm.persistentTensorCores = options.persistentTensorCores;
+  nvvm.persistentSplitDepth = options.persistentSplitDepth;
   nvvm.perStepFallback = options.perStepFallback;
   nvvm.streams = options.streams;
   return nvvm;

@@ -285,6 +285,7 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     // mma.sync's TF32 and bf16 shapes, from sm_80 on.
     persistent.tensorCores = options.persistentTensorCores && chip >= 80 &&
                              options.computeType != GemmComputeType::fp32;
+    persistent.tensorCoresSplitDepth = options.persistentSplitDepth;
     // cp.async, from sm_80 on.
     persistent.asyncCopies = chip >= 80;
     // The shared memory every GPU of the chip's family gives a block once
@@ -548,6 +549,12 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
                      "the kernels' products on tensor cores (sm_80 and "
                      "later); false: fp32 FMAs"),
       llvm::cl::init(true)};
+  Option<int64_t> persistentSplitDepth{
+      *this, "persistent-split-depth",
+      llvm::cl::desc("With the kernels on tensor cores, how many warps split "
+                     "each tile's depth (a power of two; 1: none); 0: only "
+                     "where a warp's weights would not fit its registers"),
+      llvm::cl::init(1)};
   Option<bool> perStepFallback{
       *this, "per-step-fallback",
       llvm::cl::desc("With persistent=true, the per-step lowering beside "
@@ -622,6 +629,7 @@ void lstm::registerLSTMPipelines() {
         options.cublas = o.cublas;
         options.persistent = o.persistent;
         options.persistentTensorCores = o.persistentTensorCores;
+        options.persistentSplitDepth = o.persistentSplitDepth;
         options.perStepFallback = o.perStepFallback;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;

@@ -146,6 +146,61 @@ def test_persistent_tensor_cores(torch, name, compute_type, tol):
     assert launched[0] != launched[1], launched
 
 
+@pytest.mark.parametrize("split", [2, 4])
+@pytest.mark.parametrize("compute_type,tol", [("tf32", 2e-3), ("bf16", 2e-2)])
+@pytest.mark.parametrize("name", ["lstm", "cho_gru", "stack3"])
+def test_persistent_tensor_cores_split_depth(torch, name, compute_type, tol, split):
+    """tensor-cores-split-depth: the warps of a tile split its depth, each
+    summing its share into a partial tile that one of them adds up: at
+    B = 5 (one tile) and B = 37 (three tiles a block's set of warps, the
+    partial tiles alternating in shared memory) within the tolerance of the
+    float64 reference."""
+    options = ("always=true tensor-cores=true tensor-cores-from-batch=1 "
+               f"tensor-cores-split-depth={split} shared-memory=229376")
+    if compute_type == "bf16":
+        options += " bf16-operands=true"
+    f = network(name, compute_type=compute_type).compile(
+        target="cuda",
+        pre_passes=f"lstm-optimize{{wavefront=false}},lstm-to-persistent{{{options}}}")
+    for T, B in [(30, 5), (30, 37)]:
+        inputs = ref.make_inputs(name, T, B, np.random.default_rng(71 + B))
+        names, outs = kernels_launched(torch, f, inputs)
+        assert any("lstm_persistent" in k for k in names), sorted(names)
+        for out, exp in zip(outs, ref.expected(name, inputs)):
+            o = out.cpu().numpy().astype(np.float64)
+            assert np.isfinite(o).all()
+            assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < tol
+
+
+def test_persistent_tensor_cores_split_to_fit(torch):
+    """An LSTM of H = 320 in TF32 under tensor-cores-split-depth=0 (split
+    only to fit): a warp's fragments of the whole depth (80 registers a
+    lane) do not fit the 64 of a 512-thread block, so two warps split each
+    tile's depth. Under the cost model, the tensor-core kernel runs at
+    B = 37 (not the dots kernel) within 2e-3 of the float64 reference."""
+    hidden, inputs_size, T, B = 320, 48, 30, 37
+    persistent = ("lstm-to-persistent{tensor-cores=true tensor-cores-split-depth=0 "
+                  "shared-memory=229376 async-copies=true}")
+    f = lc.Network(lc.cells.lstm, input_size=inputs_size, hidden=hidden,
+                   compute_type="tf32").compile(
+        target="cuda", pre_passes=f"lstm-optimize{{wavefront=false}},{persistent}")
+    rng = np.random.default_rng(83)
+    scale = 1 / np.sqrt(hidden)
+    x = rng.standard_normal((T, B, inputs_size)).astype(np.float32)
+    h0, c0 = (rng.standard_normal((B, hidden)).astype(np.float32) for _ in range(2))
+    W = (rng.uniform(-scale, scale, (4 * hidden, inputs_size))).astype(np.float32)
+    R = (rng.uniform(-scale, scale, (4 * hidden, hidden))).astype(np.float32)
+    bW, bR = (rng.uniform(-scale, scale, 4 * hidden).astype(np.float32) for _ in range(2))
+    names, outs = kernels_launched(torch, f, [x, h0, c0, W, R, bW, bR])
+    persistent = [k for k in names if "lstm_persistent" in k]
+    assert persistent and not any(k.endswith("_dots") for k in persistent), sorted(names)
+    f64 = [a.astype(np.float64) for a in (x, h0, c0, W, R, bW, bR)]
+    y, (h, c) = ref.run_layer(ref.torch_lstm(*f64[3:]), f64[0], (f64[1], f64[2]))
+    for out, exp in zip(outs, [y, h, c]):
+        o = out.cpu().numpy().astype(np.float64)
+        assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < 2e-3
+
+
 @pytest.mark.parametrize("form", ["batched", "looped", "auto"])
 def test_batched_gemm_forms(torch, form, monkeypatch):
     """The wavefront's batched GEMMs (stack3's three layers a diagonal, one

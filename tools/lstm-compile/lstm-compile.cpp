@@ -89,6 +89,12 @@ static cl::opt<bool> persistentTensorCores(
              "kernels' products on tensor cores (sm_80 and later); false: "
              "fp32 FMAs"),
     cl::init(true), cl::cat(toolCategory));
+static cl::opt<int64_t> persistentSplitDepth(
+    "persistent-split-depth",
+    cl::desc("With the persistent kernels on tensor cores, how many warps "
+             "split each tile's depth (a power of two; 1: none); 0: only "
+             "where a warp's weights would not fit its registers"),
+    cl::init(1), cl::cat(toolCategory));
 static cl::opt<bool> perStepFallback(
     "per-step-fallback",
     cl::desc("With --persistent, the per-step lowering beside each kernel "
@@ -232,6 +238,7 @@ int main(int argc, char **argv) {
   options.forwardThroughTrain = forwardThroughTrain;
   options.persistent = persistent;
   options.persistentTensorCores = persistentTensorCores;
+  options.persistentSplitDepth = persistentSplitDepth;
   options.perStepFallback = perStepFallback;
   options.keepObject = keepObject;
   options.kernelThreads = kernelThreads;

@@ -118,6 +118,10 @@ struct LSTMToNVVMOptions {
   /// rounded to bf16 under bf16).
   bool persistent = false;
   bool persistentTensorCores = true;
+  /// With tensor cores, how many warps split each tile's depth
+  /// (lstm-to-persistent's `tensor-cores-split-depth`; 1: none; 0: only
+  /// where a warp's weights would not fit its registers otherwise).
+  int64_t persistentSplitDepth = 1;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (lstm-to-persistent's
   /// `per-step-fallback`); without it such a run fails, saying so.

@@ -146,8 +146,8 @@ struct ConvertLSTMToLinalgPass
     // A persistent kernel's barriers and tensor-core ops (lstm-to-persistent)
     // are already GPU code; lstm-lower-grid-barriers expands them with the
     // kernels.
-    target
-        .addLegalOp<GridBarrierOp, BlockBarrierOp, WarpBarrierOp, WarpMmaOp>();
+    target.addLegalOp<GridBarrierOp, BlockBarrierOp, WarpBarrierOp,
+                      WarpsBarrierOp, WarpMmaOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 #include <memory>
@@ -298,6 +299,13 @@ struct ConvertLSTMToPersistentPass
                        Twine(tensorCoresFromBatch));
       return signalPassFailure();
     }
+    if (tensorCoresSplitDepth < 0 || tensorCoresSplitDepth > 32 ||
+        !llvm::isPowerOf2_64(std::max<int64_t>(tensorCoresSplitDepth, 1))) {
+      module.emitError("lstm-to-persistent: tensor-cores-split-depth must be "
+                       "0 (chosen) or a power of two up to 32, got " +
+                       Twine(tensorCoresSplitDepth));
+      return signalPassFailure();
+    }
     PersistentOptions options;
     options.blockSize = blockSize;
     options.unitsAtOnce = unitsAtOnce;
@@ -311,6 +319,7 @@ struct ConvertLSTMToPersistentPass
     options.bf16Operands = bf16Operands;
     options.tensorCores = tensorCores;
     options.tensorCoresFromBatch = tensorCoresFromBatch;
+    options.tensorCoresSplitDepth = tensorCoresSplitDepth;
     IRRewriter rewriter(&getContext());
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       unsigned n = 0;

@@ -48,7 +48,10 @@ void PersistentKernelBuilder::buildPhase(OpBuilder &lb, unsigned phase,
             cb, cl, index(cb, chunk),
             arith::SubIOp::create(cb, cl, rowEnd, first));
         // A warp with one unit loads the operands of its first rows before
-        // the staging: their latency overlaps the staging's.
+        // the staging: their latency overlaps the staging's. (Not on
+        // tensor cores: loading a warp's first tile's early gained nothing
+        // in char-rnn's forward, and its training step took 0.655 ms
+        // against 0.481: docs/benchmarks.md, "The depth split".)
         bool mma = tensorCores && !phaseProducts[phase].empty();
         std::optional<SmallVector<Value>> early;
         if (unitsPerWarp == 1 && !mma)
@@ -164,7 +167,11 @@ void PersistentKernelBuilder::buildBlocks(OpBuilder &b, Value blockId,
   Value zero = index(b, 0), one = index(b, 1), two = index(b, 2);
 
   if (tensorCores) {
-    loadMmaWeights(b, slot, lane);
+    loadMmaWeights(b, slot,
+                   depthSplit > 1 ? arith::RemUIOp::create(b, loc, group,
+                                                           index(b, depthSplit))
+                                  : Value(),
+                   lane);
   } else if (useRegisters) {
     registerWeights.clear();
     for (int64_t s = 0; s < unitsAtOnce; ++s)

@@ -10,7 +10,8 @@
 // PersistentKernel.cpp, a warp's share of a step in PersistentWarp.cpp, an
 // element's work in PersistentElement.cpp, its products (staging,
 // registers, dot products) in PersistentProducts.cpp, or on tensor cores
-// in PersistentTensorCores.cpp.
+// in PersistentTensorCores.cpp (their layout in
+// PersistentTensorCoreLayout.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -228,19 +229,56 @@ private:
   /// Bytes of the warps' shared memory for their products' tiles (0
   /// without tensor cores).
   int64_t mmaScratchBytes() const;
+  /// Tiles of results a warp's shared memory holds (two under a depth
+  /// split).
+  int64_t scratchTiles() const;
   /// Floats a staged row of `input` takes in shared memory (its width, or
   /// padded for the tensor cores' loads).
   int64_t stagedStride(const TermInput &input) const;
-  void loadMmaWeights(OpBuilder &b, Value slot, Value lane);
+  /// The most of `groups` row-group warps that may split a tile's depth
+  /// (at most what `options` asks; 1: none), given the block's `slots`
+  /// unit slots: a power of two that divides the groups, leaves each warp
+  /// a chunk of every product, and sets of warps that the named barriers
+  /// tell apart.
+  int64_t maxDepthSplit(const PersistentOptions &options, int64_t slots,
+                        int64_t groups) const;
+  /// The chunks of kMmaDepth of a product term of `depth` that a warp
+  /// takes (all of them without a depth split): its i-th is chunk
+  /// part + i · depthSplit.
+  int64_t warpChunks(int64_t depth) const;
+  /// Whether the warp's i-th chunk may have terms past `depth` (the last
+  /// chunk partly, or past the last chunk under an uneven split).
+  bool chunkMayPassDepth(int64_t i, int64_t depth) const;
+  /// The lane's term e of its warp's i-th chunk: `firstTerm` (4t) + 16q +
+  /// e, past the depth for a chunk past the last.
+  Value chunkTerm(OpBuilder &b, Value firstTerm, Value part, int64_t i,
+                  int64_t e);
+  /// The lane's B fragments; `part`: the warp's share of the depth (null
+  /// without a depth split).
+  void loadMmaWeights(OpBuilder &b, Value slot, Value part, Value lane);
   /// A product's columns for a tile of kMmaRows staged rows (`rowLow` and
   /// `rowHigh`, the lane's rows g and g + 8), one accumulator per tile of
-  /// weight rows: the lane's four elements of each.
+  /// weight rows: the lane's four elements of each (of the warp's share of
+  /// the depth, `part`, under a depth split).
   SmallVector<SmallVector<Value>> buildMmaProduct(OpBuilder &b, unsigned p,
                                                   Value rowLow, Value rowHigh,
-                                                  Value lane);
+                                                  Value lane, Value part);
   void buildMmaChunk(OpBuilder &b, unsigned phase, Value step, Value cur,
                      Value next, Value first, Value rows, Value slot,
                      Value group, Value warp, Value lane);
+  /// A lane's elements in a tile: 16 rows for each of the units at once.
+  int64_t mmaElementsPerLane() const;
+  /// The lane's elements of a tile of kMmaRows rows from `tileFirst` of the
+  /// chunk: the products' columns read from the tile of scratch at
+  /// `tileBase` (summed over the depth split's partial tiles) at
+  /// `offsets`, then evaluated. Under a depth split the set's warps share
+  /// a tile's elements, a round of 32 each in turn, this warp's first
+  /// round `rotation`.
+  void evaluateMmaTile(OpBuilder &b, unsigned phase, Value step, Value cur,
+                       Value next, Value first, Value rows, Value slot,
+                       Value lane, Value tileFirst,
+                       ArrayRef<std::pair<unsigned, int64_t>> offsets,
+                       Value tileBase, Value rotation);
   Value weightRow(OpBuilder &b, Value weight, bool transposed, Value unit,
                   int64_t column);
   /// Element `at` of term `t`'s weight of product `p` (the buffer
@@ -252,6 +290,19 @@ private:
     Value index, inside;
   };
   WarpUnit warpUnit(OpBuilder &b, Value local);
+  /// Element i of the lane in a tile of kMmaRows rows from `tileFirst` of a
+  /// chunk of `rows` staged rows from `first` (under a depth split, its
+  /// round rotation + depthSplit · i of the tile's): row `tileRow` of the
+  /// tile, the warp's unit `warpUnit` of those at once.
+  struct MmaElement {
+    Value tileRow, warpUnit, staged, row;
+    WarpUnit unit;
+    /// Whether the element exists (its row in the chunk, its unit in the
+    /// layer and the warp's).
+    Value store;
+  };
+  MmaElement mmaElement(OpBuilder &b, Value first, Value rows, Value slot,
+                        Value lane, Value tileFirst, int64_t i, Value rotation);
   /// Row `group + ordinal · rowGroups` of a chunk: the warp's `ordinal`-th.
   Value warpRow(OpBuilder &b, Value group, Value ordinal);
   /// The element of a group of `size` that lane `lane` evaluates: its own,
@@ -346,6 +397,12 @@ private:
   /// memory.
   bool tensorCores = false;
   int64_t mmaScratchStride = 0;
+  /// With tensor cores, how many of a unit slot's row-group warps split
+  /// each tile's depth: each takes chunks part, part + depthSplit, ... of
+  /// kMmaDepth (its weights' fragments only: depthSplit times fewer
+  /// registers), writes its partial tile, and one of them sums the
+  /// partials and evaluates the elements.
+  int64_t depthSplit = 1;
   /// The blocks' tiles: block b takes units of tile b / rowTiles and rows
   /// of tile b % rowTiles, ⌈B / rowTiles⌉ rows a tile.
   int64_t rowTiles = 1;

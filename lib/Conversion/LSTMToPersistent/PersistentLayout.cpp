@@ -34,6 +34,8 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
      << (tensorCores
              ? (bf16Operands ? ", bf16 tensor cores" : ", tf32 tensor cores")
              : "")
+     << (depthSplit > 1 ? " (depth split " + std::to_string(depthSplit) + ")"
+                        : std::string())
      << ", " << rowWork << " multiply-adds a row, chunks of " << chunkRows
      << " rows, rows a warp takes at once by phase:";
   for (int64_t rows : groupRows)

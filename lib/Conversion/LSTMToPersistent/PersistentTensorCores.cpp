@@ -25,6 +25,10 @@
 // 2t + 1 and 4t + 2, 4t + 3 as k = 2t + 8, 2t + 9. A and B agree, so the
 // sums are the product's.
 //
+// Under a depth split (PersistentTensorCoreLayout.cpp) the warps of a set
+// take the same tiles, each its chunks of 16 of K, and their partial
+// tiles meet at a named barrier; one warp a tile sums them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "PersistentKernelBuilder.h"
@@ -43,71 +47,6 @@ static constexpr int64_t kLaneTerms = 4;
 /// fewer (whose lanes may use 255 registers) and in larger ones (128).
 static constexpr int64_t kMmaChains = 4;
 static constexpr int64_t kMmaChainsManyThreads = 2;
-
-void PersistentKernelBuilder::chooseTensorCores(
-    const PersistentOptions &options, int64_t registerBudget) {
-  // A splat constant's product takes no registers in the dot-product path
-  // (a layer norm's averaging matrices); here it would take a tile's.
-  for (ArrayRef<std::optional<APFloat>> terms : splatWeights)
-    if (llvm::any_of(terms, [](auto &splat) { return splat.has_value(); }))
-      return;
-  if (maxStaged == 0)
-    return;
-  // Registers a lane holds per tile of weight rows and kMmaDepth of K.
-  int64_t perDepth = bf16Operands ? 2 : 4;
-  auto registers = [&](int64_t units) {
-    int64_t total = 0;
-    for (auto [p, product] : llvm::enumerate(plan.products)) {
-      int64_t tiles =
-          divCeil(units * int64_t(neededColumns[p].size()), kMmaColumns);
-      for (auto &[input, weight] : product.terms)
-        total += tiles * divCeil(inputWidth(input), kMmaDepth) * perDepth;
-    }
-    return total;
-  };
-  // As many units at once as fill a tile's columns (an LSTM's four gates:
-  // two), where their weights fit.
-  int64_t columns = 1;
-  for (ArrayRef<int64_t> needed : neededColumns)
-    columns = std::max<int64_t>(columns, int64_t(needed.size()));
-  int64_t want = options.unitsAtOnce != 0
-                     ? options.unitsAtOnce
-                     : std::max<int64_t>(1, kMmaColumns / columns);
-  int64_t units = 1;
-  while (2 * units <= want && unitSlots % (2 * units) == 0 &&
-         registers(2 * units) <= registerBudget)
-    units *= 2;
-  if (registers(units) > registerBudget)
-    return;
-  tensorCores = true;
-  unitsAtOnce = units;
-  for (ArrayRef<unsigned> products : phaseProducts) {
-    int64_t width = 0;
-    for (unsigned p : products)
-      width += mmaTiles(p) * kMmaColumns;
-    // One float more than the tiles: a lane's reads of its row's columns
-    // (rows j = lane mod 16) fall in different banks.
-    mmaScratchStride = std::max(mmaScratchStride, width + 1);
-  }
-  // The warps' result tiles must leave the staging most of the block's
-  // shared memory: else the dot products.
-  if (2 * mmaScratchBytes() > options.sharedMemory) {
-    tensorCores = false;
-    unitsAtOnce = 1;
-    mmaScratchStride = 0;
-  }
-}
-
-int64_t PersistentKernelBuilder::mmaTiles(unsigned p) const {
-  return divCeil(unitsAtOnce * int64_t(neededColumns[p].size()), kMmaColumns);
-}
-
-int64_t PersistentKernelBuilder::mmaScratchBytes() const {
-  if (!tensorCores)
-    return 0;
-  return blockSize / kLanes * kMmaRows * mmaScratchStride *
-         int64_t(sizeof(float));
-}
 
 /// `value` rounded to TF32 (to nearest, ties away from zero, as cvt.rna:
 /// half of the dropped 13 bits' weight added to the magnitude, then those
@@ -142,13 +81,26 @@ static SmallVector<Value> mmaSync(OpBuilder &b, Location loc, bool bf16,
   return SmallVector<Value>(mma->getResults());
 }
 
+Value PersistentKernelBuilder::chunkTerm(OpBuilder &b, Value firstTerm,
+                                         Value part, int64_t i, int64_t e) {
+  if (depthSplit == 1)
+    return arith::AddIOp::create(b, loc, firstTerm,
+                                 index(b, i * kMmaDepth + e));
+  Value q = arith::AddIOp::create(b, loc, part, index(b, i * depthSplit));
+  return arith::AddIOp::create(
+      b, loc, firstTerm,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, q, index(b, kMmaDepth)),
+          index(b, e)));
+}
+
 /// The lane's B fragments of every product's weights, loaded once before
 /// the time loop: of each tile of kMmaColumns weight rows, row g (the s-th
 /// of the warp's units at once, column c of the product, for the tile's
 /// column s · columns + c; zeros past the last), terms 16q + 4t .. + 3
 /// (zeros past K).
 void PersistentKernelBuilder::loadMmaWeights(OpBuilder &b, Value slot,
-                                             Value lane) {
+                                             Value part, Value lane) {
   Value zero =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(0.0f));
   Value g = arith::DivUIOp::create(b, loc, lane, index(b, kLaneTerms));
@@ -192,12 +144,11 @@ void PersistentKernelBuilder::loadMmaWeights(OpBuilder &b, Value slot,
           used = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        column, index(b, count));
         auto &values = perTile.emplace_back();
-        for (int64_t q = 0; q < divCeil(depth, kMmaDepth); ++q) {
-          bool partial = (q + 1) * kMmaDepth > depth;
+        for (int64_t i = 0; i < warpChunks(depth); ++i) {
+          bool partial = chunkMayPassDepth(i, depth);
           SmallVector<Value, kLaneTerms> terms;
           for (int64_t e = 0; e < kLaneTerms; ++e) {
-            Value k = arith::AddIOp::create(b, loc, firstTerm,
-                                            index(b, q * kMmaDepth + e));
+            Value k = chunkTerm(b, firstTerm, part, i, e);
             Value kc =
                 partial ? arith::MinUIOp::create(b, loc, k, index(b, depth - 1))
                         : k;
@@ -230,7 +181,8 @@ void PersistentKernelBuilder::loadMmaWeights(OpBuilder &b, Value slot,
 
 SmallVector<SmallVector<Value>>
 PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
-                                         Value rowHigh, Value lane) {
+                                         Value rowHigh, Value lane,
+                                         Value part) {
   const Product &product = plan.products[p];
   int64_t tiles = mmaTiles(p);
   Value zero =
@@ -244,8 +196,10 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
   // layers of H = 512: 0.32 ms against 0.23 with the dot products).
   // Char-rnn's stack kernel (512 threads) spilled 72 bytes with 4, 28 with
   // 2 (ptxas -v).
-  int64_t chains =
-      blockSize <= kFewerThreads ? kMmaChains : kMmaChainsManyThreads;
+  // A depth split divides the weights' registers by as much.
+  int64_t chains = blockSize <= kFewerThreads || depthSplit > 1
+                       ? kMmaChains
+                       : kMmaChainsManyThreads;
   SmallVector<SmallVector<Value>> sums[kMmaChains];
   for (auto &chain : sums)
     chain.assign(tiles, SmallVector<Value>(4, zero));
@@ -261,15 +215,27 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
           firstTerm);
     };
     Value low = rowBase(rowLow), high = rowBase(rowHigh);
-    for (int64_t q = 0; q < divCeil(depth, kMmaDepth); ++q) {
-      bool partial = (q + 1) * kMmaDepth > depth;
+    int64_t chunks = divCeil(depth, kMmaDepth);
+    for (int64_t i = 0; i < warpChunks(depth); ++i) {
+      bool partial = chunkMayPassDepth(i, depth);
+      // The chunk's first term, from the row's start: 16q (a constant
+      // without a depth split); a warp's chunk past the last (the depth
+      // split unevenly) reads the last and takes zeros.
+      Value chunkStart;
+      if (depthSplit == 1) {
+        chunkStart = index(b, i * kMmaDepth);
+      } else {
+        Value q = arith::AddIOp::create(b, loc, part, index(b, i * depthSplit));
+        if ((i + 1) * depthSplit > chunks)
+          q = arith::MinUIOp::create(b, loc, q, index(b, chunks - 1));
+        chunkStart = arith::MulIOp::create(b, loc, q, index(b, kMmaDepth));
+      }
       // The lane's terms of rows g and g + 8; past K (the padding of the
       // staged rows, never written) zeros.
       auto termsOf = [&](Value base) {
         Value loaded = vector::LoadOp::create(
             b, loc, quad, staged,
-            ValueRange{
-                arith::AddIOp::create(b, loc, base, index(b, q * kMmaDepth))},
+            ValueRange{arith::AddIOp::create(b, loc, base, chunkStart)},
             /*nontemporal=*/false,
             llvm::MaybeAlign(kLaneTerms * sizeof(float)));
         SmallVector<Value, kLaneTerms> terms;
@@ -278,11 +244,9 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
           if (partial)
             v = arith::SelectOp::create(
                 b, loc,
-                arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::ult,
-                    arith::AddIOp::create(b, loc, firstTerm,
-                                          index(b, q * kMmaDepth + e)),
-                    index(b, depth)),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      chunkTerm(b, firstTerm, part, i, e),
+                                      index(b, depth)),
                 v, zero);
           terms.push_back(v);
         }
@@ -303,8 +267,8 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
                                 toTF32(b, loc, hi[2 * half + 1])});
       }
       // Each instruction's B fragment: two of the lane's registers.
-      for (auto [i, a] : llvm::enumerate(aFragments)) {
-        int64_t at = bf16Operands ? 2 * q : 4 * q + 2 * int64_t(i);
+      for (auto [half, a] : llvm::enumerate(aFragments)) {
+        int64_t at = bf16Operands ? 2 * i : 4 * i + 2 * int64_t(half);
         SmallVector<SmallVector<Value>> &chain = sums[issued++ % chains];
         for (int64_t tile = 0; tile < tiles; ++tile)
           chain[tile] =
@@ -341,10 +305,37 @@ void PersistentKernelBuilder::buildMmaChunk(OpBuilder &b, unsigned phase,
   Value twoT = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, lane, index(b, kLaneTerms)),
       index(b, 2));
+  int64_t tileFloats = kMmaRows * mmaScratchStride;
   Value base = arith::MulIOp::create(b, loc, warp,
-                                     index(b, kMmaRows * mmaScratchStride));
+                                     index(b, scratchTiles() * tileFloats));
+  // Under a depth split, the warps of row groups [tileGroup · depthSplit,
+  // + depthSplit) of the slot take the same tiles, each its part of the
+  // depth, and meet at named barrier 1 + slot + unitSlots · tileGroup.
+  Value part, tileGroup = group, barrierId, firstBase;
+  if (depthSplit > 1) {
+    part = arith::RemUIOp::create(b, loc, group, index(b, depthSplit));
+    tileGroup = arith::DivUIOp::create(b, loc, group, index(b, depthSplit));
+    barrierId = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        arith::AddIOp::create(
+            b, loc, index(b, 1),
+            arith::AddIOp::create(b, loc, slot,
+                                  arith::MulIOp::create(b, loc, tileGroup,
+                                                        index(b, unitSlots)))));
+    // The scratch of the set's first warp (warp = slot + unitSlots ·
+    // group); the s-th's is s · unitSlots warps on.
+    Value firstWarp = arith::AddIOp::create(
+        b, loc, slot,
+        arith::MulIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, tileGroup, index(b, depthSplit)),
+            index(b, unitSlots)));
+    firstBase = arith::MulIOp::create(b, loc, firstWarp,
+                                      index(b, scratchTiles() * tileFloats));
+  }
+  int64_t tileGroups = rowGroups / depthSplit;
   scf::ForOp::create(
-      b, loc, group, tiles, index(b, rowGroups), ValueRange(),
+      b, loc, tileGroup, tiles, index(b, tileGroups), ValueRange(),
       [&](OpBuilder &tb, Location l, Value tile, ValueRange) {
         Value tileFirst =
             arith::MulIOp::create(tb, l, tile, index(tb, kMmaRows));
@@ -355,13 +346,36 @@ void PersistentKernelBuilder::buildMmaChunk(OpBuilder &b, unsigned phase,
         Value rowLow = stagedRow(g);
         Value rowHigh =
             stagedRow(arith::AddIOp::create(tb, l, g, index(tb, kMmaRows / 2)));
-        // The lanes' reads of the tile before are done.
-        WarpBarrierOp::create(tb, l);
+        // The warp's tile of scratch: under a depth split, the tiles
+        // alternate (the j-th of the warp's, j = (tile - tileGroup) /
+        // tileGroups), and the set's warps take the j-th tile's rounds of
+        // elements in turn from warp j mod depthSplit (rotation: the
+        // warp's place after it).
+        Value tileBase = base, rotation, parity;
+        if (depthSplit > 1) {
+          Value j = arith::DivUIOp::create(
+              tb, l, arith::SubIOp::create(tb, l, tile, tileGroup),
+              index(tb, tileGroups));
+          parity = arith::MulIOp::create(
+              tb, l, arith::RemUIOp::create(tb, l, j, index(tb, 2)),
+              index(tb, tileFloats));
+          tileBase = arith::AddIOp::create(tb, l, base, parity);
+          rotation = arith::RemUIOp::create(
+              tb, l,
+              arith::SubIOp::create(
+                  tb, l,
+                  arith::AddIOp::create(tb, l, part, index(tb, depthSplit)),
+                  arith::RemUIOp::create(tb, l, j, index(tb, depthSplit))),
+              index(tb, depthSplit));
+        } else {
+          // The lanes' reads of the tile before are done.
+          WarpBarrierOp::create(tb, l);
+        }
         SmallVector<std::pair<unsigned, int64_t>> offsets;
         int64_t offset = 0;
         for (unsigned p : phaseProducts[phase]) {
           SmallVector<SmallVector<Value>> sums =
-              buildMmaProduct(tb, p, rowLow, rowHigh, lane);
+              buildMmaProduct(tb, p, rowLow, rowHigh, lane, part);
           for (auto [i, sum] : llvm::enumerate(sums)) {
             // c0, c1: row g, columns 2t and 2t + 1; c2, c3: row g + 8.
             for (int64_t e = 0; e < 4; ++e) {
@@ -372,7 +386,7 @@ void PersistentKernelBuilder::buildMmaChunk(OpBuilder &b, unsigned phase,
                   tb, l, twoT,
                   index(tb, offset + int64_t(i) * kMmaColumns + e % 2));
               Value at = arith::AddIOp::create(
-                  tb, l, base,
+                  tb, l, tileBase,
                   arith::AddIOp::create(
                       tb, l,
                       arith::MulIOp::create(tb, l, row,
@@ -385,56 +399,125 @@ void PersistentKernelBuilder::buildMmaChunk(OpBuilder &b, unsigned phase,
           offsets.push_back({p, offset});
           offset += mmaTiles(p) * kMmaColumns;
         }
-        WarpBarrierOp::create(tb, l);
-        Value j = arith::RemUIOp::create(tb, l, lane, index(tb, kMmaRows));
-        Value firstUnit =
-            arith::DivUIOp::create(tb, l, lane, index(tb, kMmaRows));
-        Value rowAt = arith::AddIOp::create(
-            tb, l, base,
-            arith::MulIOp::create(tb, l, j, index(tb, mmaScratchStride)));
-        int64_t perLane = divCeil(kMmaRows * unitsAtOnce, kLanes);
-        for (int64_t i = 0; i < perLane; ++i) {
-          // The lane's unit of the warp's: s = lane / 16 + 2i.
-          Value s = arith::AddIOp::create(tb, l, firstUnit,
-                                          index(tb, i * kLanes / kMmaRows));
-          Value valid;
-          if (kMmaRows * unitsAtOnce < (i + 1) * kLanes) {
-            valid = arith::CmpIOp::create(tb, l, arith::CmpIPredicate::ult, s,
-                                          index(tb, unitsAtOnce));
-            s = arith::MinUIOp::create(tb, l, s, index(tb, unitsAtOnce - 1));
-          }
-          ColumnSums columns;
-          for (auto [p, at] : offsets) {
-            auto count = int64_t(neededColumns[p].size());
-            Value unitColumns = arith::AddIOp::create(
-                tb, l, rowAt,
-                arith::AddIOp::create(
-                    tb, l, arith::MulIOp::create(tb, l, s, index(tb, count)),
-                    index(tb, at)));
-            for (auto [c, column] : llvm::enumerate(neededColumns[p]))
-              columns[{p, column}] = memref::LoadOp::create(
-                  tb, l, mmaScratch,
-                  ValueRange{arith::AddIOp::create(tb, l, unitColumns,
-                                                   index(tb, int64_t(c)))});
-          }
-          Value local = arith::AddIOp::create(tb, l, tileFirst, j);
-          Value staged = arith::MinUIOp::create(tb, l, local, lastRow);
-          Value row = arith::AddIOp::create(tb, l, first, staged);
-          WarpUnit unit = warpUnit(
-              tb, arith::AddIOp::create(
-                      tb, l, slot,
-                      arith::MulIOp::create(tb, l, s, index(tb, unitSlots))));
-          Value store = arith::AndIOp::create(
-              tb, l, unit.inside,
-              arith::CmpIOp::create(tb, l, arith::CmpIPredicate::ult, local,
-                                    rows));
-          if (valid)
-            store = arith::AndIOp::create(tb, l, store, valid);
-          SmallVector<Value> operands =
-              loadOperands(tb, phase, step, cur, row, unit.index);
-          computeElement(tb, phase, mapOperands(phase, operands), columns, step,
-                         cur, next, row, staged, unit.index, store);
-        }
+        // The partial tiles are written: with a depth split, the warps'
+        // next tile is written to the other half of their scratch, and
+        // the one after only once every warp of the set has reached this
+        // barrier again, its reads of this tile done.
+        if (depthSplit > 1)
+          WarpsBarrierOp::create(tb, l, barrierId, depthSplit);
+        else
+          WarpBarrierOp::create(tb, l);
+        evaluateMmaTile(tb, phase, step, cur, next, first, rows, slot, lane,
+                        tileFirst, offsets,
+                        depthSplit > 1
+                            ? arith::AddIOp::create(tb, l, firstBase, parity)
+                            : tileBase,
+                        rotation);
         scf::YieldOp::create(tb, l);
       });
+}
+
+PersistentKernelBuilder::MmaElement
+PersistentKernelBuilder::mmaElement(OpBuilder &b, Value first, Value rows,
+                                    Value slot, Value lane, Value tileFirst,
+                                    int64_t i, Value rotation) {
+  MmaElement e;
+  Value lastRow = arith::SubIOp::create(b, loc, rows, index(b, 1));
+  e.tileRow = arith::RemUIOp::create(b, loc, lane, index(b, kMmaRows));
+  // The lane's unit of the warp's: lane / 16 + 2m, for its round m = i
+  // (under a depth split m = rotation + depthSplit · i: the set's warps
+  // take the tile's rounds in turn).
+  e.warpUnit = arith::AddIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, index(b, kMmaRows)),
+      index(b, depthSplit * i * kLanes / kMmaRows));
+  if (rotation)
+    e.warpUnit = arith::AddIOp::create(
+        b, loc, e.warpUnit,
+        arith::MulIOp::create(b, loc, rotation, index(b, kLanes / kMmaRows)));
+  Value valid;
+  if (kMmaRows * unitsAtOnce < depthSplit * (i + 1) * kLanes) {
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e.warpUnit,
+                                  index(b, unitsAtOnce));
+    e.warpUnit =
+        arith::MinUIOp::create(b, loc, e.warpUnit, index(b, unitsAtOnce - 1));
+  }
+  Value local = arith::AddIOp::create(b, loc, tileFirst, e.tileRow);
+  e.staged = arith::MinUIOp::create(b, loc, local, lastRow);
+  e.row = arith::AddIOp::create(b, loc, first, e.staged);
+  e.unit = warpUnit(
+      b, arith::AddIOp::create(
+             b, loc, slot,
+             arith::MulIOp::create(b, loc, e.warpUnit, index(b, unitSlots))));
+  e.store = arith::AndIOp::create(
+      b, loc, e.unit.inside,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, rows));
+  if (valid)
+    e.store = arith::AndIOp::create(b, loc, e.store, valid);
+  return e;
+}
+
+int64_t PersistentKernelBuilder::mmaElementsPerLane() const {
+  return divCeil(kMmaRows * unitsAtOnce, kLanes);
+}
+
+void PersistentKernelBuilder::evaluateMmaTile(
+    OpBuilder &tb, unsigned phase, Value step, Value cur, Value next,
+    Value first, Value rows, Value slot, Value lane, Value tileFirst,
+    ArrayRef<std::pair<unsigned, int64_t>> offsets, Value tileBase,
+    Value rotation) {
+  Location l = loc;
+  // Under a depth split, the set's warps' partial tiles, unitSlots warps
+  // apart.
+  int64_t partStride = scratchTiles() * kMmaRows * mmaScratchStride * unitSlots;
+  auto evaluate = [&](OpBuilder &tb, int64_t i) {
+    MmaElement e =
+        mmaElement(tb, first, rows, slot, lane, tileFirst, i, rotation);
+    Value rowAt = arith::AddIOp::create(
+        tb, l, tileBase,
+        arith::MulIOp::create(tb, l, e.tileRow, index(tb, mmaScratchStride)));
+    ColumnSums columns;
+    for (auto [p, at] : offsets) {
+      auto count = int64_t(neededColumns[p].size());
+      Value unitColumns = arith::AddIOp::create(
+          tb, l, rowAt,
+          arith::AddIOp::create(
+              tb, l, arith::MulIOp::create(tb, l, e.warpUnit, index(tb, count)),
+              index(tb, at)));
+      for (auto [c, column] : llvm::enumerate(neededColumns[p])) {
+        Value sum;
+        for (int64_t w = 0; w < depthSplit; ++w) {
+          Value partial = memref::LoadOp::create(
+              tb, l, mmaScratch,
+              ValueRange{arith::AddIOp::create(
+                  tb, l, unitColumns, index(tb, int64_t(c) + w * partStride))});
+          sum = sum ? arith::AddFOp::create(tb, l, sum, partial).getResult()
+                    : partial;
+        }
+        columns[{p, column}] = sum;
+      }
+    }
+    SmallVector<Value> operands =
+        loadOperands(tb, phase, step, cur, e.row, e.unit.index);
+    computeElement(tb, phase, mapOperands(phase, operands), columns, step, cur,
+                   next, e.row, e.staged, e.unit.index, e.store);
+  };
+  for (int64_t i = 0; i < divCeil(mmaElementsPerLane(), depthSplit); ++i) {
+    // A warp whose round m = rotation + depthSplit · i is past the tile's
+    // rounds skips it (its lanes' units 2m and 2m + 1 past the warp's).
+    if (depthSplit == 1 ||
+        kMmaRows * unitsAtOnce >= depthSplit * (i + 1) * kLanes) {
+      evaluate(tb, i);
+      continue;
+    }
+    Value round =
+        arith::AddIOp::create(tb, l, rotation, index(tb, depthSplit * i));
+    Value live = arith::CmpIOp::create(
+        tb, l, arith::CmpIPredicate::ult,
+        arith::MulIOp::create(tb, l, round, index(tb, kLanes / kMmaRows)),
+        index(tb, unitsAtOnce));
+    scf::IfOp::create(tb, l, live, [&](OpBuilder &ib, Location) {
+      evaluate(ib, i);
+      scf::YieldOp::create(ib, l);
+    });
+  }
 }

@@ -165,7 +165,7 @@ struct LowerGridBarriersPass
         gridBarriers.push_back(grid);
       else if (auto block = dyn_cast<BlockBarrierOp>(op))
         blockBarriers.push_back(block);
-      else if (isa<WarpBarrierOp, WarpMmaOp>(op))
+      else if (isa<WarpBarrierOp, WarpsBarrierOp, WarpMmaOp>(op))
         warpOps.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -175,6 +175,14 @@ struct LowerGridBarriersPass
         continue;
       }
       rewriter.setInsertionPoint(op);
+      if (auto warps = dyn_cast<WarpsBarrierOp>(op)) {
+        Value threads = arith::ConstantIntOp::create(rewriter, op->getLoc(),
+                                                     warps.getWarps() * 32, 32);
+        rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(
+            op, /*res=*/Type(), warps.getId(), threads,
+            /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+        continue;
+      }
       Value everyLane =
           arith::ConstantIntOp::create(rewriter, op->getLoc(), -1, 32);
       rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, everyLane);

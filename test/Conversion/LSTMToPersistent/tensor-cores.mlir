@@ -11,6 +11,13 @@
 // RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true tensor-cores-from-batch=1" | FileCheck %s --check-prefix=EVERY
 // RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true shared-memory=8192" | FileCheck %s --check-prefix=FMA
 // RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-from-batch=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=4" | FileCheck %s --check-prefix=DEPTH
+// RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376" | FileCheck %s --check-prefix=NODEPTH
+// RUN: lstm-opt %S/Inputs/layer-h20.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=2" | FileCheck %s --check-prefix=ODD-DEPTH
+// RUN: lstm-opt %S/../../../examples/cho_gru.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=2" | FileCheck %s --check-prefix=SHARE
+// RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=0" | FileCheck %s --check-prefix=FIT
+// RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376" | FileCheck %s --check-prefix=NOFIT
+// RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-split-depth=3" 2>&1 | FileCheck %s --check-prefix=BAD-DEPTH
 
 // The products on tensor cores: an LSTM of H = 128 (K = 128, four gate
 // columns a unit) takes two units a warp at once, one tile of 8 weight
@@ -20,7 +27,9 @@
 // warp's 16-byte loads of rows g and g + 1 take the 32 banks once); the
 // warps' result tiles (16 rows of 8 columns, one float of padding) follow
 // the staged rows in shared memory, written and read between warp
-// barriers.
+// barriers. (Under the pass's default 32 KiB of shared memory the depth
+// split's two tiles a warp would take more than half of it: one tile a
+// warp, each warp the whole depth.)
 
 // CHECK-LABEL: func.func @forward
 // CHECK: gpu.launch
@@ -128,3 +137,116 @@
 // EVERY-NOT: gpu.launch
 
 // BAD: lstm-to-persistent: tensor-cores-from-batch must be 0 (chosen) or a batch size, got -1
+
+// The depth split (tensor-cores-split-depth=4): the block's 4 row groups
+// of each unit slot (8 units a block, 2 at once, 512 threads) split each
+// tile's K = 128 four ways, a
+// warp taking chunks part and part + 4 of 16: 4 instructions, each its own
+// chain. Each warp has two tiles of scratch (16 warps x 2 x 16 x 9
+// floats), alternating; the four warps meet at named barrier 1 + slot + 4
+// · tile group, and the set's warps take the tile's rounds of 32 elements
+// in turn from warp j mod 4 (the j-th tile): here one round (16 rows of
+// two units), taken by the warp whose rotation is 0, which sums the 4
+// partial tiles (1152 floats apart: 4 slots' warps of 2 tiles) and
+// evaluates.
+// DEPTH-LABEL: func.func @forward
+// DEPTH: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c512,
+// DEPTH: memref.view {{.*}} to memref<4608xf32, #gpu.address_space<workgroup>>
+// DEPTH: %[[WARP:.*]] = arith.divui %arg10, %c32
+// DEPTH: %[[SLOT:.*]] = arith.remui %[[WARP]], %c4
+// DEPTH: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4
+// DEPTH: scf.for
+// DEPTH: %[[PART:.*]] = arith.remui %[[GROUP]], %c4
+// DEPTH: %[[TILES:.*]] = arith.divui %[[GROUP]], %c4
+// DEPTH: %[[SET:.*]] = arith.addi %[[SLOT]], %{{.*}}
+// DEPTH: %[[ID1:.*]] = arith.addi %c1{{.*}}, %[[SET]]
+// DEPTH: %[[ID:.*]] = arith.index_cast %[[ID1]] : index to i32
+// DEPTH: scf.for %{{.*}} = %[[TILES]] to %{{.*}} step %c1
+// DEPTH: %[[J:.*]] = arith.remui %{{.*}}, %c4
+// DEPTH: %[[P4:.*]] = arith.addi %[[PART]], %c4
+// DEPTH: %[[BACK:.*]] = arith.subi %[[P4]], %[[J]]
+// DEPTH: %[[ROT:.*]] = arith.remui %[[BACK]], %c4
+// DEPTH: %[[Q0:.*]] = arith.addi %[[PART]], %c0
+// DEPTH: arith.muli %[[Q0]], %c16
+// DEPTH: vector.load
+// DEPTH: lstm.warp_mma[{{.*}}] [{{.*}}] [%[[Z:cst[_0-9]*]], %[[Z]], %[[Z]], %[[Z]]]{{$}}
+// DEPTH: lstm.warp_mma[{{.*}}] [{{.*}}] [%[[Z]], %[[Z]], %[[Z]], %[[Z]]]
+// DEPTH: %[[Q1:.*]] = arith.addi %[[PART]], %c4
+// DEPTH: arith.muli %[[Q1]], %c16
+// DEPTH-COUNT-2: lstm.warp_mma[{{.*}}] [{{.*}}] [%[[Z]], %[[Z]], %[[Z]], %[[Z]]]
+// DEPTH-NOT: lstm.warp_mma
+// DEPTH: lstm.warps_barrier %[[ID]] warps 4 : i32
+// DEPTH: %[[ROUND:.*]] = arith.addi %[[ROT]], %c0
+// DEPTH: %[[FIRSTUNIT:.*]] = arith.muli %[[ROUND]], %c2
+// DEPTH: %[[LIVE:.*]] = arith.cmpi ult, %[[FIRSTUNIT]], %c2
+// DEPTH: scf.if %[[LIVE]]
+// DEPTH: %[[P0:.*]] = memref.load
+// DEPTH: arith.addi %{{.*}}, %c1152
+// DEPTH: %[[P1:.*]] = memref.load
+// DEPTH: arith.addf %[[P0]], %[[P1]]
+// DEPTH: arith.addi %{{.*}}, %c2304
+// DEPTH: arith.addi %{{.*}}, %c3456
+// DEPTH-NOT: lstm.warp_mma
+// DEPTH: lstm.grid_barrier
+
+// Cho's GRU (four units at once: 64 elements a tile, two rounds of 32)
+// split two ways: each warp of the set evaluates one round, the units
+// lane / 16 + 2 · rotation, with no warp left out.
+// SHARE-LABEL: func.func @forward
+// SHARE: lstm.warps_barrier %{{.*}} warps 2 : i32
+// SHARE-NOT: scf.if
+// SHARE: %[[LANEUNIT:.*]] = arith.divui %{{.*}}, %c16
+// SHARE: %[[FIRST:.*]] = arith.addi %[[LANEUNIT]], %c0
+// SHARE: %[[TURN:.*]] = arith.muli %[[ROT:.*]], %c2
+// SHARE: arith.addi %[[FIRST]], %[[TURN]]
+
+// By default no split (tensor-cores-split-depth=1), and with 0 none where
+// the whole depth's fragments fit the registers (K = 128: 32 of a lane's
+// 64): each warp the whole depth (16 instructions), one tile of scratch a
+// warp, warp barriers.
+// NODEPTH-LABEL: func.func @forward
+// NODEPTH: memref.view {{.*}} to memref<2304xf32, #gpu.address_space<workgroup>>
+// NODEPTH-NOT: lstm.warps_barrier
+// NODEPTH: lstm.warp_barrier
+// NODEPTH-COUNT-16: lstm.warp_mma
+// NODEPTH-NOT: lstm.warp_mma
+// NODEPTH: lstm.warp_barrier
+// NODEPTH-NOT: lstm.warps_barrier
+
+// K = 20 split two ways: the second warp's chunk (q = 1) holds terms 16 to
+// 19 and zeros past them; the clamp and the selects take the chunk's
+// terms from q, not from a constant.
+// ODD-DEPTH-LABEL: func.func @forward
+// ODD-DEPTH: gpu.launch
+// ODD-DEPTH: %[[PART:.*]] = arith.remui %{{.*}}, %c2{{.*}} : index
+// ODD-DEPTH: %[[Q:.*]] = arith.addi %[[PART]], %c0{{.*}} : index
+// ODD-DEPTH: %[[K16:.*]] = arith.muli %[[Q]], %c16
+// ODD-DEPTH: %[[K:.*]] = arith.addi %[[K16]], %c0
+// ODD-DEPTH: %[[T:.*]] = arith.addi %{{.*}}, %[[K]]
+// ODD-DEPTH: arith.minui %[[T]], %c19
+// ODD-DEPTH: arith.cmpi ult, %[[T]], %c20
+// ODD-DEPTH: scf.for
+// ODD-DEPTH: lstm.warp_mma
+// ODD-DEPTH: lstm.warps_barrier %{{.*}} warps 2 : i32
+
+// Where they do not (K = 320: 80 registers a lane, 64 in 512-thread
+// blocks), tensor-cores-split-depth=0 takes the least split that fits: two
+// warps a tile, 10 chunks of 16 each, 20 instructions. By default the
+// layer takes 256-thread blocks instead, whose 128 registers a lane hold
+// the whole depth: 40 instructions a warp, no split.
+// FIT-LABEL: func.func @forward
+// FIT: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c512,
+// FIT: scf.for
+// FIT-COUNT-20: lstm.warp_mma
+// FIT-NOT: lstm.warp_mma
+// FIT: lstm.warps_barrier %{{.*}} warps 2 : i32
+
+// NOFIT-LABEL: func.func @forward
+// NOFIT: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
+// NOFIT-NOT: lstm.warps_barrier
+// NOFIT: scf.for
+// NOFIT-COUNT-40: lstm.warp_mma
+// NOFIT-NOT: lstm.warp_mma
+// NOFIT-NOT: lstm.warps_barrier
+
+// BAD-DEPTH: lstm-to-persistent: tensor-cores-split-depth must be 0 (chosen) or a power of two up to 32, got 3

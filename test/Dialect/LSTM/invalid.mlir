@@ -698,6 +698,41 @@ func.func @warp_barrier_on_host() {
 
 // -----
 
+func.func @warps_barrier_on_host(%id: i32) {
+  // expected-error @+1 {{'lstm.warps_barrier' op must be inside a GPU kernel (gpu.launch or gpu.func)}}
+  lstm.warps_barrier %id warps 2 : i32
+  return
+}
+
+// -----
+
+func.func @warps_barrier_block_id() {
+  %c1 = arith.constant 1 : index
+  %id = arith.constant 0 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{'lstm.warps_barrier' op id must be 1 to 15 (0 is the block's barrier), got 0}}
+    lstm.warps_barrier %id warps 2 : i32
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @warps_barrier_warps(%id: i32) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{'lstm.warps_barrier' op attribute 'warps' failed to satisfy constraint}}
+    lstm.warps_barrier %id warps 33 : i32
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 func.func @warp_mma_fragments(%a: i32, %c: f32) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)

@@ -107,6 +107,13 @@ struct PersistentOptions {
   /// below it a kernel of dot products (a second kernel, chosen at run
   /// time). 0: chosen (16 for TF32, 4 for bf16: docs/benchmarks.md).
   int64_t tensorCoresFromBatch = 0;
+  /// With tensorCores, how many of the warps that split a block's rows
+  /// split each tile's depth instead, each keeping its share of the
+  /// weights' fragments (a power of two; fewer where the warps or the
+  /// depth do not allow it). 0: the least that fits the fragments in the
+  /// registers (none where they fit whole); 1: none (docs/benchmarks.md,
+  /// "The depth split": neither pays everywhere).
+  int64_t tensorCoresSplitDepth = 1;
 };
 
 /// The smallest batch at which lstm-to-persistent runs a kernel on tensor

@@ -7,6 +7,7 @@
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::lstm;
@@ -32,6 +33,18 @@ LogicalResult GridBarrierOp::verify() {
 }
 
 LogicalResult WarpBarrierOp::verify() { return verifyInsideKernel(*this); }
+
+LogicalResult WarpsBarrierOp::verify() {
+  if (failed(verifyInsideKernel(*this)))
+    return failure();
+  // Barrier 0 is the whole block's; PTX has 16.
+  APInt id;
+  if (matchPattern(getId(), m_ConstantInt(&id)) &&
+      (id.getSExtValue() < 1 || id.getSExtValue() > 15))
+    return emitOpError("id must be 1 to 15 (0 is the block's barrier), got ")
+           << id.getSExtValue();
+  return success();
+}
 
 LogicalResult WarpMmaOp::verify() {
   if (failed(verifyInsideKernel(*this)))

@@ -439,6 +439,37 @@ def LSTM_WarpBarrierOp : LSTM_Op<"warp_barrier", [
 }
 
 //===----------------------------------------------------------------------===//
+// WarpsBarrierOp
+//===----------------------------------------------------------------------===//
+
+def LSTM_WarpsBarrierOp : LSTM_Op<"warps_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a barrier of some warps of a GPU block (persistent kernels)";
+  let description = [{
+    The `warps` warps of the block that reach the barrier numbered `id`
+    wait for each other, and the writes each made before it (to shared or
+    global memory) are visible to the others after it: PTX's named barrier
+    (`bar.sync id, 32 · warps`; CUDA has no intrinsic for it). Barrier 0 is
+    the block's (`gpu.barrier`), so `id` is 1 to 15. Every lane of exactly
+    `warps` warps must reach it, each time it is used.
+
+    A persistent kernel's warps that split a tensor-core tile's depth meet
+    at it: each has written its partial tile to shared memory, and one of
+    them sums the partials. `lstm-lower-grid-barriers` turns it into
+    `nvvm.barrier`, which declares no memory effects in MLIR 22 (see
+    `lstm.block_barrier` for why that matters).
+
+    ```mlir
+    lstm.warps_barrier %id warps 4 : i32
+    ```
+  }];
+  let arguments = (ins I32:$id,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<32>]>:$warps);
+  let assemblyFormat = "$id `warps` $warps attr-dict `:` type($id)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // WarpMmaOp
 //===----------------------------------------------------------------------===//
 
