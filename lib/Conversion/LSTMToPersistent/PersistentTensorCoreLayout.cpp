@@ -50,7 +50,7 @@ void PersistentKernelBuilder::chooseTensorCores(
   // The depth split that tensor-cores-split-depth asks (1 by default: none),
   // or with 0 the least that fits the fragments in the registers. On the
   // H200 neither pays everywhere: splitting to fit took the latency stack's
-  // TF32 forward from 1.69 to 0.74 ms at B = 16 (its second layer on tensor
+  // TF32 forward from 1.69 to 0.75 ms at B = 16 (its second layer on tensor
   // cores) and char-rnn's TF32 training step from 0.490 to 0.505 ms (its
   // backward kernels); four warps where the fragments fit anyway cost
   // 20-40% at B = 128 and 256 (docs/benchmarks.md, "The depth split").
