@@ -226,6 +226,8 @@ private:
                          int64_t registerBudget);
   /// Tiles of kMmaColumns weight rows of product `p` for a warp's units.
   int64_t mmaTiles(unsigned p) const;
+  /// The same for `units` at once (the layout's trials).
+  int64_t mmaTiles(unsigned p, int64_t units) const;
   /// Bytes of the warps' shared memory for their products' tiles (0
   /// without tensor cores).
   int64_t mmaScratchBytes() const;

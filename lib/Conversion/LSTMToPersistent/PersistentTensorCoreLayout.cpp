@@ -39,8 +39,7 @@ void PersistentKernelBuilder::chooseTensorCores(
   auto registers = [&](int64_t units, int64_t split) {
     int64_t total = 0;
     for (auto [p, product] : llvm::enumerate(plan.products)) {
-      int64_t tiles =
-          divCeil(units * int64_t(neededColumns[p].size()), kMmaColumns);
+      int64_t tiles = mmaTiles(p, units);
       for (auto &[input, weight] : product.terms)
         total += tiles * divCeil(divCeil(inputWidth(input), kMmaDepth), split) *
                  perDepth;
@@ -127,8 +126,12 @@ int64_t PersistentKernelBuilder::maxDepthSplit(const PersistentOptions &options,
   return split;
 }
 
+int64_t PersistentKernelBuilder::mmaTiles(unsigned p, int64_t units) const {
+  return divCeil(units * int64_t(neededColumns[p].size()), kMmaColumns);
+}
+
 int64_t PersistentKernelBuilder::mmaTiles(unsigned p) const {
-  return divCeil(unitsAtOnce * int64_t(neededColumns[p].size()), kMmaColumns);
+  return mmaTiles(p, unitsAtOnce);
 }
 
 int64_t PersistentKernelBuilder::mmaScratchBytes() const {
@@ -140,7 +143,8 @@ int64_t PersistentKernelBuilder::mmaScratchBytes() const {
 
 int64_t PersistentKernelBuilder::scratchTiles() const {
   // Under a depth split, a warp writes a tile's partial sums while the
-  // summing warp may still read the tile before's: two tiles, alternating.
+  // other warps of its set may still read the tile before's: two tiles,
+  // alternating.
   return depthSplit > 1 ? 2 : 1;
 }
 
