@@ -85,7 +85,11 @@ static void testCompileAndRun(const char *dir) {
       mlirStringRefCreateFromCString("canonicalize,lstm-combine-gate-gemms");
   if (!compile(path, options))
     return;
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: the library's GEMMs (oneDNN, OpenBLAS) may start
+  // libgomp's thread pool, whose threads outlive the call; unmapping libgomp
+  // under them at dlclose crashed the process at exit (a 2-core Debian 12
+  // machine, every run).
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   ForwardFn forward = lib ? (ForwardFn)dlsym(lib, "_mlir_ciface_forward") : 0;
   fprintf(stderr, "symbol: %s\n", forward ? "found" : dlerror());
   if (!forward)
