@@ -16,7 +16,13 @@ Here (the compiler's machine), into DIR:
   lstm-compile DIR/charrnn_lstm.mlir --target=cuda --pre-passes=PASSES -o DIR/NAME.so   (each NAME above)
 There:
   python3 bench/micro/stack_batch.py DIR [--batches 16,32,50,64,96,128,192] [--json F]
-      [--layers L --hidden H --input I --steps T] [--variants stack,layers,...] [--tf32]
+      [--layers L --hidden H --input I --steps T] [--variants stack,layers,...]
+      [--tf32 | --precision fp32|tf32|bf16]
+
+With --precision bf16, cuDNN runs a bf16 copy of the module on bf16 inputs
+(its weights flattened again) and ours the libraries as given (compiled
+with --compute-type=bf16: fp32 arguments, bf16 products); the error column
+is then against cuDNN's fp32 output.
 """
 import argparse
 import json
@@ -56,13 +62,21 @@ def main():
                    help='the libraries DIR/VARIANT.so to time')
     p.add_argument('--tf32', action='store_true',
                    help="cuDNN's LSTM (the reference and the time beside ours) in TF32")
+    p.add_argument('--precision', choices=('fp32', 'tf32', 'bf16'), default=None,
+                   help="cuDNN's precision (the time beside ours); --tf32 is --precision tf32")
     a = p.parse_args()
+    precision = a.precision or ('tf32' if a.tf32 else 'fp32')
     L, H, I, T = a.layers, a.hidden, a.input, a.steps
     variants = a.variants.split(',')
-    torch.backends.cuda.matmul.allow_tf32 = a.tf32
-    torch.backends.cudnn.allow_tf32 = a.tf32
+    torch.backends.cuda.matmul.allow_tf32 = precision == 'tf32'
+    torch.backends.cudnn.allow_tf32 = precision == 'tf32'
     torch.manual_seed(0)
     mod = torch.nn.LSTM(I, H, L).cuda()
+    timed = mod
+    if precision == 'bf16':
+        import copy
+        timed = copy.deepcopy(mod).to(torch.bfloat16)
+        timed.flatten_parameters()
     params = []
     for layer in range(L):
         params += [getattr(mod, f'{n}_l{layer}').detach() for n in
@@ -76,7 +90,11 @@ def main():
         c0 = torch.rand(L, B, H, device='cuda') * 2 - 1
         with torch.no_grad():
             ref = mod(x, (h0, c0))[0]
-        row = dict(B=B, cudnn=graph_ms(lambda: mod(x, (h0, c0))))
+        if precision == 'bf16':
+            xb, hb, cb = (v.to(torch.bfloat16) for v in (x, h0, c0))
+            row = dict(B=B, cudnn=graph_ms(lambda: timed(xb, (hb, cb))))
+        else:
+            row = dict(B=B, cudnn=graph_ms(lambda: mod(x, (h0, c0))))
         err = 0.0
         for v, net in nets.items():
             row[v], out = compiled_graph_ms(net, [x, h0, c0] + params, [3, 3, 3])

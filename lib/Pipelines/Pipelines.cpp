@@ -552,9 +552,11 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<int64_t> persistentSplitDepth{
       *this, "persistent-split-depth",
       llvm::cl::desc("With the kernels on tensor cores, how many warps split "
-                     "each tile's depth (a power of two; 1: none); 0: only "
-                     "where a warp's weights would not fit its registers"),
-      llvm::cl::init(1)};
+                     "each tile's depth (a power of two; 1: none); 0: "
+                     "where a warp's weights would not fit its registers; "
+                     "-1 (chosen): as 0 where the dot products' kernel does "
+                     "not reach the tensor cores' batches, else none"),
+      llvm::cl::init(-1)};
   Option<bool> perStepFallback{
       *this, "per-step-fallback",
       llvm::cl::desc("With persistent=true, the per-step lowering beside "

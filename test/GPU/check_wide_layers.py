@@ -22,7 +22,17 @@ kernels) and above it (the per-step lowering).
 Tolerances: 1e-5 on the outputs (VARIANTS.md's fp32), 1e-4 on the
 gradients (sums over T · B more terms). Prints a line per case and
 "PASSED" or "FAILED" last; exits non-zero on a failure.
+
+With --precision tf32 or bf16, the LSTM and Cho's GRU at H = 544 and 1000
+compiled with `--compute-type=PREC` into DIR/CELL_hH_PREC.so: their
+kernels on tensor cores with the depth split the cost model chooses
+(the dot products stop at B = 4 there), at batches below the tensor
+cores' first (the dot products), within their bound (16 to 32) and above
+it (the per-step lowering), against the same float64 reference within
+VARIANTS.md's TF32 tolerance (2e-3) and 2e-2 for bf16 on the outputs,
+and scripts/gpu-check-grad.sh's 1e-2 and 5e-2 on the gradients.
 """
+import argparse
 import os
 import sys
 
@@ -90,13 +100,25 @@ def check_networks(directory, cases, seed, input_size=24, tolerances=(1e-5, 1e-4
 
 
 def main():
-    directory = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else int.from_bytes(os.urandom(4), 'little')
-    print(f'seed {seed}')
-    sizes = ((3, 1), (7, 3), (5, 4), (4, 6), (2, 17))
-    ok, worst = check_networks(
-        directory, [(1, H, cell, sizes) for H in (544, 1000, 2048)
-                    for cell in ('lstm', 'peephole', 'cho_gru')], seed)
+    p = argparse.ArgumentParser()
+    p.add_argument('dir')
+    p.add_argument('seed', nargs='?', type=int,
+                   default=int.from_bytes(os.urandom(4), 'little'))
+    p.add_argument('--precision', choices=('fp32', 'tf32', 'bf16'), default='fp32')
+    a = p.parse_args()
+    print(f'seed {a.seed}')
+    if a.precision == 'fp32':
+        sizes = ((3, 1), (7, 3), (5, 4), (4, 6), (2, 17))
+        ok, worst = check_networks(
+            a.dir, [(1, H, cell, sizes) for H in (544, 1000, 2048)
+                    for cell in ('lstm', 'peephole', 'cho_gru')], a.seed)
+    else:
+        sizes = ((3, 5), (4, 16), (3, 27), (2, 32), (2, 40))
+        tolerances = (2e-3, 1e-2) if a.precision == 'tf32' else (2e-2, 5e-2)
+        ok, worst = check_networks(
+            a.dir, [(1, H, cell, sizes) for H in (544, 1000)
+                    for cell in ('lstm', 'cho_gru')], a.seed,
+            tolerances=tolerances, suffix='_' + a.precision)
     print(('PASSED' if ok else 'FAILED') + f': wide layers, largest relative error {worst:.1e}')
     return 0 if ok else 1
 

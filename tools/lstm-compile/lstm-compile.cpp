@@ -92,9 +92,11 @@ static cl::opt<bool> persistentTensorCores(
 static cl::opt<int64_t> persistentSplitDepth(
     "persistent-split-depth",
     cl::desc("With the persistent kernels on tensor cores, how many warps "
-             "split each tile's depth (a power of two; 1: none); 0: only "
-             "where a warp's weights would not fit its registers"),
-    cl::init(1), cl::cat(toolCategory));
+             "split each tile's depth (a power of two; 1: none); 0: where "
+             "a warp's weights would not fit its registers; -1 (chosen): as "
+             "0 where the dot products' kernel does not reach the tensor "
+             "cores' batches, else none"),
+    cl::init(-1), cl::cat(toolCategory));
 static cl::opt<bool> perStepFallback(
     "per-step-fallback",
     cl::desc("With --persistent, the per-step lowering beside each kernel "

@@ -73,8 +73,8 @@ struct CompileOptions {
   bool persistentTensorCores = true;
   /// With the kernels on tensor cores, the warps that split each tile's
   /// depth (LSTMToNVVMOptions::persistentSplitDepth; 1: none, 0: where
-  /// the weights would not fit the registers whole).
-  int64_t persistentSplitDepth = 1;
+  /// the weights would not fit the registers whole, -1: chosen).
+  int64_t persistentSplitDepth = -1;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs it does not run at; without it such a run fails with
   /// a message saying so, and the library compiles faster (see

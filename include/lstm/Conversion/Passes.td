@@ -471,12 +471,14 @@ def ConvertLSTMToPersistentPass
            "kernel, a kernel of dot products below it (chosen at run time; "
            "1: tensor cores at every batch); 0: 16 for TF32, 4 for bf16">,
     Option<"tensorCoresSplitDepth", "tensor-cores-split-depth", "int64_t",
-           /*default=*/"1",
+           /*default=*/"-1",
            "With tensor-cores, how many of the warps that split a block's "
            "rows split each tile's depth instead, each keeping its share of "
            "the weights (a power of two, fewer where the warps or the depth "
            "do not allow it); 0: the least that fits the weights in the "
-           "registers where they would not fit whole, 1: none">,
+           "registers where they would not fit whole, 1: none; -1 (chosen): "
+           "as 0 where the dot products' kernel does not reach the batch "
+           "the tensor cores start at, else none">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

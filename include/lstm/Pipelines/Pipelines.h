@@ -120,8 +120,10 @@ struct LSTMToNVVMOptions {
   bool persistentTensorCores = true;
   /// With tensor cores, how many warps split each tile's depth
   /// (lstm-to-persistent's `tensor-cores-split-depth`; 1: none; 0: only
-  /// where a warp's weights would not fit its registers otherwise).
-  int64_t persistentSplitDepth = 1;
+  /// where a warp's weights would not fit its registers otherwise; -1:
+  /// chosen, as 0 where the dot products' kernel does not reach the
+  /// tensor cores' batches, else none).
+  int64_t persistentSplitDepth = -1;
   /// With `persistent`, the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (lstm-to-persistent's
   /// `per-step-fallback`); without it such a run fails, saying so.

@@ -82,6 +82,15 @@ inline constexpr int64_t kMaxStepWork = int64_t{16} << 20;
 /// the per-step lowering to B = 4 (2^26) and ties at 8, H = 1024 (512
 /// threads) to B = 16 (2^26) and ties at 32 (docs/benchmarks.md).
 inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
+/// The same for a kernel on tensor cores, and its bound on the floats a
+/// block stages a step (B · the staged rows' widths), which every block
+/// reads from L2: measured on the H200 (docs/benchmarks.md, "The cost
+/// model's bounds on tensor cores"), deepbench's layer (2^22 multiply-adds
+/// and 1024 staged floats a row) beats the per-step GEMMs to B = 32 and
+/// loses at 64, the latency stack's (2^21 and 1024 in its second layer)
+/// beats the wavefront to 64 and loses at 128.
+inline constexpr int64_t kMaxStepWorkTensorCores = int64_t{128} << 20;
+inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// The chunk of a phase that stages nothing: more rows than any batch the
 /// kernel runs at (its buffers span fewer than kNarrowIndexLimit elements),
 /// and an index its 32-bit arithmetic holds (lstm-narrow-kernel-indices).
@@ -119,6 +128,9 @@ public:
   /// The largest batch for which the cost model prefers the kernel to the
   /// per-step lowering, or 0 if it never does.
   int64_t costModelMaxBatch() const;
+  /// The same for the kernel's dot products (what the bound is without
+  /// tensor cores, and for the kernel below their smallest batch).
+  int64_t dotsMaxBatch() const;
   /// The blocks of the kernel's grid, all resident at once.
   int64_t gridBlocks() const { return numBlocks; }
   /// The layer the kernel runs, and the width of its states.

@@ -244,8 +244,14 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     int64_t budget = options.sharedMemory - mmaScratchBytes();
     chunkRows = std::max<int64_t>(1, budget / int64_t(sizeof(float)) /
                                          (int64_t(maxStaged) * maxInputWidth));
-    if (int64_t most = costModelMaxBatch(); most > 0)
-      chunkRows = std::min(chunkRows, most);
+    // Under the cost model, no more rows than the largest batch it runs
+    // the kernel at (without it, `always`, the kernel runs at every batch),
+    // and for the tensor cores whole tiles: a chunk of 4 rows, deepbench's
+    // bound in registers (H = 1024), ran a tile of 16 rows and a block
+    // barrier for every 4, 0.85 µs a row and step on the H200.
+    if (int64_t most = costModelMaxBatch(); most > 0 && options.costModel)
+      chunkRows = std::min(
+          chunkRows, tensorCores ? divCeil(most, kMmaRows) * kMmaRows : most);
     // Whole tiles of rows for the tensor cores.
     if (tensorCores && chunkRows > kMmaRows)
       chunkRows -= chunkRows % kMmaRows;
@@ -348,6 +354,28 @@ Value PersistentKernelBuilder::sharedBytesAt(OpBuilder &b, Value batchSize) {
 }
 
 int64_t PersistentKernelBuilder::costModelMaxBatch() const {
+  int64_t dots = dotsMaxBatch();
+  if (!tensorCores || rowWork == 0)
+    return dots;
+  // On tensor cores a step's products cost little next to its staging:
+  // every block reads the batch's staged rows from L2 (deepbench's layer,
+  // H = 1024, K = 1024: 0.3 ms at B = 16 and 0.5 at 32, against 0.59 and
+  // 0.61 for the per-step GEMMs and cuDNN in TF32, but 0.87 against 0.62
+  // at 64; its backward, K = 4096 staged, lost at 32). Both bounds, the
+  // multiply-adds and the staged floats a step, hold the measured wins
+  // (docs/benchmarks.md, "The cost model's bounds on tensor cores").
+  int64_t staged = 0;
+  for (ArrayRef<TermInput> phase : stagedInputs)
+    for (const TermInput &input : phase)
+      staged += inputWidth(input);
+  int64_t work = weightedRowWork != 0 ? weightedRowWork : rowWork;
+  int64_t bound = kMaxStepWorkTensorCores / work;
+  if (staged != 0)
+    bound = std::min(bound, kMaxStagedTensorCores / staged);
+  return std::max(dots, bound);
+}
+
+int64_t PersistentKernelBuilder::dotsMaxBatch() const {
   // A warp with several units reads each unit's weights from memory in
   // turn: slower than the per-step GEMMs at every size measured.
   if (unitsPerWarp != 1)

@@ -46,18 +46,25 @@ void PersistentKernelBuilder::chooseTensorCores(
     }
     return total;
   };
-  // The depth split that tensor-cores-split-depth asks (1 by default: none),
-  // or with 0 the least that fits the fragments in the registers. On the
-  // H200 neither pays everywhere: splitting to fit took the latency stack's
-  // TF32 forward from 1.69 to 0.75 ms at B = 16 (its second layer on tensor
-  // cores) and char-rnn's TF32 training step from 0.490 to 0.505 ms (its
-  // backward kernels); four warps where the fragments fit anyway cost
-  // 20-40% at B = 128 and 256 (docs/benchmarks.md, "The depth split").
+  // The depth split that tensor-cores-split-depth asks, or with 0 the least
+  // that fits the fragments in the registers. On the H200 neither pays
+  // everywhere: splitting to fit took the latency stack's TF32 forward from
+  // 1.69 to 0.75 ms at B = 16 (its second layer on tensor cores) and
+  // char-rnn's TF32 training step from 0.490 to 0.505 ms (its backward
+  // kernels, whose dot products run to B = 256); four warps where the
+  // fragments fit anyway cost 20-40% at B = 128 and 256 (docs/benchmarks.md,
+  // "The depth split"). Chosen (-1): to fit only where the dot products'
+  // kernel stops below the batch the tensor cores start at (deepbench's
+  // layer, H = 1024: B <= 4 against 16), so that the split runs the kernel
+  // where nothing else would.
+  bool fit = options.tensorCoresSplitDepth == 0 ||
+             (options.tensorCoresSplitDepth < 0 &&
+              dotsMaxBatch() < tensorCoreMinBatch(options));
   auto splitFor = [&](int64_t units) {
     int64_t slots = unitSlots / units;
     int64_t most = maxDepthSplit(options, slots, warps / slots);
-    if (options.tensorCoresSplitDepth != 0)
-      return most;
+    if (!fit)
+      return options.tensorCoresSplitDepth < 0 ? int64_t{1} : most;
     int64_t split = 1;
     while (split < most && registers(units, split) > registerBudget)
       split *= 2;
@@ -71,11 +78,15 @@ void PersistentKernelBuilder::chooseTensorCores(
   int64_t want = options.unitsAtOnce != 0
                      ? options.unitsAtOnce
                      : std::max<int64_t>(1, kMmaColumns / columns);
-  int64_t units = 1;
-  while (2 * units <= want && unitSlots % (2 * units) == 0 &&
-         registers(2 * units, splitFor(2 * units)) <= registerBudget)
-    units *= 2;
-  if (registers(units, splitFor(units)) > registerBudget)
+  // The most that fit: under a depth split more units at once can fit where
+  // fewer do not (more row groups to split among; Cho's GRU at H = 1000
+  // fits four units split four ways, not two split two ways).
+  int64_t units = 0;
+  for (int64_t u = 1; u <= std::max<int64_t>(want, 1) && unitSlots % u == 0;
+       u *= 2)
+    if (registers(u, splitFor(u)) <= registerBudget)
+      units = u;
+  if (units == 0)
     return;
   tensorCores = true;
   unitsAtOnce = units;
@@ -113,7 +124,7 @@ int64_t PersistentKernelBuilder::maxDepthSplit(const PersistentOptions &options,
       chunks += divCeil(inputWidth(input), kMmaDepth);
     fewestChunks = std::min(fewestChunks, chunks);
   }
-  int64_t most = options.tensorCoresSplitDepth != 0
+  int64_t most = options.tensorCoresSplitDepth > 0
                      ? options.tensorCoresSplitDepth
                      : std::numeric_limits<int64_t>::max();
   most = std::min({most, groups, fewestChunks});

@@ -18,6 +18,10 @@
 // RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=0" | FileCheck %s --check-prefix=FIT
 // RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376" | FileCheck %s --check-prefix=NOFIT
 // RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-split-depth=3" 2>&1 | FileCheck %s --check-prefix=BAD-DEPTH
+// RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true shared-memory=229376" | FileCheck %s --check-prefix=WIDE
+// RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true shared-memory=229376 tensor-cores-split-depth=1" | FileCheck %s --check-prefix=WIDE-DOTS
+// RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true shared-memory=229376 tensor-cores-split-depth=0" | FileCheck %s --check-prefix=WIDE-ALWAYS
+// RUN: lstm-opt %S/Inputs/gru-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true shared-memory=229376" | FileCheck %s --check-prefix=WIDE-GRU
 
 // The products on tensor cores: an LSTM of H = 128 (K = 128, four gate
 // columns a unit) takes two units a warp at once, one tile of 8 weight
@@ -249,4 +253,46 @@
 // NOFIT-NOT: lstm.warp_mma
 // NOFIT-NOT: lstm.warps_barrier
 
-// BAD-DEPTH: lstm-to-persistent: tensor-cores-split-depth must be 0 (chosen) or a power of two up to 32, got 3
+// BAD-DEPTH: lstm-to-persistent: tensor-cores-split-depth must be -1 (chosen), 0 (to fit) or a power of two up to 32, got 3
+
+// A layer of H = 1000 (K = 1000): its dot products keep their weights in
+// registers in 256-thread blocks and run to B = 4 (2^24 multiply-adds a
+// step), below the 16 the tensor cores start at, so the chosen depth split
+// (-1) fits the fragments with two warps a tile, and the tensor cores'
+// bound takes the kernel to B = 33 (2^27 multiply-adds a step; 1000
+// staged floats a row would allow 65). Its staged chunks are whole tiles:
+// 48 rows, where the shared memory ends, not the bound.
+// WIDE-LABEL: func.func @forward
+// WIDE: arith.cmpi ule, %{{.*}}, %c33 : index
+// WIDE: arith.minui %{{.*}}, %c48 : index
+// WIDE: arith.cmpi uge, %{{.*}}, %c16 : index
+// WIDE: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
+// WIDE-COUNT-64: lstm.warp_mma
+// WIDE: lstm.warps_barrier %{{.*}} warps 2 : i32
+// WIDE: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
+// WIDE-NOT: lstm.warp_mma
+
+// Without the split (1) the fragments do not fit: the dot products, in
+// registers to B = 4, and the kernel that reads its weights from memory
+// to 16.
+// WIDE-DOTS-LABEL: func.func @forward
+// WIDE-DOTS-NOT: lstm.warp_mma
+// WIDE-DOTS: arith.cmpi ule, %{{.*}}, %c4 : index
+// WIDE-DOTS-NOT: lstm.warp_mma
+// WIDE-DOTS: arith.cmpi ule, %{{.*}}, %c16 : index
+// WIDE-DOTS-NOT: lstm.warp_mma
+
+// Without the cost model (always) the chunks are not bounded by a batch
+// (they were 4 rows, the dot products' bound: a tile of 16 and a block
+// barrier for every 4 rows).
+// WIDE-ALWAYS-LABEL: func.func @forward
+// WIDE-ALWAYS: arith.minui %{{.*}}, %c48 : index
+// WIDE-ALWAYS: lstm.warps_barrier %{{.*}} warps 2 : i32
+
+// Cho's GRU at H = 1000: four units at once split four ways fit where two
+// split two ways do not (the layout tries every count of units).
+// WIDE-GRU-LABEL: func.func @forward
+// WIDE-GRU: arith.cmpi ule, %{{.*}}, %c32 : index
+// WIDE-GRU: arith.cmpi uge, %{{.*}}, %c16 : index
+// WIDE-GRU-COUNT-64: lstm.warp_mma
+// WIDE-GRU: lstm.warps_barrier %{{.*}} warps 4 : i32

@@ -112,8 +112,11 @@ struct PersistentOptions {
   /// weights' fragments (a power of two; fewer where the warps or the
   /// depth do not allow it). 0: the least that fits the fragments in the
   /// registers (none where they fit whole); 1: none (docs/benchmarks.md,
-  /// "The depth split": neither pays everywhere).
-  int64_t tensorCoresSplitDepth = 1;
+  /// "The depth split": neither pays everywhere); -1: chosen, as 0 where
+  /// the dot products' own kernel does not reach the batch the tensor
+  /// cores start at (the split extends the kernel to batches nothing else
+  /// runs it at), else none.
+  int64_t tensorCoresSplitDepth = -1;
 };
 
 /// The smallest batch at which lstm-to-persistent runs a kernel on tensor
