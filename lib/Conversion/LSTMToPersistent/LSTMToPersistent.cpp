@@ -216,9 +216,10 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     // lstm-wavefront judged the chain under the default options, before the
     // compute type is known, and a kernel on tensor cores runs to a larger
     // batch than the dot products (the latency stack's TF32 kernel beat the
-    // wavefront to B = 64, 0.48-1.28 ms against 1.78-2.21, where the bound
-    // was 16: docs/benchmarks.md, "The cost model's bounds on tensor
-    // cores"). Without tensor cores the two bounds are the same.
+    // wavefront to B = 64, 0.47-1.30 ms against 1.78-2.23, where the
+    // wavefront ran from B = 16: docs/benchmarks.md, "The cost model's
+    // bounds on tensor cores"). Without tensor cores the two bounds are the
+    // same.
     // Without the cost model (`always`) the kernel runs at every batch.
     rewriter.modifyOpInPlace(stack, [&] {
       stack.getConditionMutable().assign(stackRuns);

@@ -88,7 +88,9 @@ inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
 /// model's bounds on tensor cores"), deepbench's layer (2^22 multiply-adds
 /// and 1024 staged floats a row) beats the per-step GEMMs to B = 32 and
 /// loses at 64, the latency stack's (2^21 and 1024 in its second layer)
-/// beats the wavefront to 64 and loses at 128.
+/// beats the wavefront to 96 and loses at 128. (A stack's bound is its
+/// layers' own kernels': the link the stack's kernel stages in the second
+/// layer's step is not counted, which gives the latency stack 128.)
 inline constexpr int64_t kMaxStepWorkTensorCores = int64_t{128} << 20;
 inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// The chunk of a phase that stages nothing: more rows than any batch the
