@@ -24,9 +24,10 @@ gradients (sums over T · B more terms). Prints a line per case and
 "PASSED" or "FAILED" last; exits non-zero on a failure.
 
 With --precision tf32 or bf16, the LSTM and Cho's GRU at H = 544 and 1000
-compiled with `--compute-type=PREC` into DIR/CELL_hH_PREC.so: their
-kernels on tensor cores with the depth split the cost model chooses
-(the dot products stop at B = 4 there), at batches below the tensor
+compiled with `--compute-type=PREC` into DIR/CELL_hH_PREC.so: at
+H = 1000 their kernels on tensor cores with the depth split the cost model
+chooses (the dot products stop at B = 4-5 there), at H = 544 (five units
+a block, which no split pairs) the dot products, at batches below the tensor
 cores' first (the dot products), within their bound (16 to 32) and above
 it (the per-step lowering), against the same float64 reference within
 VARIANTS.md's TF32 tolerance (2e-3) and 2e-2 for bf16 on the outputs,

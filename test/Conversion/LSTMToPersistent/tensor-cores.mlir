@@ -18,6 +18,7 @@
 // RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376 tensor-cores-split-depth=0" | FileCheck %s --check-prefix=FIT
 // RUN: lstm-opt %S/Inputs/layer-h320.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true tensor-cores-from-batch=1 shared-memory=229376" | FileCheck %s --check-prefix=NOFIT
 // RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-split-depth=3" 2>&1 | FileCheck %s --check-prefix=BAD-DEPTH
+// RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true tensor-cores-split-depth=-2" 2>&1 | FileCheck %s --check-prefix=BAD-NEGATIVE
 // RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true shared-memory=229376" | FileCheck %s --check-prefix=WIDE
 // RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true shared-memory=229376 tensor-cores-split-depth=1" | FileCheck %s --check-prefix=WIDE-DOTS
 // RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=always=true tensor-cores=true shared-memory=229376 tensor-cores-split-depth=0" | FileCheck %s --check-prefix=WIDE-ALWAYS
@@ -254,6 +255,7 @@
 // NOFIT-NOT: lstm.warps_barrier
 
 // BAD-DEPTH: lstm-to-persistent: tensor-cores-split-depth must be -1 (chosen), 0 (to fit) or a power of two up to 32, got 3
+// BAD-NEGATIVE: lstm-to-persistent: tensor-cores-split-depth must be -1 (chosen), 0 (to fit) or a power of two up to 32, got -2
 
 // A layer of H = 1000 (K = 1000): its dot products keep their weights in
 // registers in 256-thread blocks and run to B = 4 (2^24 multiply-adds a
