@@ -57,9 +57,11 @@ typedef struct {
   bool gradients;
   /// Run the layers that lstm-to-persistent handles as persistent kernels
   /// where its cost model expects them to be faster (cuda, any compute
-  /// type: the kernels' products are fp32 multiply-adds under fp32 and run
-  /// on tensor cores under tf32 and bf16, from batches of 16 and 4; the
-  /// pre-passes should be lstm-optimize{persistent=true}); default false.
+  /// type: the kernels' products are fp32 multiply-adds, and run on tensor
+  /// cores from batches of 16 under tf32, 4 under bf16 and, under fp32, as
+  /// 3xTF32 from where the dot products' kernel stops (at 64 at the
+  /// latest); the pre-passes should be lstm-optimize{persistent=true});
+  /// default false.
   bool persistent;
   /// With `persistent`: the per-step lowering beside each kernel for the
   /// batches and GPUs the kernel does not run at (default true); false

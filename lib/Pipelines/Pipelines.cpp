@@ -273,18 +273,20 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
 void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
                                           const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
-  // gpu.launch. Its products are fp32 FMAs: what the fp32 compute type asks,
-  // and more exact than the tf32 one allows (the kernels run at batches
-  // where a step is latency-bound, not bound by its arithmetic); under the
-  // bf16 compute type they round their operands to bf16 first, as
+  // gpu.launch. Its products are fp32 FMAs below the batch the tensor
+  // cores start at, and on tensor cores from there: TF32 or bf16 operands
+  // as the compute type says, and under fp32 each operand split into two
+  // TF32 values (3xTF32), as exact as the FMAs; under the bf16 compute type
+  // the FMAs round their operands to bf16 first, as
   // lstm-gemm-operands-to-bf16 does the GEMMs'.
   if (options.persistent) {
     ConvertLSTMToPersistentPassOptions persistent;
     persistent.bf16Operands = options.computeType == GemmComputeType::bf16;
     int chip = gpuChipVersion(options.chip);
-    // mma.sync's TF32 and bf16 shapes, from sm_80 on.
-    persistent.tensorCores = options.persistentTensorCores && chip >= 80 &&
-                             options.computeType != GemmComputeType::fp32;
+    // mma.sync's TF32 and bf16 shapes, from sm_80 on; the fp32 compute
+    // type's products on them as three TF32 products of split operands.
+    persistent.tensorCores = options.persistentTensorCores && chip >= 80;
+    persistent.splitTF32 = options.computeType == GemmComputeType::fp32;
     persistent.tensorCoresSplitDepth = options.persistentSplitDepth;
     // cp.async, from sm_80 on.
     persistent.asyncCopies = chip >= 80;
@@ -541,13 +543,15 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       *this, "persistent",
       llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
                      "persistent kernel, computing in fp32 (under "
-                     "compute-type=bf16 with operands rounded to bf16)"),
+                     "compute-type=bf16 with operands rounded to bf16), on "
+                     "tensor cores from the batch the cost model starts "
+                     "them at"),
       llvm::cl::init(false)};
   Option<bool> persistentTensorCores{
       *this, "persistent-tensor-cores",
-      llvm::cl::desc("With persistent=true under compute-type=tf32 or bf16, "
-                     "the kernels' products on tensor cores (sm_80 and "
-                     "later); false: fp32 FMAs"),
+      llvm::cl::desc("With persistent=true, the kernels' products on "
+                     "tensor cores (sm_80 and later; 3xTF32 under "
+                     "compute-type=fp32); false: fp32 FMAs"),
       llvm::cl::init(true)};
   Option<int64_t> persistentSplitDepth{
       *this, "persistent-split-depth",

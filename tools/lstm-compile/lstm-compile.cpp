@@ -80,13 +80,14 @@ static cl::opt<int64_t> cublasMinSize(
 static cl::opt<bool> persistent(
     "persistent",
     cl::desc("Run each layer of a form lstm-to-persistent handles as one "
-             "persistent kernel (fp32 FMAs; tensor cores under "
-             "--compute-type=tf32 or bf16)"),
+             "persistent kernel (fp32 FMAs, and tensor cores from the "
+             "batch the cost model starts them at: TF32 or bf16 operands "
+             "under --compute-type=tf32 or bf16, 3xTF32 under fp32)"),
     cl::init(false), cl::cat(toolCategory));
 static cl::opt<bool> persistentTensorCores(
     "persistent-tensor-cores",
-    cl::desc("With --persistent under --compute-type=tf32 or bf16, the "
-             "kernels' products on tensor cores (sm_80 and later); false: "
+    cl::desc("With --persistent, the kernels' products on tensor cores "
+             "(sm_80 and later; 3xTF32 under --compute-type=fp32); false: "
              "fp32 FMAs"),
     cl::init(true), cl::cat(toolCategory));
 static cl::opt<int64_t> persistentSplitDepth(

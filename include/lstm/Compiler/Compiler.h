@@ -65,11 +65,13 @@ struct CompileOptions {
   int64_t cublasMinSize = 0;
   GemmComputeType computeType = GemmComputeType::fp32;
   /// Layers of a form lstm-to-persistent handles run as one persistent
-  /// kernel each (cuda; fp32 FMAs under the fp32 compute type, tensor
-  /// cores under tf32 and bf16; see LSTMToNVVMOptions::persistent).
+  /// kernel each (cuda; fp32 FMAs, and tensor cores from the batch the
+  /// cost model starts them at: 3xTF32 under the fp32 compute type, TF32 or
+  /// bf16 operands under tf32 and bf16; see
+  /// LSTMToNVVMOptions::persistent).
   bool persistent = false;
-  /// With `persistent` under tf32 or bf16, the kernels' products on tensor
-  /// cores (LSTMToNVVMOptions::persistentTensorCores).
+  /// With `persistent`, the kernels' products on tensor cores
+  /// (LSTMToNVVMOptions::persistentTensorCores).
   bool persistentTensorCores = true;
   /// With the kernels on tensor cores, the warps that split each tile's
   /// depth (LSTMToNVVMOptions::persistentSplitDepth; 1: none, 0: where

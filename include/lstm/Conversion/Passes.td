@@ -393,8 +393,7 @@ def ConvertLSTMToPersistentPass
     makes them one GEMM before the layer.
 
     The products are fp32 FMA dot products, or, with `tensor-cores` (what
-    `lstm-to-nvvm` passes under `compute-type=tf32` and `bf16` on sm_80
-    and later), tensor-core instructions (`lstm.warp_mma`: `mma.sync`
+    `lstm-to-nvvm` passes on sm_80 and later), tensor-core instructions (`lstm.warp_mma`: `mma.sync`
     m16n8k8 on TF32 operands, rounded to nearest, or m16n8k16 on bf16
     ones, accumulating in fp32) where a warp's weights fit in its
     registers as their B fragments and no weight is a splat constant: a
@@ -413,6 +412,15 @@ def ConvertLSTMToPersistentPass
     of dot products was as fast or faster, docs/benchmarks.md) a second
     kernel, of dot products, runs instead, chosen at run time by the
     batch (a layer's, and a stack's kernel alike).
+    With `split-tf32` (what `lstm-to-nvvm` passes under
+    `compute-type=fp32`) each operand is split into two TF32 values, big
+    (its bits truncated to TF32) and small (the rest, exact in fp32), and
+    each TF32 instruction becomes three, small · big, big · small and big
+    · big ("3xTF32"): products as exact as the fp32 dot products'. The
+    registers keep the weights' fp32 bits, split at every use (two
+    instructions a register), so the layouts are TF32's. The tensor cores
+    then start where the layer's dot products stop, at B = 64 at the
+    latest (docs/benchmarks.md, "fp32 on tensor cores").
     With `bf16-operands` (what `lstm-to-nvvm` passes under
     `compute-type=bf16`) both operands of each product are rounded to bf16
     first, to nearest with ties to even: the weights once, as a warp loads
@@ -465,11 +473,19 @@ def ConvertLSTMToPersistentPass
            "later) where a warp's weights fit in its registers as the "
            "instruction's fragments: bf16 operands under bf16-operands, "
            "else TF32; fp32 accumulation">,
+    Option<"splitTF32", "split-tf32", "bool", /*default=*/"false",
+           "With tensor-cores and without bf16-operands, each operand as "
+           "the sum of two TF32 values and three instructions a tile where "
+           "TF32 takes one (3xTF32): products as close to fp32's as the "
+           "dot products' (the fp32 compute type); the weights take twice "
+           "the registers">,
     Option<"tensorCoresFromBatch", "tensor-cores-from-batch", "int64_t",
            /*default=*/"0",
            "With tensor-cores, the smallest batch that runs the tensor-core "
            "kernel, a kernel of dot products below it (chosen at run time; "
-           "1: tensor cores at every batch); 0: 16 for TF32, 4 for bf16">,
+           "1: tensor cores at every batch); 0: 16 for TF32, 4 for bf16, "
+           "under split-tf32 the batch after the dot products' own bound "
+           "(at most 64)">,
     Option<"tensorCoresSplitDepth", "tensor-cores-split-depth", "int64_t",
            /*default=*/"-1",
            "With tensor-cores, how many of the warps that split a block's "
@@ -483,6 +499,7 @@ def ConvertLSTMToPersistentPass
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"

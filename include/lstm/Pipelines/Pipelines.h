@@ -111,11 +111,12 @@ struct LSTMToNVVMOptions {
   bool runtimeChecks = true;
   /// Whether layers whose cell lstm-to-persistent handles run as one
   /// persistent kernel each (the others keep the per-step lowering). Their
-  /// products are fp32 FMAs under the fp32 compute type; under tf32 and
-  /// bf16 they run on tensor cores (sm_80 and later, where a warp's weights
-  /// fit in its registers as the instructions' fragments) unless
-  /// `persistentTensorCores` is false, which keeps FMAs (their operands
-  /// rounded to bf16 under bf16).
+  /// products run on tensor cores (sm_80 and later, where a warp's weights
+  /// fit in its registers as the instructions' fragments, from the batch
+  /// the cost model starts them at): TF32 or bf16 operands under tf32 and
+  /// bf16, each operand split into two TF32 values under fp32 (3xTF32, as
+  /// exact as fp32 FMAs); `persistentTensorCores` false keeps fp32 FMAs
+  /// (their operands rounded to bf16 under bf16).
   bool persistent = false;
   bool persistentTensorCores = true;
   /// With tensor cores, how many warps split each tile's depth

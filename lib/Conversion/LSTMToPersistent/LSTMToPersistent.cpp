@@ -35,6 +35,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -60,17 +61,18 @@ using namespace mlir::lstm::persistent;
 
 /// Where `builder` computes on tensor cores and smaller batches take a
 /// kernel of dot products: puts `layer` into the then branch of an `scf.if`
-/// on `batch` >= tensorCoreMinBatch, whose results replace the layer's, a
+/// on `batch` >= its tensorCoresFrom, whose results replace the layer's, a
 /// copy of it into the else branch, and returns the copy; else null.
 static LayerOp splitOnTensorCores(RewriterBase &rewriter, LayerOp layer,
                                   const PersistentKernelBuilder &builder,
                                   Value batch,
                                   const PersistentOptions &options) {
-  if (!builder.usesTensorCores() || tensorCoreMinBatch(options) <= 1)
+  if (!builder.usesTensorCores() || builder.tensorCoresFrom(options) <= 1)
     return LayerOp();
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
-  Value large = tensorCoresRun(rewriter, loc, batch, options);
+  Value large =
+      tensorCoresRun(rewriter, loc, batch, builder.tensorCoresFrom(options));
   auto split = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), large,
                                  /*withElseRegion=*/true);
   rewriter.replaceUsesWithIf(
@@ -313,6 +315,11 @@ struct ConvertLSTMToPersistentPass
                        Twine(tensorCoresSplitDepth));
       return signalPassFailure();
     }
+    if (splitTF32 && bf16Operands) {
+      module.emitError("lstm-to-persistent: split-tf32 splits TF32 "
+                       "operands; bf16-operands asks for bf16 ones");
+      return signalPassFailure();
+    }
     PersistentOptions options;
     options.blockSize = blockSize;
     options.unitsAtOnce = unitsAtOnce;
@@ -325,6 +332,7 @@ struct ConvertLSTMToPersistentPass
     options.perStepFallback = perStepFallback;
     options.bf16Operands = bf16Operands;
     options.tensorCores = tensorCores;
+    options.splitTF32 = splitTF32;
     options.tensorCoresFromBatch = tensorCoresFromBatch;
     options.tensorCoresSplitDepth = tensorCoresSplitDepth;
     IRRewriter rewriter(&getContext());

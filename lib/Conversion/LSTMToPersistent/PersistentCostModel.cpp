@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
@@ -231,7 +233,8 @@ Value mlir::lstm::persistent::kernelRuns(RewriterBase &rewriter, LayerOp layer,
                               batch, maxBatch);
 }
 
-int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options) {
+int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options,
+                                       int64_t dotsMaxBatch) {
   if (options.tensorCoresFromBatch > 0)
     return options.tensorCoresFromBatch;
   // Measured on the H200 (docs/benchmarks.md, "Tensor cores in the
@@ -239,13 +242,25 @@ int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options) {
   // at B = 16 and wins from 50 in TF32 and wins from 16 in bf16; two layers
   // of H = 512 tie at B = 4 in TF32 and win there in bf16; at B = 1 both
   // lose by 25-60%.
-  return options.bf16Operands ? 4 : 16;
+  if (options.bf16Operands)
+    return 4;
+  if (!options.splitTF32)
+    return 16;
+  // 3xTF32, three instructions for TF32's one, against the fp32 dot
+  // products (docs/benchmarks.md, "fp32 on tensor cores"): char-rnn's
+  // stack lost at B = 16 and 32 (0.21 against 0.16 ms), tied at 50 (its
+  // training step lost 6%) and won from 128; deepbench's layer, whose dot
+  // products stop at B = 4, won from 8, and the latency stack and
+  // appleyard's layers from 16, past their dot products' bound (8), where
+  // the per-step lowering ran: the tensor cores take over where the dot
+  // products stop, at 64 at the latest.
+  return std::clamp<int64_t>(dotsMaxBatch + 1, 1, kSplitTF32MaxFromBatch);
 }
 
 Value mlir::lstm::persistent::tensorCoresRun(RewriterBase &rewriter,
                                              Location loc, Value batch,
-                                             const PersistentOptions &options) {
-  return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, batch,
-                               arith::ConstantIndexOp::create(
-                                   rewriter, loc, tensorCoreMinBatch(options)));
+                                             int64_t fromBatch) {
+  return arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::uge, batch,
+      arith::ConstantIndexOp::create(rewriter, loc, fromBatch));
 }

@@ -44,9 +44,9 @@ Value persistentKernelRuns(RewriterBase &rewriter, Operation *at,
                            int64_t gridBlocks, Value batch, int64_t maxBatch);
 
 /// Whether a kernel on tensor cores runs rather than one of dot products
-/// at batch size `batch`: batch >= tensorCoreMinBatch(options).
+/// at batch size `batch`: batch >= `fromBatch` (tensorCoreMinBatch).
 Value tensorCoresRun(RewriterBase &rewriter, Location loc, Value batch,
-                     const PersistentOptions &options);
+                     int64_t fromBatch);
 
 /// The same for `builder`'s kernel of `layer`, built before it.
 Value kernelRuns(RewriterBase &rewriter, LayerOp layer,

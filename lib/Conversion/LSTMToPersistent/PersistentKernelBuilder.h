@@ -92,6 +92,9 @@ inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
 /// layers' own kernels': the link the stack's kernel stages in the second
 /// layer's step is not counted, which gives the latency stack 128.)
 inline constexpr int64_t kMaxStepWorkTensorCores = int64_t{128} << 20;
+/// Under splitTF32, the batch the tensor cores start at where the dot
+/// products run further (tensorCoreMinBatch).
+inline constexpr int64_t kSplitTF32MaxFromBatch = 64;
 inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// The chunk of a phase that stages nothing: more rows than any batch the
 /// kernel runs at (its buffers span fewer than kNarrowIndexLimit elements),
@@ -158,6 +161,11 @@ public:
   int64_t threadsPerBlock() const { return blockSize; }
   /// Whether the products run on tensor cores.
   bool usesTensorCores() const { return tensorCores; }
+  /// The smallest batch its tensor cores run at (tensorCoreMinBatch, with
+  /// its dot products' bound).
+  int64_t tensorCoresFrom(const PersistentOptions &options) const {
+    return tensorCoreMinBatch(options, dotsMaxBatch());
+  }
   /// Phases of a step.
   unsigned phasesPerStep() const { return plan.numPhases; }
   /// Multiply-adds of the step's products per batch row.
@@ -407,6 +415,9 @@ private:
   /// Whether the products' operands are rounded to bf16 (the bf16 compute
   /// type).
   bool bf16Operands;
+  /// Whether a tensor-core product's TF32 operands are each split in two
+  /// (3xTF32: the fp32 compute type on tensor cores).
+  bool splitTF32;
   /// Whether the products run on tensor cores (`mma.sync`, the weights in
   /// registers as B fragments; bf16 operands under bf16Operands, else
   /// TF32), and the stride of a warp's tile of their results in shared
@@ -495,7 +506,8 @@ private:
       registerWeights;
   /// With tensor cores, per product, per term, per tile of weight rows: the
   /// lane's B fragments, per kMmaDepth of K (4 TF32 values or 2 pairs of
-  /// bf16, as i32).
+  /// bf16, as i32; under splitTF32 the fp32 weights' bits, split at each
+  /// use).
   SmallVector<SmallVector<SmallVector<SmallVector<Value>>>> mmaWeights;
   /// The warps' tiles of product results in shared memory.
   Value mmaScratch;

@@ -31,9 +31,10 @@ void PersistentKernelBuilder::printLayout(raw_ostream &os) const {
      << (useRegisters
              ? (oneRow ? "in registers (one row at a time)" : "in registers")
              : "from memory")
-     << (tensorCores
-             ? (bf16Operands ? ", bf16 tensor cores" : ", tf32 tensor cores")
-             : "")
+     << (tensorCores ? (bf16Operands ? ", bf16 tensor cores"
+                        : splitTF32  ? ", 3xtf32 tensor cores"
+                                     : ", tf32 tensor cores")
+                     : "")
      << (depthSplit > 1 ? " (depth split " + std::to_string(depthSplit) + ")"
                         : std::string())
      << ", " << rowWork << " multiply-adds a row, chunks of " << chunkRows
@@ -59,7 +60,8 @@ PersistentKernelBuilder::PersistentKernelBuilder(
     const PersistentOptions &options)
     : rewriter(rewriter), plan(std::move(plan)), layer(this->plan.layer),
       loc(layer.getLoc()), blockSize(options.blockSize),
-      bf16Operands(options.bf16Operands) {
+      bf16Operands(options.bf16Operands),
+      splitTF32(options.splitTF32 && !options.bf16Operands) {
   int64_t n = this->plan.width;
   unitsPerBlock = divCeil(n, options.maxBlocks);
   numBlocks = divCeil(n, unitsPerBlock);
@@ -369,7 +371,10 @@ int64_t PersistentKernelBuilder::costModelMaxBatch() const {
     for (const TermInput &input : phase)
       staged += inputWidth(input);
   int64_t work = weightedRowWork != 0 ? weightedRowWork : rowWork;
-  int64_t bound = kMaxStepWorkTensorCores / work;
+  // Under 3xTF32 against the fp32 per-step GEMMs, three times slower than
+  // TF32's, twice the multiply-adds: deepbench's layer at B = 64 took 1.78
+  // ms against their 2.02 (docs/benchmarks.md, "fp32 on tensor cores").
+  int64_t bound = (splitTF32 ? 2 : 1) * kMaxStepWorkTensorCores / work;
   if (staged != 0)
     bound = std::min(bound, kMaxStagedTensorCores / staged);
   return std::max(dots, bound);

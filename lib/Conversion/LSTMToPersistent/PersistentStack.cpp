@@ -80,6 +80,14 @@ public:
   bool usesTensorCores() const {
     return llvm::any_of(builders, [](auto &b) { return b->usesTensorCores(); });
   }
+  /// The smallest batch its tensor cores run at: the least of its layers'
+  /// (the stack's dot products stop at the first layer's bound).
+  int64_t tensorCoresFrom() const {
+    int64_t from = std::numeric_limits<int64_t>::max();
+    for (auto &builder : builders)
+      from = std::min(from, builder->tensorCoresFrom(options));
+    return from;
+  }
 
 private:
   RewriterBase &rewriter;
@@ -346,18 +354,19 @@ static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
 }
 
 /// Where the stack's kernel computes on tensor cores: the chain's ops in
-/// the then branch of an `scf.if` on `batch` >= tensorCoreMinBatch
+/// the then branch of an `scf.if` on `batch` >= `fromBatch`
 /// (branchChain), their copies in its else branch replaced by the stack's
 /// kernel of dot products (or, should it have none, marked for the
 /// per-step lowering).
 static void splitOnTensorCores(RewriterBase &rewriter, const Chain &chain,
                                ArrayRef<Operation *> dead, Value batch,
                                function_ref<std::string()> nextKernelName,
-                               const PersistentOptions &options) {
+                               const PersistentOptions &options,
+                               int64_t fromBatch) {
   LayerOp last = chain.layers.back();
   Location loc = last.getLoc();
   rewriter.setInsertionPoint(last);
-  Value large = tensorCoresRun(rewriter, loc, batch, options);
+  Value large = tensorCoresRun(rewriter, loc, batch, fromBatch);
   SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, large);
   SmallVector<Value> yielded;
   for (LayerOp copy : copies)
@@ -412,8 +421,9 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
     if (options.costModel)
       branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
                      options.perStepFallback);
-    if (kernel.usesTensorCores() && tensorCoreMinBatch(options) > 1)
-      splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options);
+    if (kernel.usesTensorCores() && kernel.tensorCoresFrom() > 1)
+      splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options,
+                         kernel.tensorCoresFrom());
     kernel.build(nextKernelName(), dead);
   }
   return llvm::map_to_vector(left,
@@ -443,8 +453,9 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
           ? kernel.runs(batch)
           : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
                 .getResult();
-  if (kernel.usesTensorCores() && tensorCoreMinBatch(options) > 1)
-    splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options);
+  if (kernel.usesTensorCores() && kernel.tensorCoresFrom() > 1)
+    splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options,
+                       kernel.tensorCoresFrom());
   kernel.build(nextKernelName(), *dead);
   return success();
 }

@@ -59,7 +59,7 @@ void PersistentKernelBuilder::chooseTensorCores(
   // where nothing else would.
   bool fit = options.tensorCoresSplitDepth == 0 ||
              (options.tensorCoresSplitDepth < 0 &&
-              dotsMaxBatch() < tensorCoreMinBatch(options));
+              dotsMaxBatch() < tensorCoresFrom(options));
   auto splitFor = [&](int64_t units) {
     int64_t slots = unitSlots / units;
     int64_t most = maxDepthSplit(options, slots, warps / slots);

@@ -25,6 +25,11 @@
 // 2t + 1 and 4t + 2, 4t + 3 as k = 2t + 8, 2t + 9. A and B agree, so the
 // sums are the product's.
 //
+// Under 3xTF32 (splitTF32, the fp32 compute type) the lanes hold the
+// weights' fp32 bits and split them, and the staged values, into big and
+// small TF32 operands at each use (PersistentMmaOperands.cpp), three
+// instructions for each of TF32's.
+//
 // Under a depth split (PersistentTensorCoreLayout.cpp) the warps of a set
 // take the same tiles, each its chunks of 16 of K, and their partial
 // tiles meet at a named barrier; one warp a tile sums them.
@@ -32,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PersistentKernelBuilder.h"
+#include "PersistentMmaOperands.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -47,31 +53,6 @@ static constexpr int64_t kLaneTerms = 4;
 /// fewer (whose lanes may use 255 registers) and in larger ones (128).
 static constexpr int64_t kMmaChains = 4;
 static constexpr int64_t kMmaChainsManyThreads = 2;
-
-/// `value` rounded to TF32 (to nearest, ties away from zero, as cvt.rna:
-/// half of the dropped 13 bits' weight added to the magnitude, then those
-/// bits cleared), as the i32 of its bits that an mma.sync operand is.
-static Value toTF32(OpBuilder &b, Location loc, Value value) {
-  Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, loc, i32, value);
-  Value half = arith::ConstantIntOp::create(b, loc, 1 << 12, 32);
-  Value kept =
-      arith::ConstantIntOp::create(b, loc, ~int64_t{(1 << 13) - 1}, 32);
-  return arith::AndIOp::create(b, loc,
-                               arith::AddIOp::create(b, loc, bits, half), kept);
-}
-
-/// `low` and `high` rounded to bf16 (to nearest, ties to even) as one i32,
-/// `low` in its lower half: an mma.sync bf16 operand.
-static Value toBF16Pair(OpBuilder &b, Location loc, Value low, Value high) {
-  Value pair = vector::FromElementsOp::create(
-      b, loc, VectorType::get({2}, b.getF32Type()), ValueRange{low, high});
-  Value rounded = arith::TruncFOp::create(
-      b, loc, VectorType::get({2}, b.getBF16Type()), pair);
-  Value word = vector::BitCastOp::create(
-      b, loc, VectorType::get({1}, b.getI32Type()), rounded);
-  return vector::ExtractOp::create(b, loc, word, 0);
-}
 
 /// One mma.sync of a 16x8 tile: `c` + A · B, fp32.
 static SmallVector<Value> mmaSync(OpBuilder &b, Location loc, bool bf16,
@@ -167,11 +148,17 @@ void PersistentKernelBuilder::loadMmaWeights(OpBuilder &b, Value slot,
             terms.push_back(w);
           }
           if (bf16Operands) {
-            values.push_back(toBF16Pair(b, loc, terms[0], terms[1]));
-            values.push_back(toBF16Pair(b, loc, terms[2], terms[3]));
+            values.push_back(roundToBF16Pair(b, loc, terms[0], terms[1]));
+            values.push_back(roundToBF16Pair(b, loc, terms[2], terms[3]));
+          } else if (splitTF32) {
+            // Split at each use (buildMmaProduct): the registers hold one
+            // value a weight, as in TF32.
+            for (Value w : terms)
+              values.push_back(
+                  arith::BitcastOp::create(b, loc, b.getI32Type(), w));
           } else {
             for (Value w : terms)
-              values.push_back(toTF32(b, loc, w));
+              values.push_back(roundToTF32(b, loc, w));
           }
         }
       }
@@ -204,6 +191,9 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
   for (auto &chain : sums)
     chain.assign(tiles, SmallVector<Value>(4, zero));
   int64_t issued = 0;
+  // Under splitTF32, the mask its splits take (opaqueTF32Mask), once a
+  // product.
+  Value tf32Mask;
   auto quad = VectorType::get({kLaneTerms}, b.getF32Type());
   for (auto [t, term] : llvm::enumerate(product.terms)) {
     int64_t depth = inputWidth(term.first);
@@ -253,28 +243,66 @@ PersistentKernelBuilder::buildMmaProduct(OpBuilder &b, unsigned p, Value rowLow,
         return terms;
       };
       SmallVector<Value, kLaneTerms> lo = termsOf(low), hi = termsOf(high);
-      SmallVector<SmallVector<Value>> aFragments;
+      SmallVector<SmallVector<Value>> aFragments, aSmall;
       if (bf16Operands) {
-        aFragments.push_back({toBF16Pair(b, loc, lo[0], lo[1]),
-                              toBF16Pair(b, loc, hi[0], hi[1]),
-                              toBF16Pair(b, loc, lo[2], lo[3]),
-                              toBF16Pair(b, loc, hi[2], hi[3])});
+        aFragments.push_back({roundToBF16Pair(b, loc, lo[0], lo[1]),
+                              roundToBF16Pair(b, loc, hi[0], hi[1]),
+                              roundToBF16Pair(b, loc, lo[2], lo[3]),
+                              roundToBF16Pair(b, loc, hi[2], hi[3])});
+      } else if (splitTF32) {
+        if (!tf32Mask)
+          tf32Mask = opaqueTF32Mask(b, loc);
+        for (int64_t half = 0; half < 2; ++half) {
+          SmallVector<Value> &big = aFragments.emplace_back();
+          SmallVector<Value> &small = aSmall.emplace_back();
+          for (Value v : {lo[2 * half], hi[2 * half], lo[2 * half + 1],
+                          hi[2 * half + 1]}) {
+            auto [vBig, vSmall] = splitTF32Bits(
+                b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), v),
+                tf32Mask);
+            big.push_back(vBig);
+            small.push_back(vSmall);
+          }
+        }
       } else {
         for (int64_t half = 0; half < 2; ++half)
-          aFragments.push_back({toTF32(b, loc, lo[2 * half]),
-                                toTF32(b, loc, hi[2 * half]),
-                                toTF32(b, loc, lo[2 * half + 1]),
-                                toTF32(b, loc, hi[2 * half + 1])});
+          aFragments.push_back({roundToTF32(b, loc, lo[2 * half]),
+                                roundToTF32(b, loc, hi[2 * half]),
+                                roundToTF32(b, loc, lo[2 * half + 1]),
+                                roundToTF32(b, loc, hi[2 * half + 1])});
       }
-      // Each instruction's B fragment: two of the lane's registers.
+      // Each instruction's B fragment: two of the lane's registers. Under
+      // splitTF32 they are split here, where they are used, and each of
+      // the three instructions (the cross terms, then big · big; small ·
+      // small, 2^-22 of the product, is dropped) goes to the next chain.
       for (auto [half, a] : llvm::enumerate(aFragments)) {
         int64_t at = bf16Operands ? 2 * i : 4 * i + 2 * int64_t(half);
-        SmallVector<SmallVector<Value>> &chain = sums[issued++ % chains];
-        for (int64_t tile = 0; tile < tiles; ++tile)
-          chain[tile] =
-              mmaSync(b, loc, bf16Operands, a,
-                      ArrayRef<Value>(mmaWeights[p][t][tile]).slice(at, 2),
-                      chain[tile]);
+        SmallVector<SmallVector<Value>> bBig, bSmall;
+        for (int64_t tile = 0; tile < tiles; ++tile) {
+          ArrayRef<Value> fragment =
+              ArrayRef<Value>(mmaWeights[p][t][tile]).slice(at, 2);
+          bBig.emplace_back(fragment);
+          if (!splitTF32)
+            continue;
+          bSmall.emplace_back();
+          for (Value &w : bBig.back()) {
+            auto [wBig, wSmall] = splitTF32Bits(b, loc, w, tf32Mask);
+            w = wBig;
+            bSmall.back().push_back(wSmall);
+          }
+        }
+        auto issue = [&](ArrayRef<Value> aFragment,
+                         ArrayRef<SmallVector<Value>> bFragments) {
+          SmallVector<SmallVector<Value>> &chain = sums[issued++ % chains];
+          for (int64_t tile = 0; tile < tiles; ++tile)
+            chain[tile] = mmaSync(b, loc, bf16Operands, aFragment,
+                                  bFragments[tile], chain[tile]);
+        };
+        if (splitTF32) {
+          issue(aSmall[half], bBig);
+          issue(a, bSmall);
+        }
+        issue(a, bBig);
       }
     }
   }

@@ -103,9 +103,17 @@ struct PersistentOptions {
   /// fragments: bf16 operands (m16n8k16) under bf16Operands, else TF32
   /// (m16n8k8, both operands rounded to TF32), accumulating in fp32.
   bool tensorCores = false;
+  /// With tensorCores and without bf16Operands, each operand as the sum of
+  /// two TF32 values, its rounding and the rounding of what that leaves,
+  /// and three instructions where TF32 takes one (big · big, big · small,
+  /// small · big; "3xTF32"): products as close to fp32's as its dot
+  /// products (the fp32 compute type). The weights take twice the
+  /// registers.
+  bool splitTF32 = false;
   /// With tensorCores, the smallest batch that runs the tensor-core kernel;
   /// below it a kernel of dot products (a second kernel, chosen at run
-  /// time). 0: chosen (16 for TF32, 4 for bf16: docs/benchmarks.md).
+  /// time). 0: chosen (16 for TF32, 4 for bf16; under splitTF32 the batch
+  /// after the dot products' own bound, at most 64: docs/benchmarks.md).
   int64_t tensorCoresFromBatch = 0;
   /// With tensorCores, how many of the warps that split a block's rows
   /// split each tile's depth instead, each keeping its share of the
@@ -120,8 +128,10 @@ struct PersistentOptions {
 };
 
 /// The smallest batch at which lstm-to-persistent runs a kernel on tensor
-/// cores under `options`.
-int64_t tensorCoreMinBatch(const PersistentOptions &options);
+/// cores under `options`, for a layer (or stack) whose kernel of dot
+/// products the cost model runs to batch `dotsMaxBatch`.
+int64_t tensorCoreMinBatch(const PersistentOptions &options,
+                           int64_t dotsMaxBatch);
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
 struct PersistentChoice {
