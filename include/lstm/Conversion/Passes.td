@@ -393,8 +393,8 @@ def ConvertLSTMToPersistentPass
     makes them one GEMM before the layer.
 
     The products are fp32 FMA dot products, or, with `tensor-cores` (what
-    `lstm-to-nvvm` passes on sm_80 and later), tensor-core instructions (`lstm.warp_mma`: `mma.sync`
-    m16n8k8 on TF32 operands, rounded to nearest, or m16n8k16 on bf16
+    `lstm-to-nvvm` passes on sm_80 and later), tensor-core instructions
+    (`lstm.warp_mma`: `mma.sync` m16n8k8 on TF32 operands, rounded to nearest, or m16n8k16 on bf16
     ones, accumulating in fp32) where a warp's weights fit in its
     registers as their B fragments and no weight is a splat constant: a
     warp takes tiles of 16 staged rows (the instruction's M) by 8 weight
@@ -477,8 +477,8 @@ def ConvertLSTMToPersistentPass
            "With tensor-cores and without bf16-operands, each operand as "
            "the sum of two TF32 values and three instructions a tile where "
            "TF32 takes one (3xTF32): products as close to fp32's as the "
-           "dot products' (the fp32 compute type); the weights take twice "
-           "the registers">,
+           "dot products' (the fp32 compute type); the weights split at "
+           "each use, in as many registers as TF32's">,
     Option<"tensorCoresFromBatch", "tensor-cores-from-batch", "int64_t",
            /*default=*/"0",
            "With tensor-cores, the smallest batch that runs the tensor-core "

@@ -92,10 +92,10 @@ inline constexpr int64_t kMaxStepWorkFromMemory = int64_t{64} << 20;
 /// layers' own kernels': the link the stack's kernel stages in the second
 /// layer's step is not counted, which gives the latency stack 128.)
 inline constexpr int64_t kMaxStepWorkTensorCores = int64_t{128} << 20;
+inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// Under splitTF32, the batch the tensor cores start at where the dot
 /// products run further (tensorCoreMinBatch).
 inline constexpr int64_t kSplitTF32MaxFromBatch = 64;
-inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// The chunk of a phase that stages nothing: more rows than any batch the
 /// kernel runs at (its buffers span fewer than kNarrowIndexLimit elements),
 /// and an index its 32-bit arithmetic holds (lstm-narrow-kernel-indices).

@@ -17,6 +17,9 @@
 // staged floats a step (65).
 // RUN: lstm-opt %S/../../../examples/lstm.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true split-tf32=true" | FileCheck %s --check-prefix=FROM64
 // RUN: lstm-opt %S/Inputs/layer-h1000.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true split-tf32=true shared-memory=229376" | FileCheck %s --check-prefix=FROM5
+// A stack's kernel alike (three layers of H = 128 in one kernel, its dot
+// products to 512): the stack's kernel of dot products below 64.
+// RUN: lstm-opt %S/../../../examples/stack3.mlir --lstm-optimize=wavefront=false "--lstm-to-persistent=tensor-cores=true split-tf32=true" | FileCheck %s --check-prefix=STACK
 // RUN: not lstm-opt %S/../../../examples/lstm.mlir "--lstm-to-persistent=tensor-cores=true split-tf32=true bf16-operands=true" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK-LABEL: func.func @forward
@@ -64,5 +67,16 @@
 // FROM5: arith.cmpi ule, %{{.*}}, %c65
 // FROM5: arith.cmpi uge, %{{.*}}, %c5 : index
 // FROM5: lstm.warp_mma
+
+// STACK-LABEL: func.func @forward
+// STACK: arith.cmpi ule, %{{.*}}, %c512 : index
+// STACK: arith.cmpi uge, %{{.*}}, %c64 : index
+// Three layers, three instructions for each of TF32's: 48 for the first
+// layer's product, 96 for each later one's (its own and its link's).
+// STACK: gpu.launch
+// STACK-COUNT-240: lstm.warp_mma
+// STACK: gpu.launch
+// STACK-NOT: lstm.warp_mma
+// STACK: gpu.shuffle xor
 
 // BAD: split-tf32 splits TF32 operands; bf16-operands asks for bf16 ones

@@ -107,8 +107,8 @@ struct PersistentOptions {
   /// two TF32 values, its rounding and the rounding of what that leaves,
   /// and three instructions where TF32 takes one (big · big, big · small,
   /// small · big; "3xTF32"): products as close to fp32's as its dot
-  /// products (the fp32 compute type). The weights take twice the
-  /// registers.
+  /// products (the fp32 compute type). The registers keep the weights'
+  /// fp32 bits, split at each use: as many registers as TF32's.
   bool splitTF32 = false;
   /// With tensorCores, the smallest batch that runs the tensor-core kernel;
   /// below it a kernel of dot products (a second kernel, chosen at run
