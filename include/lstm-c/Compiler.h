@@ -87,6 +87,17 @@ typedef struct {
   /// Each CPU layer whose rows are independent runs on parts of its batch,
   /// a thread each, for the whole sequence (lstm-split-batch); default true.
   bool splitBatch;
+  /// With `persistent`: the kernels' products on tensor cores (sm_80 and
+  /// later; 3xTF32 under fp32) from the batch the cost model starts them
+  /// at; default true; false keeps fp32 multiply-adds at every batch
+  /// (lstm-compile --persistent-tensor-cores).
+  bool persistentTensorCores;
+  /// With the kernels on tensor cores, how many warps split each tile's
+  /// depth: -1 (the default) chosen; 0 only where a warp's weights would
+  /// not fit its registers otherwise; a power of two up to 32 (1: none)
+  /// (lstm-compile --persistent-split-depth; another value fails the
+  /// compile, saying so).
+  int64_t persistentSplitDepth;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

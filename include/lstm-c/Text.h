@@ -33,36 +33,46 @@ extern "C" {
 /// Options of lstmTextCompile: a null or empty string takes the compiler's
 /// default (lstmTextDefaultOptions; runtimeLibDir: the build tree's lib/).
 typedef struct {
-  const char *target;        // "cpu" or "cuda"
-  const char *chip;          // e.g. "sm_90"
-  const char *features;      // e.g. "+ptx81"
-  const char *cudaPath;      // the CUDA toolkit (ptxas, libdevice)
-  const char *cudaLibDir;    // the directory of libcuda.so to link against
-  const char *runtimeLibDir; // the runtimes (liblstm_*_runtime_static.a)
-  const char *prePasses;     // a textual pipeline on the lstm IR
-  const char *computeType;   // "fp32", "tf32" or "bf16"
-  int gradients;             // 1: export NAME_grad/_train/_backward; 2:
-                             // NAME_train/_backward only, NAME a call of
-                             // NAME_train (lstm-compile --grad-function=false
-                             // --forward-through-train); 0: none
-  int persistent;            // non-zero: persistent kernels (lstm-compile
-                             // --persistent)
-  long long chunkBytes;      // cpu: hoisted input projections this many
-                             // bytes of steps a thread at a time
-                             // (lstm-compile --chunk-bytes); 0 or
-                             // negative: whole
-  int hoistMinThreads;       // cpu: the least number of threads that runs
-                             // the hoisted input projections hoisted
-                             // (lstm-compile --hoist-min-threads); 0: the
-                             // default (3); 1 or negative: always hoisted
-  int wholeBatch;            // cpu: non-zero keeps each layer's batch
-                             // whole (lstm-compile --split-batch=false);
-                             // 0: the default, layers with independent rows
-                             // on parts of the batch, a thread each
-  int noPerStepFallback;     // cuda, with persistent: non-zero compiles no
-                             // per-step lowering beside the kernels
-                             // (lstm-compile --per-step-fallback=false); a
-                             // run that needs it fails, saying so
+  const char *target;          // "cpu" or "cuda"
+  const char *chip;            // e.g. "sm_90"
+  const char *features;        // e.g. "+ptx81"
+  const char *cudaPath;        // the CUDA toolkit (ptxas, libdevice)
+  const char *cudaLibDir;      // the directory of libcuda.so to link against
+  const char *runtimeLibDir;   // the runtimes (liblstm_*_runtime_static.a)
+  const char *prePasses;       // a textual pipeline on the lstm IR
+  const char *computeType;     // "fp32", "tf32" or "bf16"
+  int gradients;               // 1: export NAME_grad/_train/_backward; 2:
+                               // NAME_train/_backward only, NAME a call of
+                               // NAME_train (lstm-compile --grad-function=false
+                               // --forward-through-train); 0: none
+  int persistent;              // non-zero: persistent kernels (lstm-compile
+                               // --persistent)
+  long long chunkBytes;        // cpu: hoisted input projections this many
+                               // bytes of steps a thread at a time
+                               // (lstm-compile --chunk-bytes); 0 or
+                               // negative: whole
+  int hoistMinThreads;         // cpu: the least number of threads that runs
+                               // the hoisted input projections hoisted
+                               // (lstm-compile --hoist-min-threads); 0: the
+                               // default (3); 1 or negative: always hoisted
+  int wholeBatch;              // cpu: non-zero keeps each layer's batch
+                               // whole (lstm-compile --split-batch=false);
+                               // 0: the default, layers with independent rows
+                               // on parts of the batch, a thread each
+  int noPerStepFallback;       // cuda, with persistent: non-zero compiles no
+                               // per-step lowering beside the kernels
+                               // (lstm-compile --per-step-fallback=false); a
+                               // run that needs it fails, saying so
+  int noPersistentTensorCores; // cuda, with persistent: non-zero keeps the
+                               // kernels' products on fp32 multiply-adds
+                               // (lstm-compile
+                               // --persistent-tensor-cores=false)
+  int setPersistentSplitDepth; // non-zero: persistentSplitDepth is read;
+                               // 0: the default (chosen)
+  int persistentSplitDepth;    // with tensor cores, lstm-compile
+                               // --persistent-split-depth: -1 chosen, 0
+                               // only where the weights would not fit, a
+                               // power of two up to 32 (1: none)
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

@@ -44,6 +44,8 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.chunkBytes = defaults.chunkBytes;
   options.hoistMinThreads = defaults.hoistMinThreads;
   options.splitBatch = defaults.splitBatch;
+  options.persistentTensorCores = defaults.persistentTensorCores;
+  options.persistentSplitDepth = defaults.persistentSplitDepth;
   return options;
 }
 
@@ -88,6 +90,8 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.chunkBytes = given.chunkBytes;
   o.hoistMinThreads = given.hoistMinThreads;
   o.splitBatch = given.splitBatch;
+  o.persistentTensorCores = given.persistentTensorCores;
+  o.persistentSplitDepth = given.persistentSplitDepth;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

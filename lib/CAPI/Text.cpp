@@ -187,6 +187,10 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
       options.splitBatch = false;
     if (given->noPerStepFallback != 0)
       options.perStepFallback = false;
+    if (given->noPersistentTensorCores != 0)
+      options.persistentTensorCores = false;
+    if (given->setPersistentSplitDepth != 0)
+      options.persistentSplitDepth = given->persistentSplitDepth;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

@@ -253,16 +253,6 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-/// The version of an "sm_XY" (or "sm_XYa") chip, XY; 0 if it is not of
-/// that form.
-static int gpuChipVersion(StringRef chip) {
-  int version = 0;
-  if (!chip.consume_front("sm_") ||
-      chip.take_while(llvm::isDigit).getAsInteger(10, version))
-    return 0;
-  return version;
-}
-
 void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
                                    const LSTMToNVVMOptions &options) {
   buildLSTMToNVVMKernelsPipeline(pm, options);
@@ -280,24 +270,9 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // the FMAs round their operands to bf16 first, as
   // lstm-gemm-operands-to-bf16 does the GEMMs'.
   if (options.persistent) {
-    ConvertLSTMToPersistentPassOptions persistent;
-    persistent.bf16Operands = options.computeType == GemmComputeType::bf16;
-    int chip = gpuChipVersion(options.chip);
-    // mma.sync's TF32 and bf16 shapes, from sm_80 on; the fp32 compute
-    // type's products on them as three TF32 products of split operands.
-    persistent.tensorCores = options.persistentTensorCores && chip >= 80;
-    persistent.splitTF32 = options.computeType == GemmComputeType::fp32;
+    ConvertLSTMToPersistentPassOptions persistent = persistentPassOptionsForGpu(
+        options.computeType, options.chip, options.persistentTensorCores);
     persistent.tensorCoresSplitDepth = options.persistentSplitDepth;
-    // cp.async, from sm_80 on.
-    persistent.asyncCopies = chip >= 80;
-    // The shared memory every GPU of the chip's family gives a block once
-    // a kernel opts in: 227 KiB on sm_90 (and sm_100), 99 KiB on sm_86 and
-    // sm_89 (163 KiB on sm_80); the cost model still asks the GPU at run
-    // time where a batch needs more than 48 KiB.
-    if (chip >= 90)
-      persistent.sharedMemory = 224 * 1024;
-    else if (chip >= 80)
-      persistent.sharedMemory = 96 * 1024;
     persistent.perStepFallback = options.perStepFallback;
     pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
   }

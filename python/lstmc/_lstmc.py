@@ -30,7 +30,10 @@ class _CompileOptions(ctypes.Structure):
                                         ("chunkBytes", ctypes.c_longlong),
                                         ("hoistMinThreads", ctypes.c_int),
                                         ("wholeBatch", ctypes.c_int),
-                                        ("noPerStepFallback", ctypes.c_int)]
+                                        ("noPerStepFallback", ctypes.c_int),
+                                        ("noPersistentTensorCores", ctypes.c_int),
+                                        ("setPersistentSplitDepth", ctypes.c_int),
+                                        ("persistentSplitDepth", ctypes.c_int)]
 
 
 def _load():
@@ -110,7 +113,8 @@ def runtime_dir(target):
 def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_lib_dir="",
             runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
             persistent=False, chunk_bytes=None, hoist_min_threads=None,
-            split_batch=True, per_step_fallback=True):
+            split_batch=True, per_step_fallback=True, persistent_tensor_cores=True,
+            persistent_split_depth=None):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). `runtime_lib_dir` None takes the package's own copy
@@ -120,7 +124,10 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     forward); with `persistent`, layers run as
     persistent kernels where the cost model says so (without
     `per_step_fallback`, the per-step lowering beside them is left out: a
-    run that needs it fails, saying so); `chunk_bytes` (cpu):
+    run that needs it fails, saying so; without `persistent_tensor_cores`
+    the kernels' products are fp32 multiply-adds at every batch;
+    `persistent_split_depth`, None for the compiler's choice, is
+    lstm-compile's --persistent-split-depth); `chunk_bytes` (cpu):
     the hoisted input projections computed that many bytes of steps a
     thread at a time, 0 or None whole; `hoist_min_threads` (cpu): the
     least number of threads that runs them hoisted (None: the compiler's
@@ -136,7 +143,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         _bytes(compute_type), 2 if gradients == "train" else 1 if gradients else 0,
         1 if persistent else 0,
         chunk_bytes or 0, hoist_min_threads or 0, 0 if split_batch else 1,
-        0 if per_step_fallback else 1)
+        0 if per_step_fallback else 1, 0 if persistent_tensor_cores else 1,
+        0 if persistent_split_depth is None else 1, persistent_split_depth or 0)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

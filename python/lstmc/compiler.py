@@ -172,7 +172,8 @@ def default_options():
 def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chip=None,
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
             gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None,
-            split_batch=True, cache_dir=None, per_step_fallback="on-demand"):
+            split_batch=True, cache_dir=None, per_step_fallback="on-demand",
+            persistent_tensor_cores=True, persistent_split_depth=None):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -211,6 +212,16 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     capture); True: compiled in; False: left out, a call that needs it
     raising RuntimeError. A network loaded with lstmc.load has no compiler
     at hand: one saved without the fallback raises.
+    persistent_tensor_cores (with persistent): the kernels' products on
+    tensor cores (sm_80 and later) from the batch the cost model starts
+    them at: TF32 or bf16 operands under 'tf32' and 'bf16', 3xTF32 (each
+    operand split into two TF32 values, as exact as fp32 multiply-adds)
+    under 'fp32'; False keeps fp32 multiply-adds at every batch (one
+    kernel a layer: a shorter compile).
+    persistent_split_depth (with persistent tensor cores): how many warps
+    split each tile's depth, lstm-compile's --persistent-split-depth: None
+    (the default) chosen; 0 only where a warp's weights would not fit its
+    registers otherwise; 1 (none), 2, 4, 8, 16 or 32.
     chunk_bytes (cpu): each hoisted input projection is computed this many
     bytes of steps a thread at a time, just before those steps, while they
     are in cache (lstm-chunk-hoisted-projections; 0 or None: whole, the
@@ -266,6 +277,19 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     if not (isinstance(per_step_fallback, bool) or per_step_fallback == "on-demand"):
         raise ValueError(f"per_step_fallback={per_step_fallback!r}: expected 'on-demand', "
                          "True or False")
+    if not isinstance(persistent_tensor_cores, bool):
+        raise ValueError(f"persistent_tensor_cores={persistent_tensor_cores!r}: "
+                         "expected True or False")
+    if not persistent_tensor_cores and not persistent:
+        raise ValueError("persistent_tensor_cores=False applies with persistent=True")
+    if persistent_split_depth is not None:
+        if (isinstance(persistent_split_depth, bool) or not isinstance(persistent_split_depth, int)
+                or persistent_split_depth not in (0, 1, 2, 4, 8, 16, 32)):
+            raise ValueError(f"persistent_split_depth={persistent_split_depth!r}: expected "
+                             "None (chosen), 0 (to fit) or 1, 2, 4, 8, 16 or 32 warps")
+        if not persistent or not persistent_tensor_cores:
+            raise ValueError("persistent_split_depth applies with persistent=True and "
+                             "persistent_tensor_cores=True")
     # What the library is compiled with: the fallback is left out only
     # beside persistent kernels.
     compiled_fallback = per_step_fallback is True or not persistent
@@ -300,7 +324,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                 runtime_lib_dir=runtime_lib_dir, gradients=gradients, persistent=persistent,
                 chunk_bytes=chunk_bytes, hoist_min_threads=hoist_min_threads,
                 split_batch=split_batch, cache_dir=False if path_given else cache_dir,
-                per_step_fallback=True)))
+                per_step_fallback=True, persistent_tensor_cores=persistent_tensor_cores,
+                persistent_split_depth=persistent_split_depth)))
         return compiled
 
     path_given = path is not None
@@ -315,7 +340,9 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             "pre_passes": pre_passes, "compute_type": network.compute_type,
             "gradients": gradients, "persistent": persistent, "chunk_bytes": chunk_bytes,
             "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
-            "per_step_fallback": compiled_fallback})
+            "per_step_fallback": compiled_fallback,
+            "persistent_tensor_cores": persistent_tensor_cores,
+            "persistent_split_depth": persistent_split_depth})
         found = _cached(cache_root, key)
         if found is not None:
             return _with_fallback(found)
@@ -334,7 +361,9 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                       runtime_lib_dir=runtime_lib_dir, pre_passes=pre_passes,
                       gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
                       hoist_min_threads=hoist_min_threads, split_batch=split_batch,
-                      per_step_fallback=compiled_fallback)
+                      per_step_fallback=compiled_fallback,
+                      persistent_tensor_cores=persistent_tensor_cores,
+                      persistent_split_depth=persistent_split_depth)
     except BaseException:
         # Nothing half-made stays in the cache or the temporary directory
         # (a failed compile, an interrupt); a directory the caller named
@@ -359,7 +388,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
 
 def _compile_into(native, network, path, target, chip, features, cuda_path, cuda_lib_dir,
                   runtime_lib_dir, pre_passes, gradients, persistent, chunk_bytes,
-                  hoist_min_threads, split_batch, per_step_fallback):
+                  hoist_min_threads, split_batch, per_step_fallback,
+                  persistent_tensor_cores, persistent_split_depth):
     """The library and its description (runtime.META) in directory `path`."""
     try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
@@ -368,12 +398,16 @@ def _compile_into(native, network, path, target, chip, features, cuda_path, cuda
                        pre_passes=pre_passes, compute_type=network.compute_type,
                        gradients=gradients, persistent=persistent, chunk_bytes=chunk_bytes,
                        hoist_min_threads=hoist_min_threads, split_batch=split_batch,
-                       per_step_fallback=per_step_fallback)
+                       per_step_fallback=per_step_fallback,
+                       persistent_tensor_cores=persistent_tensor_cores,
+                       persistent_split_depth=persistent_split_depth)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
             "pre_passes": pre_passes, "compute_type": network.compute_type,
             "persistent": persistent, "per_step_fallback": per_step_fallback,
+            "persistent_tensor_cores": persistent_tensor_cores,
+            "persistent_split_depth": persistent_split_depth,
             "chunk_bytes": chunk_bytes,
             "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
             "chip": chip if target == "cuda" else None,

@@ -240,6 +240,40 @@ def test_persistent_compute_types(tmp_path):
         assert b"lstm_persistent_" in (tmp_path / compute_type / "network.so").read_bytes()
 
 
+def test_persistent_tensor_cores_option(tmp_path):
+    """persistent_tensor_cores reaches the compiler: by default a layer
+    gets its tensor-core kernel (3xTF32 under fp32) and, for the batches
+    below the tensor cores', a kernel of dot products (`..._dots`); False
+    gives it the one kernel of fp32 multiply-adds. persistent_split_depth
+    reaches it too (H = 32: at 8 the depth has no warps to split), and both
+    are checked here first, naming the argument."""
+    import json
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=32)
+    compile_for_cuda(net, tmp_path / "tc", persistent=True)
+    compile_for_cuda(net, tmp_path / "fma", persistent=True, persistent_tensor_cores=False)
+    compile_for_cuda(net, tmp_path / "split", persistent=True, persistent_split_depth=2)
+    entry = json.loads((tmp_path / "tc" / "network.json").read_text())["entry"]
+    kernel, dots = (f"lstm_persistent_{entry}_0{s}".encode() for s in ("", "_dots"))
+    libraries = {d: (tmp_path / d / "network.so").read_bytes() for d in ("tc", "fma", "split")}
+    assert kernel in libraries["tc"] and dots in libraries["tc"]
+    assert kernel in libraries["fma"] and dots not in libraries["fma"]
+    # Two warps a tile's depth: another tensor-core kernel than the chosen one.
+    assert dots in libraries["split"] and libraries["split"] != libraries["tc"]
+    meta = json.loads((tmp_path / "fma" / "network.json").read_text())
+    assert meta["persistent_tensor_cores"] is False and meta["persistent_split_depth"] is None
+    for bad in (1, None, "no"):
+        with pytest.raises(ValueError, match=r"persistent_tensor_cores=.*expected True or False"):
+            net.compile(target="cuda", persistent=True, persistent_tensor_cores=bad)
+    with pytest.raises(ValueError, match="persistent_tensor_cores=False applies with persistent=True"):
+        net.compile(target="cuda", persistent_tensor_cores=False)
+    for bad in (3, -1, 64, True, 2.0):
+        with pytest.raises(ValueError, match=r"persistent_split_depth=.*expected None"):
+            net.compile(target="cuda", persistent=True, persistent_split_depth=bad)
+    with pytest.raises(ValueError, match="persistent_split_depth applies with persistent=True"):
+        net.compile(target="cuda", persistent=True, persistent_tensor_cores=False,
+                    persistent_split_depth=2)
+
+
 def test_persistent_needs_cuda():
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):

@@ -150,6 +150,32 @@ def test_persistent_tensor_cores(torch, name, compute_type, tol, batch):
     assert launched[0] != launched[1], launched
 
 
+@pytest.mark.parametrize("name", ["lstm", "stack3"])
+def test_persistent_tensor_cores_options(torch, name):
+    """Network.compile's persistent_tensor_cores and persistent_split_depth:
+    under fp32, persistent_tensor_cores=False runs the one kernel of fp32
+    multiply-adds at B = 1 and 70 (no `_dots` kernel beside it, the same
+    kernel at both), persistent_split_depth=2 the 3xTF32 kernel with two
+    warps a tile's depth at 70; both within fp32's 1e-5 of the float64
+    reference."""
+    fma = network(name).compile(target="cuda", persistent=True,
+                                persistent_tensor_cores=False)
+    split = network(name).compile(target="cuda", persistent=True, persistent_split_depth=2)
+    for f, sizes in ((fma, [(30, 1), (30, 70)]), (split, [(30, 70)])):
+        launched = []
+        for T, B in sizes:
+            inputs = ref.make_inputs(name, T, B, np.random.default_rng(97 + B))
+            names, outs = kernels_launched(torch, f, inputs)
+            persistent = {k for k in names if "lstm_persistent" in k}
+            assert persistent and not any(k.endswith("_dots") for k in persistent), names
+            launched.append(persistent)
+            for out, exp in zip(outs, ref.expected(name, inputs)):
+                o = out.cpu().numpy().astype(np.float64)
+                assert np.isfinite(o).all()
+                assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < 1e-5
+        assert all(k == launched[0] for k in launched), launched
+
+
 @pytest.mark.parametrize("split", [2, 4])
 @pytest.mark.parametrize("compute_type,tol", [("tf32", 2e-3), ("bf16", 2e-2)])
 @pytest.mark.parametrize("name", ["lstm", "cho_gru", "stack3"])

@@ -143,6 +143,12 @@ static void testErrors(const char *dir) {
   options = lstmCompileOptionsDefault();
   options.perStepFallback = false;
   compile(path, options);
+  // The tensor cores' depth split reaches lstm-to-persistent, which names
+  // the values it takes.
+  options = lstmCompileOptionsDefault();
+  options.persistent = true;
+  options.persistentSplitDepth = 3;
+  compile(path, options);
   // CHECK-LABEL: @errors
   // CHECK-NEXT: diagnostic: unknown target 'tpu' (expected cuda or cpu)
   // CHECK-NEXT: compile: failure
@@ -155,6 +161,9 @@ static void testErrors(const char *dir) {
   // CHECK-NEXT: diagnostic: leaving out the per-step fallback needs the
   // CHECK-SAME: persistent kernels
   // CHECK-NEXT: compile: failure
+  // CHECK-NEXT: diagnostic: lstm-to-persistent: tensor-cores-split-depth must
+  // CHECK-SAME: be -1 (chosen), 0 (to fit) or a power of two up to 32, got 3
+  // CHECK: compile: failure
 }
 
 /// The defaults come from the C++ API's (lstm/Conversion/Utils/
@@ -168,9 +177,13 @@ static void testDefaults(void) {
           (int)options.computeType.length, options.computeType.data);
   fprintf(stderr, "persistent %d, per-step fallback %d\n", options.persistent,
           options.perStepFallback);
+  fprintf(stderr, "tensor cores %d, split depth %lld\n",
+          options.persistentTensorCores,
+          (long long)options.persistentSplitDepth);
   // CHECK-LABEL: @defaults
   // CHECK-NEXT: cuda sm_90 +ptx81 fp32
   // CHECK-NEXT: persistent 0, per-step fallback 1
+  // CHECK-NEXT: tensor cores 1, split depth -1
 }
 
 int main(int argc, char **argv) {

@@ -97,6 +97,9 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
           memoryWeightsKernel(rewriter, *plan, options, builder))
     choice.maxBatch =
         PersistentKernelBuilder(rewriter, *plan, *wide).costModelMaxBatch();
+  if (builder.usesTensorCores() &&
+      builder.tensorCoresFrom(options) <= choice.maxBatch)
+    choice.tensorCoresFromBatch = builder.tensorCoresFrom(options);
   if (choice.maxBatch >= 1)
     return choice;
   if (builder.unitsPerWarpCount() != 1)
@@ -231,6 +234,43 @@ Value mlir::lstm::persistent::kernelRuns(RewriterBase &rewriter, LayerOp layer,
                                          Value batch, int64_t maxBatch) {
   return persistentKernelRuns(rewriter, layer, {&builder}, builder.gridBlocks(),
                               batch, maxBatch);
+}
+
+PersistentOptions
+mlir::lstm::persistentOptionsForGpu(GemmComputeType computeType, StringRef chip,
+                                    bool tensorCores) {
+  PersistentOptions options;
+  int version = gpuChipVersion(chip);
+  options.bf16Operands = computeType == GemmComputeType::bf16;
+  // mma.sync's TF32 and bf16 shapes, from sm_80 on; the fp32 compute
+  // type's products on them as three TF32 products of split operands.
+  options.tensorCores = tensorCores && version >= 80;
+  options.splitTF32 = computeType == GemmComputeType::fp32;
+  // cp.async, from sm_80 on.
+  options.asyncCopies = version >= 80;
+  // The shared memory every GPU of the chip's family gives a block once a
+  // kernel opts in: 227 KiB on sm_90 (and sm_100), 99 KiB on sm_86 and
+  // sm_89 (163 KiB on sm_80); the cost model still asks the GPU at run
+  // time where a batch needs more than 48 KiB.
+  if (version >= 90)
+    options.sharedMemory = 224 * 1024;
+  else if (version >= 80)
+    options.sharedMemory = 96 * 1024;
+  return options;
+}
+
+ConvertLSTMToPersistentPassOptions
+mlir::lstm::persistentPassOptionsForGpu(GemmComputeType computeType,
+                                        StringRef chip, bool tensorCores) {
+  PersistentOptions kernels =
+      persistentOptionsForGpu(computeType, chip, tensorCores);
+  ConvertLSTMToPersistentPassOptions pass;
+  pass.bf16Operands = kernels.bf16Operands;
+  pass.tensorCores = kernels.tensorCores;
+  pass.splitTF32 = kernels.splitTF32;
+  pass.asyncCopies = kernels.asyncCopies;
+  pass.sharedMemory = kernels.sharedMemory;
+  return pass;
 }
 
 int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options,

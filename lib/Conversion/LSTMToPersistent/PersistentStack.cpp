@@ -472,8 +472,14 @@ mlir::lstm::chooseStacks(ArrayRef<LayerOp> layers,
     StackKernel kernel(rewriter, chain, options);
     if (failed(kernel.plan()))
       continue;
+    int64_t tensorCoresFrom =
+        kernel.usesTensorCores() &&
+                kernel.tensorCoresFrom() <= kernel.maxBatch()
+            ? kernel.tensorCoresFrom()
+            : 0;
     choices.push_back({chain.layers, kernel.gridBlocks(),
-                       kernel.threadsPerBlock(), kernel.maxBatch()});
+                       kernel.threadsPerBlock(), kernel.maxBatch(),
+                       tensorCoresFrom});
   }
   return choices;
 }

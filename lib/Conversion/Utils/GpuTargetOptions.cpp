@@ -6,6 +6,7 @@
 
 #include "lstm/Conversion/Utils/GpuTargetOptions.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir::lstm;
@@ -33,6 +34,14 @@ mlir::lstm::symbolizeGemmComputeType(llvm::StringRef name) {
 
 llvm::StringRef mlir::lstm::gemmComputeTypeSpellings() {
   return "fp32, tf32 or bf16";
+}
+
+int mlir::lstm::gpuChipVersion(llvm::StringRef chip) {
+  int version = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
 }
 
 llvm::cl::ValuesClass mlir::lstm::gemmComputeTypeValues() {

@@ -9,8 +9,8 @@
 // chain: one kernel, each layer's stores masked by its own step. A reverse
 // layer compares the step's own index, T - 1 - t, with the lengths.
 
-// REPORT: @two_layers layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-1
-// REPORT: @two_layers layer 1 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-1
+// REPORT: @two_layers layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}}{{.*}} stack=0-1
+// REPORT: @two_layers layer 1 (forward): {{.*}} persistent=B<={{[0-9]+}}{{.*}} stack=0-1
 // VARLEN: @forward layer 0 (forward): {{.*}} persistent=B<=
 // VARLEN: @forward_train layer 0 (forward): {{.*}} persistent=B<=
 // VARLEN: @forward_backward layer 0 (reverse): {{.*}} persistent=B<=

@@ -41,8 +41,8 @@
 // CHECK: lstm.grid_barrier
 // CHECK: gpu.terminator
 
-// REPORT: @two_layers layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-1
-// REPORT: @two_layers layer 1 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-1
+// REPORT: @two_layers layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}}{{.*}} stack=0-1
+// REPORT: @two_layers layer 1 (forward): {{.*}} persistent=B<={{[0-9]+}}{{.*}} stack=0-1
 
 // Layer 1 of the chain projects layer 0's P-wide output in its step.
 // STACK-LABEL: func.func @two_layers

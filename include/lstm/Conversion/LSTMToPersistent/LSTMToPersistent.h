@@ -7,6 +7,7 @@
 #ifndef LSTM_CONVERSION_LSTMTOPERSISTENT_LSTMTOPERSISTENT_H
 #define LSTM_CONVERSION_LSTMTOPERSISTENT_LSTMTOPERSISTENT_H
 
+#include "lstm/Conversion/Utils/GpuTargetOptions.h"
 #include "lstm/Dialect/LSTM/IR/LSTMOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -127,6 +128,21 @@ struct PersistentOptions {
   int64_t tensorCoresSplitDepth = -1;
 };
 
+/// The options with which `lstm-to-nvvm{persistent=true}` builds the kernels
+/// for GPU `chip` ("sm_XY") under `computeType` (the rest at their
+/// defaults): the products on tensor cores from sm_80 on where
+/// `tensorCores` (bf16 operands under bf16, TF32 under tf32, 3xTF32 under
+/// fp32), else fp32 multiply-adds (on bf16-rounded operands under bf16);
+/// cp.async from sm_80 on; the shared memory every GPU of the chip's family
+/// gives a block once a kernel opts in.
+PersistentOptions persistentOptionsForGpu(GemmComputeType computeType,
+                                          StringRef chip, bool tensorCores);
+
+/// The same as the pass's options.
+ConvertLSTMToPersistentPassOptions
+persistentPassOptionsForGpu(GemmComputeType computeType, StringRef chip,
+                            bool tensorCores);
+
 /// The smallest batch at which lstm-to-persistent runs a kernel on tensor
 /// cores under `options`, for a layer (or stack) whose kernel of dot
 /// products the cost model runs to batch `dotsMaxBatch`.
@@ -142,6 +158,9 @@ struct PersistentChoice {
   /// Whether the layer's own kernel's warps take their rows one at a time
   /// (their weights fill more than half the registers they keep them in).
   bool rowsOneAtATime = false;
+  /// The smallest batch its kernel runs on tensor cores at (a kernel of
+  /// dot products below it); 0 where it never does.
+  int64_t tensorCoresFromBatch = 0;
 };
 
 /// The choice lstm-to-persistent makes for `layer` with these options
@@ -156,6 +175,8 @@ struct StackChoice {
   int64_t blocks = 0, threads = 0;
   /// The largest batch size it runs at.
   int64_t maxBatch = 0;
+  /// The smallest batch it runs on tensor cores at; 0 where it never does.
+  int64_t tensorCoresFromBatch = 0;
 };
 
 /// The chains of `layers` that lstm-to-persistent plans one kernel for with

@@ -52,6 +52,10 @@ std::optional<GemmComputeType> symbolizeGemmComputeType(llvm::StringRef name);
 /// "fp32, tf32 or bf16", for messages about a misspelt name.
 llvm::StringRef gemmComputeTypeSpellings();
 
+/// The version of an "sm_XY" (or "sm_XYa") chip, XY; 0 if it is not of
+/// that form.
+int gpuChipVersion(llvm::StringRef chip);
+
 /// The values of a GemmComputeType command-line or pass option, with their
 /// descriptions (pass as the option's modifier).
 llvm::cl::ValuesClass gemmComputeTypeValues();

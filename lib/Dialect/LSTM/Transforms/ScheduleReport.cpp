@@ -145,12 +145,26 @@ static unsigned countGemmsAfter(LayerOp layer) {
   return gemms;
 }
 
+/// ` tensor-cores=B>=N (KIND)` where a kernel built with `options` runs on
+/// tensor cores from batch `from` (0: never).
+static void printTensorCores(raw_ostream &os, int64_t from,
+                             const PersistentOptions &options) {
+  if (from < 1)
+    return;
+  os << " tensor-cores=B>=" << from << " ("
+     << (options.bf16Operands ? "bf16"
+         : options.splitTF32  ? "3xtf32"
+                              : "tf32")
+     << ")";
+}
+
 /// One line for `layer`, the `index`-th layer of function `function`;
-/// `stack` where lstm-to-persistent runs it in one kernel with other layers
+/// with `persistent`, what lstm-to-persistent does with it under `options`,
+/// and `stack` where it runs the layer in one kernel with other layers
 /// (their indices in the function, the first `firstIndex`).
 static void printLayer(raw_ostream &os, StringRef function, unsigned index,
-                       LayerOp layer, bool persistent, const StackChoice *stack,
-                       unsigned firstIndex) {
+                       LayerOp layer, const PersistentOptions *persistent,
+                       const StackChoice *stack, unsigned firstIndex) {
   StepKernels step = countStepKernels(layer.getBody().front());
   auto seqType = cast<RankedTensorType>(layer.getInputs().front().getType());
   os << "@" << function << " layer " << index << " ("
@@ -163,16 +177,20 @@ static void printLayer(raw_ostream &os, StringRef function, unsigned index,
     os << seqType.getDimSize(0);
   os << " gemms-after=" << countGemmsAfter(layer);
   if (persistent) {
-    PersistentChoice choice = choosePersistent(layer);
-    if (choice.maxBatch > 0)
+    PersistentChoice choice = choosePersistent(layer, *persistent);
+    if (choice.maxBatch > 0) {
       os << " persistent=B<=" << choice.maxBatch;
-    else
+      printTensorCores(os, choice.tensorCoresFromBatch, *persistent);
+    } else {
       os << " persistent=no (" << choice.reason << ")";
-    if (stack)
+    }
+    if (stack) {
       os << " stack=" << firstIndex << "-"
          << firstIndex + stack->layers.size() - 1 << " (one kernel of "
          << stack->blocks << " blocks of " << stack->threads
          << " threads, B<=" << stack->maxBatch << ")";
+      printTensorCores(os, stack->tensorCoresFromBatch, *persistent);
+    }
   }
   os << "\n";
 }
@@ -260,6 +278,11 @@ struct LSTMScheduleReportPass
       os = &file->os();
     }
 
+    // What lstm-to-nvvm{persistent=true} asks of lstm-to-persistent.
+    std::optional<PersistentOptions> kernels;
+    if (persistent)
+      kernels = persistentOptionsForGpu(computeType, chip, tensorCores);
+
     // Layers and wavefront loops (which replace a stack of layers), in
     // program order.
     getOperation().walk([&](FunctionOpInterface function) {
@@ -268,7 +291,7 @@ struct LSTMScheduleReportPass
       if (persistent) {
         SmallVector<LayerOp> layers;
         function.walk([&](LayerOp layer) { layers.push_back(layer); });
-        stacks = chooseStacks(layers);
+        stacks = chooseStacks(layers, *kernels);
       }
       DenseMap<Operation *, const StackChoice *> stackOf;
       for (const StackChoice &stack : stacks)
@@ -281,7 +304,8 @@ struct LSTMScheduleReportPass
           const StackChoice *stack = stackOf.lookup(layer);
           if (stack)
             firstIndex.try_emplace(stack, index);
-          printLayer(*os, function.getName(), index++, layer, persistent, stack,
+          printLayer(*os, function.getName(), index++, layer,
+                     kernels ? &*kernels : nullptr, stack,
                      stack ? firstIndex.lookup(stack) : 0);
           return WalkResult::skip();
         }

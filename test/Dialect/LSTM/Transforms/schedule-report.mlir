@@ -25,6 +25,12 @@
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-WAVE
 // RUN: lstm-opt %S/Inputs/lstm-stack3.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-STACK
 // RUN: lstm-opt %examples/rnn_tanh.mlir --lstm-optimize=wavefront=false --lstm-schedule-report=persistent=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-RNN
+// The kernels as lstm-to-nvvm{persistent=true} builds them for the compute
+// type and the chip (tensor cores from sm_80 on, unless tensor-cores=false):
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=wavefront=false --lstm-schedule-report="persistent=true compute-type=tf32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-TF32
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=wavefront=false --lstm-schedule-report="persistent=true compute-type=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-BF16
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=wavefront=false --lstm-schedule-report="persistent=true tensor-cores=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-FMA
+// RUN: lstm-opt %S/Inputs/lstm.mlir --lstm-optimize=wavefront=false --lstm-schedule-report="persistent=true chip=sm_75 compute-type=tf32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERSIST-FMA
 
 // 8 products (4 gates x {x_t, h}); 4 gate epilogues + 3 mulf + addf + tanh.
 // LSTM: @forward layer 0 (forward): gemms/step=8 pointwise/step=9 hoisted-gemms=0 steps=T
@@ -34,7 +40,13 @@
 // LSTM-BOTH-NOT: persistent=
 // Optimised, the cell has one product of h (4 columns of 8 per unit, 8 units):
 // 256 multiply-adds per row and step, a kernel while B <= 2^24 / 256.
-// PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=65536
+// Under the fp32 compute type the products run on tensor cores as 3xTF32
+// from where the dot products stop, at 64 at the latest; TF32 from 16, bf16
+// from 4; without tensor cores (asked, or before sm_80) no such field.
+// PERSIST: @forward layer 0 (forward): gemms/step=1 pointwise/step=1 hoisted-gemms=1 steps=T gemms-after=0 persistent=B<=65536 tensor-cores=B>=64 (3xtf32){{$}}
+// PERSIST-TF32: persistent=B<=65536 tensor-cores=B>=16 (tf32){{$}}
+// PERSIST-BF16: persistent=B<=65536 tensor-cores=B>=4 (bf16){{$}}
+// PERSIST-FMA: persistent=B<=65536{{$}}
 // PERSIST-UNFUSED: persistent=no (a gate with an epilogue (activation, addends, biases or peephole) in the step)
 // Cho's GRU: r, z (2 columns) and R_n (r * h) (1 column, a second phase of
 // the step): 192 multiply-adds per row.
@@ -46,7 +58,7 @@
 // PERSIST-WAVE: @forward wavefront of 3 layers (forward): {{.*}} persistent=no (a wavefront of layers)
 // The three layers as one kernel (lstm-to-persistent{stacks=true}): each
 // layer's line names the stack, its grid and its batch bound.
-// PERSIST-STACK: @forward layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}} stack=0-2 (one kernel of {{[0-9]+}} blocks of {{[0-9]+}} threads, B<={{[0-9]+}})
+// PERSIST-STACK: @forward layer 0 (forward): {{.*}} persistent=B<={{[0-9]+}} tensor-cores=B>=64 (3xtf32) stack=0-2 (one kernel of {{[0-9]+}} blocks of {{[0-9]+}} threads, B<={{[0-9]+}}) tensor-cores=B>=64 (3xtf32){{$}}
 // PERSIST-STACK-NEXT: @forward layer 1 (forward): {{.*}} stack=0-2
 // PERSIST-STACK-NEXT: @forward layer 2 (forward): {{.*}} stack=0-2
 // The training functions: the backward layer of the LSTM has one GEMM and

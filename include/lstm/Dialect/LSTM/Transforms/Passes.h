@@ -7,6 +7,7 @@
 #ifndef LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_H
 #define LSTM_DIALECT_LSTM_TRANSFORMS_PASSES_H
 
+#include "lstm/Conversion/Utils/GpuTargetOptions.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringRef.h"
 

@@ -710,9 +710,16 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
       linalg contractions).
 
     - `persistent` (with the option of that name): what `lstm-to-persistent`
-      does with the layer, with its default options and cost model:
+      does with the layer, with its cost model and the options
+      `lstm-to-nvvm{persistent=true}` gives it for the GPU `chip` under
+      `compute-type` (`lstm-compile --persistent --chip=... --compute-type=...`;
+      `tensor-cores` as its `persistent-tensor-cores`):
       `B<=M` (a persistent kernel while the batch size is at most M, the
-      per-step lowering above), or `no (why)`. It reads the form that
+      per-step lowering above), or `no (why)`; then, where the kernel's
+      products run on tensor cores from some batch N on (a kernel of dot
+      products below it), `tensor-cores=B>=N (KIND)`, KIND `3xtf32` (the
+      fp32 compute type: operands split into two TF32 values), `tf32` or
+      `bf16`. It reads the form that
       `lstm-optimize{wavefront=false}` leaves; after
       `lstm-optimize{persistent=true}` a stack shows as its layers
       (`B<=M`) and then its wavefront, `no (a wavefront of layers, run
@@ -720,7 +727,9 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
 
     - `stack` (with `persistent`): where `lstm-to-persistent` runs the
       layer in one kernel with the others of its chain, `stack=I-J (one
-      kernel of N blocks of K threads, B<=M)`, I to J the chain's layers.
+      kernel of N blocks of K threads, B<=M)`, I to J the chain's layers,
+      and `tensor-cores=B>=N (KIND)` where that kernel runs on tensor
+      cores from batch N.
 
     Layers are numbered from 0 in each function; the direction is
     `forward` or `reverse`. The report goes to stderr unless `output-file`
@@ -732,7 +741,19 @@ def LSTMScheduleReportPass : Pass<"lstm-schedule-report", "::mlir::ModuleOp"> {
            "stderr when empty">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "Also say whether lstm-to-persistent runs each layer as a "
-           "persistent kernel, and why not">
+           "persistent kernel, and why not">,
+    Option<"computeType", "compute-type", "::mlir::lstm::GemmComputeType",
+           /*default=*/"::mlir::lstm::GemmComputeType::fp32",
+           "With persistent, the compute type the kernels are built for: "
+           "fp32, tf32 or bf16",
+           "::mlir::lstm::gemmComputeTypeValues()">,
+    Option<"chip", "chip", "std::string",
+           /*default=*/"::mlir::lstm::kDefaultGpuChip.str()",
+           "With persistent, the GPU architecture the kernels are built for">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "With persistent, the kernels' products on tensor cores where "
+           "lstm-to-nvvm's persistent-tensor-cores would put them (sm_80 "
+           "and later)">
   ];
 }
 
