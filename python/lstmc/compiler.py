@@ -81,6 +81,64 @@ def _result_types(ir, name):
     return [_type_shape(t) for t in re.findall(r"tensor<([^>]*)>", head)]
 
 
+def schedule_report(network, target="cpu", pre_passes=DEFAULT_PRE_PASSES, gradients=False,
+                    persistent=False, chip=None, persistent_tensor_cores=True):
+    """What compiling `network` with these options would schedule, as the
+    text of lstm-schedule-report (docs/passes.md): a line per layer (or per
+    wavefront) of each function with its products and kernels per step
+    and, with `persistent` (target 'cuda'), up to which batch the layer
+    runs as a persistent kernel (`persistent=B<=M`, or `no (why)`), from
+    which batch on tensor cores (`tensor-cores=B>=N (3xtf32|tf32|bf16)`, as
+    for the network's compute_type on `chip`) and which layers share one
+    kernel (`stack=I-J`). The options mean what they mean to compile(), and
+    pre_passes is completed the same way (the persistent form of the
+    defaults; with gradients, lstm-differentiate first). Nothing is
+    compiled."""
+    if target not in ("cpu", "cuda"):
+        raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
+    if not isinstance(pre_passes, str):
+        raise TypeError(f"pre_passes={pre_passes!r}: expected a string ('' for no pre-passes)")
+    if gradients not in (True, False, "train"):
+        raise ValueError(f"gradients={gradients!r}: expected True, False or 'train'")
+    if persistent and target != "cuda":
+        raise ValueError("persistent=True: persistent kernels need target='cuda'")
+    if not isinstance(persistent_tensor_cores, bool):
+        raise ValueError(f"persistent_tensor_cores={persistent_tensor_cores!r}: "
+                         "expected True or False")
+    if chip is not None and not isinstance(chip, str):
+        raise TypeError(f"chip={chip!r}: expected a string or None (the default)")
+    native = _native()
+    chip = native.default_options()["chip"] if not chip else chip
+    # The chip goes into the pass options as a bare word.
+    if not chip.replace("_", "").isalnum():
+        raise ValueError(f"chip={chip!r}: expected a GPU architecture such as 'sm_90'")
+    if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
+        pre_passes = PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
+    passes = []
+    if gradients:
+        train = "true" if gradients == "train" else "false"
+        passes.append("lstm-combine-gate-gemms")
+        passes.append(f"lstm-differentiate{{grad-function={'false' if gradients == 'train' else 'true'} "
+                      f"forward-through-train={train}}}")
+    if pre_passes:
+        passes.append(pre_passes)
+    directory = tempfile.mkdtemp(prefix="lstmc-report-")
+    try:
+        report = os.path.join(directory, "report.txt")
+        passes.append(f"lstm-schedule-report{{output-file=\"{report}\" "
+                      f"persistent={'true' if persistent else 'false'} "
+                      f"compute-type={network.compute_type} chip={chip} "
+                      f"tensor-cores={'true' if persistent_tensor_cores else 'false'}}}")
+        try:
+            native.transform(network.ir, ",".join(passes))
+        except native.CompilerError as e:
+            raise RuntimeError(str(e)) from None
+        with open(report) as f:
+            return f.read()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def gradient_functions(network):
     """The signatures of the gradient functions lstm-differentiate adds to
     `network` (its entry f): {'grad': ..., 'train': ..., 'backward': ...},

@@ -265,6 +265,14 @@ class Network:
         return {name: rng.uniform(-k, k, size=shape).astype(self.dtype)
                 for name, shape in self.param_shapes().items()}
 
+    def schedule_report(self, target="cpu", pre_passes="lstm-combine-gate-gemms", **options):
+        """The schedule report of compiling with these options, as text (see
+        lstmc.compiler.schedule_report): with target='cuda' and
+        persistent=True, which layers run as persistent kernels, to which
+        batch, and from which batch on tensor cores."""
+        from . import compiler
+        return compiler.schedule_report(self, target=target, pre_passes=pre_passes, **options)
+
     def compile(self, path=None, target="cpu", pre_passes="lstm-combine-gate-gemms",
                 **options):
         """Compiles to a shared library; returns a CompiledNetwork (see
