@@ -19,6 +19,12 @@ There:
       [--layers L --hidden H --input I --steps T] [--variants stack,layers,...]
       [--tf32 | --precision fp32|tf32|bf16]
 
+With --cell peephole or cho_gru (bench/make_network.py's cells), the
+libraries take that cell's arguments (a peephole LSTM's PyTorch weights
+and random peepholes, a GRU's nn.GRU weights); the cuDNN column times
+nn.LSTM (peephole) or nn.GRU (cho_gru) of the same sizes, and the error
+column compares each library with the first.
+
 With --precision bf16, cuDNN runs a bf16 copy of the module on bf16 inputs
 (its weights flattened again) and ours the libraries as given (compiled
 with --compute-type=bf16: fp32 arguments, bf16 products); the error column
@@ -60,6 +66,8 @@ def main():
     p.add_argument('--steps', type=int, default=50)
     p.add_argument('--variants', default='stack,layers,perstep,wavefront',
                    help='the libraries DIR/VARIANT.so to time')
+    p.add_argument('--cell', choices=('lstm', 'peephole', 'cho_gru'), default='lstm',
+                   help="the libraries' cell (bench/make_network.py)")
     p.add_argument('--tf32', action='store_true',
                    help="cuDNN's LSTM (the reference and the time beside ours) in TF32")
     p.add_argument('--precision', choices=('fp32', 'tf32', 'bf16'), default=None,
@@ -71,7 +79,8 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = precision == 'tf32'
     torch.backends.cudnn.allow_tf32 = precision == 'tf32'
     torch.manual_seed(0)
-    mod = torch.nn.LSTM(I, H, L).cuda()
+    gru = a.cell == 'cho_gru'
+    mod = (torch.nn.GRU if gru else torch.nn.LSTM)(I, H, L).cuda()
     timed = mod
     if precision == 'bf16':
         import copy
@@ -81,6 +90,9 @@ def main():
     for layer in range(L):
         params += [getattr(mod, f'{n}_l{layer}').detach() for n in
                    ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')]
+        if a.cell == 'peephole':
+            params.append((torch.rand(3, H, device='cuda') * 2 - 1) * 0.1)
+    states = 1 if gru else 2
     nets = {v: CompiledNet(os.path.join(a.dir, f'{v}.so')) for v in variants}
     rows = []
     print(f"{'B':>5} {'cuDNN':>8} " + ' '.join(f'{v:>10}' for v in variants) + '   max rel err')
@@ -88,16 +100,20 @@ def main():
         x = torch.rand(T, B, I, device='cuda') * 2 - 1
         h0 = torch.rand(L, B, H, device='cuda') * 2 - 1
         c0 = torch.rand(L, B, H, device='cuda') * 2 - 1
+        init = h0 if gru else (h0, c0)
         with torch.no_grad():
-            ref = mod(x, (h0, c0))[0]
+            ref = mod(x, init)[0] if a.cell == 'lstm' else None
         if precision == 'bf16':
             xb, hb, cb = (v.to(torch.bfloat16) for v in (x, h0, c0))
-            row = dict(B=B, cudnn=graph_ms(lambda: timed(xb, (hb, cb))))
+            row = dict(B=B, cudnn=graph_ms(lambda: timed(xb, hb if gru else (hb, cb))))
         else:
-            row = dict(B=B, cudnn=graph_ms(lambda: mod(x, (h0, c0))))
+            row = dict(B=B, cudnn=graph_ms(lambda: mod(x, init)))
         err = 0.0
         for v, net in nets.items():
-            row[v], out = compiled_graph_ms(net, [x, h0, c0] + params, [3, 3, 3])
+            row[v], out = compiled_graph_ms(net, [x, h0, c0][:1 + states] + params,
+                                            [3] * (1 + states))
+            if ref is None:
+                ref = out
             err = max(err, float((out - ref).norm() / ref.norm()))
         row['max_rel_err'] = err
         rows.append(row)

@@ -419,8 +419,11 @@ def ConvertLSTMToPersistentPass
     · big ("3xTF32"): products as exact as the fp32 dot products'. The
     registers keep the weights' fp32 bits, split at every use (two
     instructions a register), so the layouts are TF32's. The tensor cores
-    then start where the layer's dot products stop, at B = 64 at the
-    latest (docs/benchmarks.md, "fp32 on tensor cores").
+    then start where the layer's (or stack's) kernel of dot products stops
+    or is overtaken, from the rows its warps take in turn at that batch
+    (more than 4 one at a time, 12 in groups), at B = 64 at the latest
+    (docs/benchmarks.md, "fp32 on tensor cores" and "Where the 3xTF32
+    kernel starts").
     With `bf16-operands` (what `lstm-to-nvvm` passes under
     `compute-type=bf16`) both operands of each product are rounded to bf16
     first, to nearest with ties to even: the weights once, as a warp loads
@@ -493,8 +496,8 @@ def ConvertLSTMToPersistentPass
            "the weights (a power of two, fewer where the warps or the depth "
            "do not allow it); 0: the least that fits the weights in the "
            "registers where they would not fit whole, 1: none; -1 (chosen): "
-           "as 0 where the dot products' kernel does not reach the batch "
-           "the tensor cores start at, else none">,
+           "as 0 under split-tf32 or where the dot products' kernel does "
+           "not reach the batch the tensor cores start at, else none">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

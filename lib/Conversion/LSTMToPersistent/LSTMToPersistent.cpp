@@ -40,6 +40,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -67,12 +68,14 @@ static LayerOp splitOnTensorCores(RewriterBase &rewriter, LayerOp layer,
                                   const PersistentKernelBuilder &builder,
                                   Value batch,
                                   const PersistentOptions &options) {
-  if (!builder.usesTensorCores() || builder.tensorCoresFrom(options) <= 1)
+  if (!builder.usesTensorCores())
+    return LayerOp();
+  int64_t fromBatch = builder.tensorCoresFrom(options);
+  if (fromBatch <= 1)
     return LayerOp();
   Location loc = layer.getLoc();
   rewriter.setInsertionPoint(layer);
-  Value large =
-      tensorCoresRun(rewriter, loc, batch, builder.tensorCoresFrom(options));
+  Value large = tensorCoresRun(rewriter, loc, batch, fromBatch);
   auto split = scf::IfOp::create(rewriter, loc, layer->getResultTypes(), large,
                                  /*withElseRegion=*/true);
   rewriter.replaceUsesWithIf(
@@ -101,6 +104,22 @@ static void buildDotProductKernel(RewriterBase &rewriter, LayerOp copy,
       .build(kernelName);
 }
 
+/// `builder`'s kernel of `layer`, and under the tensor cores' batch a
+/// kernel of dot products.
+static void buildLayerKernels(RewriterBase &rewriter, LayerOp layer,
+                              PersistentKernelBuilder &builder,
+                              StringRef kernelName,
+                              const PersistentOptions &options) {
+  rewriter.setInsertionPoint(layer);
+  Value batch = tensor::DimOp::create(rewriter, layer.getLoc(),
+                                      layer.getInputs().front(), int64_t{1});
+  if (LayerOp copy =
+          splitOnTensorCores(rewriter, layer, builder, batch, options))
+    buildDotProductKernel(rewriter, copy, (kernelName + "_dots").str(),
+                          options);
+  builder.build(kernelName);
+}
+
 LogicalResult
 mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
                                            LayerOp layer, StringRef kernelName,
@@ -111,19 +130,8 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   PersistentKernelBuilder builder(rewriter, *plan,
                                   resolveBlockSize(rewriter, *plan, options));
-  // Under the tensor cores' batch, a kernel of dot products.
-  auto buildKernels = [&] {
-    rewriter.setInsertionPoint(layer);
-    Value batch = tensor::DimOp::create(rewriter, layer.getLoc(),
-                                        layer.getInputs().front(), int64_t{1});
-    if (LayerOp copy =
-            splitOnTensorCores(rewriter, layer, builder, batch, options))
-      buildDotProductKernel(rewriter, copy, (kernelName + "_dots").str(),
-                            options);
-    builder.build(kernelName);
-  };
   if (!options.costModel) {
-    buildKernels();
+    buildLayerKernels(rewriter, layer, builder, kernelName, options);
     return success();
   }
   int64_t maxBatch = builder.costModelMaxBatch();
@@ -179,8 +187,81 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(choice.thenBlock());
   auto yield = scf::YieldOp::create(rewriter, loc, layer->getResults());
   rewriter.moveOpBefore(layer, yield);
-  buildKernels();
+  buildLayerKernels(rewriter, layer, builder, kernelName, options);
   return success();
+}
+
+/// The batch to which a layer of a stack branch that lstm-wavefront kept
+/// below `branchBound` runs its own kernel (`builder`) where every layer's
+/// kernel runs on tensor cores in 3xTF32 (onTensorCoresAgainstFp32Gemms):
+/// lstm-wavefront's bound (the dot products', under the default options)
+/// gives way to half the kernel's own, its bound against the per-step
+/// lowering, as the wavefront runs the layers' steps together. Measured on
+/// the H200 (docs/benchmarks.md, "Where the 3xTF32 kernel starts"),
+/// appleyard's four layers of H = 512 (their bound 128), where the
+/// branch's bound was 16, beat the wavefront at B = 17 to 48 (2.32 against
+/// 3.01 ms at 17) and lost 3-4% at 64.
+static int64_t tensorCoreLayerBound(const PersistentKernelBuilder &builder,
+                                    int64_t branchBound) {
+  return std::max(branchBound, builder.costModelMaxBatch() / 2);
+}
+
+/// Whether every builder's kernel runs on tensor cores in 3xTF32, against
+/// a wavefront of fp32 GEMMs. Against TF32's and bf16's, three times
+/// faster, appleyard's layers on tensor cores lost at B = 64 in TF32 (2.60
+/// against 1.91 ms, where they won at 32: 1.89 against 2.17) and at 32 in
+/// bf16 (2.01 against 1.46; docs/benchmarks.md, "The cost model's bounds
+/// on tensor cores"): there the branch's bound holds.
+static bool onTensorCoresAgainstFp32Gemms(
+    ArrayRef<std::unique_ptr<PersistentKernelBuilder>> builders,
+    const PersistentOptions &options) {
+  return options.splitTF32 && !options.bf16Operands &&
+         llvm::all_of(builders, [](auto &b) { return b->usesTensorCores(); });
+}
+
+/// The builders of the kernels that `layers` get as layers of their own
+/// (resolveBlockSize); empty where a layer has none or, under the cost
+/// model, where one never runs.
+static SmallVector<std::unique_ptr<PersistentKernelBuilder>>
+layerBuilders(RewriterBase &rewriter, ArrayRef<LayerOp> layers,
+              const PersistentOptions &options) {
+  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
+  for (LayerOp layer : layers) {
+    FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
+    if (failed(plan))
+      return {};
+    builders.push_back(std::make_unique<PersistentKernelBuilder>(
+        rewriter, *plan, resolveBlockSize(rewriter, *plan, options)));
+    if (options.costModel && builders.back()->costModelMaxBatch() < 1)
+      return {};
+  }
+  return builders;
+}
+
+int64_t mlir::lstm::chooseStackBranchBound(ArrayRef<LayerOp> layers,
+                                           int64_t branchBound,
+                                           const PersistentOptions &options) {
+  if (layers.empty())
+    return 0;
+  if (options.stacks) {
+    SmallVector<StackChoice> stacks = chooseStacks(layers, options);
+    if (stacks.size() == 1 && stacks.front().layers.size() == layers.size())
+      return stacks.front().maxBatch;
+  }
+  // The builders only read the plans here; they build nothing.
+  IRRewriter rewriter(layers.front()->getContext());
+  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders =
+      layerBuilders(rewriter, layers, options);
+  if (builders.empty())
+    return 0;
+  bool tensorCores = onTensorCoresAgainstFp32Gemms(builders, options);
+  int64_t most = std::numeric_limits<int64_t>::max();
+  for (auto &builder : builders)
+    most = std::min(most,
+                    tensorCores
+                        ? tensorCoreLayerBound(*builder, branchBound)
+                        : std::min(branchBound, builder->costModelMaxBatch()));
+  return most;
 }
 
 /// The layers of a stack that lstm-wavefront{persistent=true} put in the
@@ -232,39 +313,43 @@ static LogicalResult convertStack(RewriterBase &rewriter, scf::IfOp stack,
     copyWavefrontResults();
     return success();
   }
-  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
-  for (LayerOp layer : layers) {
-    FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
-    if (failed(plan))
-      return failure();
-    builders.push_back(std::make_unique<PersistentKernelBuilder>(
-        rewriter, *plan, resolveBlockSize(rewriter, *plan, options)));
-    if (options.costModel && builders.back()->costModelMaxBatch() < 1)
-      return failure();
-  }
+  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders =
+      layerBuilders(rewriter, layers, options);
+  if (builders.empty())
+    return failure();
   rewriter.setInsertionPoint(stack);
   // Without the cost model (`always`) the kernels run at every batch size.
   Value chosen = arith::ConstantIntOp::create(rewriter, stack.getLoc(), 1, 1);
   if (options.costModel) {
-    chosen = stack.getCondition();
-    for (auto [layer, builder] : llvm::zip(layers, builders))
-      chosen =
-          arith::AndIOp::create(rewriter, stack.getLoc(), chosen,
-                                kernelRuns(rewriter, layer, *builder, batch,
-                                           builder->costModelMaxBatch()));
+    // In 3xTF32 the kernels' own bounds replace the branch's
+    // (tensorCoreLayerBound); else both hold.
+    std::optional<int64_t> branchBound = getConstantIntValue(bound.getRhs());
+    bool tensorCores =
+        branchBound && onTensorCoresAgainstFp32Gemms(builders, options);
+    if (!tensorCores)
+      chosen = stack.getCondition();
+    for (auto [layer, builder] : llvm::zip(layers, builders)) {
+      int64_t most = tensorCores ? tensorCoreLayerBound(*builder, *branchBound)
+                                 : builder->costModelMaxBatch();
+      chosen = arith::AndIOp::create(
+          rewriter, stack.getLoc(), chosen,
+          kernelRuns(rewriter, layer, *builder, batch, most));
+    }
   }
   rewriter.modifyOpInPlace(stack, [&] {
     stack.getConditionMutable().assign(chosen);
     stack->removeAttr(kPersistentStackAttr);
   });
+  if (bound->use_empty())
+    rewriter.eraseOp(bound);
   copyWavefrontResults();
-  for (LayerOp layer : layers) {
-    FailureOr<PersistentPlan> plan = planPersistentLayer(layer);
-    assert(succeeded(plan) && "a copy of a layer that had a plan");
-    PersistentKernelBuilder(rewriter, *plan,
-                            resolveBlockSize(rewriter, *plan, options))
-        .build(nextKernelName());
-  }
+  // Each layer's kernel as a layer of its own gets it: on tensor cores
+  // from their batch, of dot products below (appleyard's layers, H = 512,
+  // ran 3xTF32 at every batch before: 1.80 ms at B = 1 against 0.81 for
+  // the dot products; docs/benchmarks.md, "Where the 3xTF32 kernel
+  // starts").
+  for (auto [layer, builder] : llvm::zip(layers, builders))
+    buildLayerKernels(rewriter, layer, *builder, nextKernelName(), options);
   return success();
 }
 

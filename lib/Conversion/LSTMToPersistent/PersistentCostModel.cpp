@@ -97,9 +97,11 @@ mlir::lstm::choosePersistent(LayerOp layer, const PersistentOptions &options) {
           memoryWeightsKernel(rewriter, *plan, options, builder))
     choice.maxBatch =
         PersistentKernelBuilder(rewriter, *plan, *wide).costModelMaxBatch();
-  if (builder.usesTensorCores() &&
-      builder.tensorCoresFrom(options) <= choice.maxBatch)
-    choice.tensorCoresFromBatch = builder.tensorCoresFrom(options);
+  if (builder.usesTensorCores()) {
+    int64_t from = builder.tensorCoresFrom(options);
+    if (from <= choice.maxBatch)
+      choice.tensorCoresFromBatch = from;
+  }
   if (choice.maxBatch >= 1)
     return choice;
   if (builder.unitsPerWarpCount() != 1)
@@ -274,7 +276,8 @@ mlir::lstm::persistentPassOptionsForGpu(GemmComputeType computeType,
 }
 
 int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options,
-                                       int64_t dotsMaxBatch) {
+                                       int64_t dotsMaxBatch,
+                                       int64_t dotsOvertakenFrom) {
   if (options.tensorCoresFromBatch > 0)
     return options.tensorCoresFromBatch;
   // Measured on the H200 (docs/benchmarks.md, "Tensor cores in the
@@ -287,14 +290,31 @@ int64_t mlir::lstm::tensorCoreMinBatch(const PersistentOptions &options,
   if (!options.splitTF32)
     return 16;
   // 3xTF32, three instructions for TF32's one, against the fp32 dot
-  // products (docs/benchmarks.md, "fp32 on tensor cores"): char-rnn's
-  // stack lost at B = 16 and 32 (0.21 against 0.16 ms), tied at 50 (its
-  // training step lost 6%) and won from 128; deepbench's layer, whose dot
-  // products stop at B = 4, won from 8, and the latency stack and
-  // appleyard's layers from 16, past their dot products' bound (8), where
-  // the per-step lowering ran: the tensor cores take over where the dot
-  // products stop, at 64 at the latest.
-  return std::clamp<int64_t>(dotsMaxBatch + 1, 1, kSplitTF32MaxFromBatch);
+  // products (docs/benchmarks.md, "fp32 on tensor cores" and "Where the
+  // 3xTF32 kernel starts"): its step costs about the same at every batch
+  // to 16 rows a tile, theirs grows with the rows a warp takes in turn, so
+  // it takes over where they are overtaken (kDotsRowsInTurn: the latency
+  // stack from B = 5 of their bound 8, a layer of H = 512 from 9 of 16,
+  // three layers of H = 256 from 13 of 32), or where they stop
+  // (deepbench's layer, 5), at 64 at the latest (char-rnn's stack, whose
+  // dot products run to 256).
+  return std::clamp<int64_t>(std::min(dotsMaxBatch + 1, dotsOvertakenFrom), 1,
+                             kSplitTF32MaxFromBatch);
+}
+
+int64_t PersistentKernelBuilder::tensorCoresFrom(
+    const PersistentOptions &options) const {
+  if (!splitTF32 || options.tensorCoresFromBatch > 0)
+    return tensorCoreMinBatch(options, dotsMaxBatch(), dotsOvertakenFrom());
+  // The kernel of dot products that takes the batches below, as
+  // lstm-to-persistent builds it (its own block size: 256 threads where
+  // this one may take 512).
+  PersistentOptions dots = options;
+  dots.tensorCores = false;
+  PersistentKernelBuilder below(rewriter, plan,
+                                resolveBlockSize(rewriter, plan, dots));
+  return tensorCoreMinBatch(options, below.dotsMaxBatch(),
+                            below.dotsOvertakenFrom());
 }
 
 Value mlir::lstm::persistent::tensorCoresRun(RewriterBase &rewriter,

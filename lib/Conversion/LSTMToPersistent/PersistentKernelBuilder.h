@@ -96,6 +96,20 @@ inline constexpr int64_t kMaxStagedTensorCores = int64_t{64} << 10;
 /// Under splitTF32, the batch the tensor cores start at where the dot
 /// products run further (tensorCoreMinBatch).
 inline constexpr int64_t kSplitTF32MaxFromBatch = 64;
+/// Under splitTF32, the rows a warp of the dot products' kernel takes in
+/// turn beyond which the kernel of 3xTF32 is faster, one at a time and in
+/// groups. The 3xTF32 kernel's step costs about the same from 1 to 16 rows
+/// of a tile; the dot products' grows by about one row's dot product for
+/// each row a warp takes one at a time, less in groups. Measured on the
+/// H200 (docs/benchmarks.md, "Where the 3xTF32 kernel starts"), one at a
+/// time they lost from 4 to 5 rows a warp (the latency stack and
+/// deepbench's layer from B = 5, layers of H = 384 and 512 in two tiles of
+/// rows from about 7 and 9), in groups of four from 6 to 12 (three layers
+/// of H = 256, one tile, from 12; char-rnn's stack near B = 50 and a layer
+/// of H = 256 near 64, 8 tiles and row groups): the larger, where starting
+/// early costs more (char-rnn's training step lost 6% at B = 50).
+inline constexpr int64_t kDotsRowsInTurn = 4;
+inline constexpr int64_t kDotsRowsInGroups = 12;
 /// The chunk of a phase that stages nothing: more rows than any batch the
 /// kernel runs at (its buffers span fewer than kNarrowIndexLimit elements),
 /// and an index its 32-bit arithmetic holds (lstm-narrow-kernel-indices).
@@ -161,11 +175,15 @@ public:
   int64_t threadsPerBlock() const { return blockSize; }
   /// Whether the products run on tensor cores.
   bool usesTensorCores() const { return tensorCores; }
-  /// The smallest batch its tensor cores run at (tensorCoreMinBatch, with
-  /// its dot products' bound).
-  int64_t tensorCoresFrom(const PersistentOptions &options) const {
-    return tensorCoreMinBatch(options, dotsMaxBatch());
-  }
+  /// The smallest batch its tensor cores run at (tensorCoreMinBatch): with
+  /// `options` (the pass's: a block size of 0 is chosen), where its kernel
+  /// of dot products, the layer's below that batch, stops or is overtaken.
+  int64_t tensorCoresFrom(const PersistentOptions &options) const;
+  /// As a kernel of dot products: the smallest batch at which its warps
+  /// take more than kDotsRowsInTurn rows one at a time (kDotsRowsInGroups
+  /// in groups), where the tensor cores' kernel overtakes it under
+  /// splitTF32.
+  int64_t dotsOvertakenFrom() const;
   /// Phases of a step.
   unsigned phasesPerStep() const { return plan.numPhases; }
   /// Multiply-adds of the step's products per batch row.

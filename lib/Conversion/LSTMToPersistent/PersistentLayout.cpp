@@ -403,6 +403,14 @@ int64_t PersistentKernelBuilder::dotsMaxBatch() const {
   return (useRegisters ? kMaxStepWork : kMaxStepWorkFromMemory) / work;
 }
 
+int64_t PersistentKernelBuilder::dotsOvertakenFrom() const {
+  // A warp takes ⌈⌈B / rowTiles⌉ / rowGroups⌉ rows in turn; in groups
+  // where every phase's warps take more than one row at once.
+  bool grouped = llvm::all_of(groupRows, [](int64_t rows) { return rows > 1; });
+  int64_t rows = grouped ? kDotsRowsInGroups : kDotsRowsInTurn;
+  return rowTiles * rowGroups * rows + 1;
+}
+
 /// Units per block for each layer of multiply-adds `work` per row and unit
 /// and width `widths`, at most `maxUnits` (a warp each, so that the warps
 /// keep their weights in registers): the smallest bound on a block's step

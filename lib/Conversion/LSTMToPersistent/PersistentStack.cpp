@@ -80,14 +80,11 @@ public:
   bool usesTensorCores() const {
     return llvm::any_of(builders, [](auto &b) { return b->usesTensorCores(); });
   }
-  /// The smallest batch its tensor cores run at: the least of its layers'
-  /// (the stack's dot products stop at the first layer's bound).
-  int64_t tensorCoresFrom() const {
-    int64_t from = std::numeric_limits<int64_t>::max();
-    for (auto &builder : builders)
-      from = std::min(from, builder->tensorCoresFrom(options));
-    return from;
-  }
+  /// The smallest batch its tensor cores run at: where the stack's kernel
+  /// of dot products, which takes the batches below, stops or is
+  /// overtaken in its first layer to be (tensorCoreMinBatch); without such
+  /// a kernel the least of its layers' own.
+  int64_t tensorCoresFrom() const;
 
 private:
   RewriterBase &rewriter;
@@ -97,6 +94,25 @@ private:
   int64_t totalBlocks = 0, mostBatch = 0;
 };
 } // namespace
+
+int64_t StackKernel::tensorCoresFrom() const {
+  if (options.splitTF32 && !options.bf16Operands &&
+      options.tensorCoresFromBatch == 0) {
+    PersistentOptions dots = options;
+    dots.tensorCores = false;
+    StackKernel below(rewriter, chain, dots);
+    if (succeeded(below.plan())) {
+      int64_t overtaken = std::numeric_limits<int64_t>::max();
+      for (auto &builder : below.builders)
+        overtaken = std::min(overtaken, builder->dotsOvertakenFrom());
+      return tensorCoreMinBatch(options, below.maxBatch(), overtaken);
+    }
+  }
+  int64_t from = std::numeric_limits<int64_t>::max();
+  for (auto &builder : builders)
+    from = std::min(from, builder->tensorCoresFrom(options));
+  return from;
+}
 
 static LogicalResult rejectStack(LayerOp first, const Twine &why) {
   LLVM_DEBUG(llvm::dbgs() << "lstm-to-persistent: " << first.getLoc()
@@ -403,6 +419,9 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
     StackKernel kernel(rewriter, chain, options);
     if (failed(kernel.plan()))
       continue;
+    // Before the chain changes: it plans the kernel of dot products too.
+    int64_t tensorCoresFrom =
+        kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 1;
     FailureOr<SmallVector<Operation *>> prepared =
         prepareChain(rewriter, chain);
     if (failed(prepared)) {
@@ -421,9 +440,9 @@ SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
     if (options.costModel)
       branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
                      options.perStepFallback);
-    if (kernel.usesTensorCores() && kernel.tensorCoresFrom() > 1)
+    if (tensorCoresFrom > 1)
       splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options,
-                         kernel.tensorCoresFrom());
+                         tensorCoresFrom);
     kernel.build(nextKernelName(), dead);
   }
   return llvm::map_to_vector(left,
@@ -442,6 +461,9 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
   StackKernel kernel(rewriter, chain, options);
   if (failed(kernel.plan()))
     return failure();
+  // Before the chain changes: it plans the kernel of dot products too.
+  int64_t tensorCoresFrom =
+      kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 1;
   FailureOr<SmallVector<Operation *>> dead = prepareChain(rewriter, chain);
   if (failed(dead))
     return rejectStack(chain.layers.front(),
@@ -453,9 +475,9 @@ LogicalResult mlir::lstm::persistent::convertWholeStack(
           ? kernel.runs(batch)
           : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
                 .getResult();
-  if (kernel.usesTensorCores() && kernel.tensorCoresFrom() > 1)
+  if (tensorCoresFrom > 1)
     splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options,
-                       kernel.tensorCoresFrom());
+                       tensorCoresFrom);
   kernel.build(nextKernelName(), *dead);
   return success();
 }
@@ -473,10 +495,9 @@ mlir::lstm::chooseStacks(ArrayRef<LayerOp> layers,
     if (failed(kernel.plan()))
       continue;
     int64_t tensorCoresFrom =
-        kernel.usesTensorCores() &&
-                kernel.tensorCoresFrom() <= kernel.maxBatch()
-            ? kernel.tensorCoresFrom()
-            : 0;
+        kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 0;
+    if (tensorCoresFrom > kernel.maxBatch())
+      tensorCoresFrom = 0;
     choices.push_back({chain.layers, kernel.gridBlocks(),
                        kernel.threadsPerBlock(), kernel.maxBatch(),
                        tensorCoresFrom});

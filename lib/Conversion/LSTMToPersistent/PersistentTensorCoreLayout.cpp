@@ -56,10 +56,14 @@ void PersistentKernelBuilder::chooseTensorCores(
   // "The depth split"). Chosen (-1): to fit only where the dot products'
   // kernel stops below the batch the tensor cores start at (deepbench's
   // layer, H = 1024: B <= 4 against 16), so that the split runs the kernel
-  // where nothing else would.
+  // where nothing else would, and under splitTF32, whose kernel takes over
+  // from the dot products where they are slower (tensorCoreMinBatch), as
+  // measured with the split.
   bool fit = options.tensorCoresSplitDepth == 0 ||
              (options.tensorCoresSplitDepth < 0 &&
-              dotsMaxBatch() < tensorCoresFrom(options));
+              (splitTF32 ||
+               dotsMaxBatch() < tensorCoreMinBatch(options, dotsMaxBatch(),
+                                                   dotsOvertakenFrom())));
   auto splitFor = [&](int64_t units) {
     int64_t slots = unitSlots / units;
     int64_t most = maxDepthSplit(options, slots, warps / slots);

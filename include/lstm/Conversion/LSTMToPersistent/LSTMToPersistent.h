@@ -145,9 +145,11 @@ persistentPassOptionsForGpu(GemmComputeType computeType, StringRef chip,
 
 /// The smallest batch at which lstm-to-persistent runs a kernel on tensor
 /// cores under `options`, for a layer (or stack) whose kernel of dot
-/// products the cost model runs to batch `dotsMaxBatch`.
+/// products the cost model runs to batch `dotsMaxBatch` and (under
+/// splitTF32) the kernel on tensor cores overtakes from batch
+/// `dotsOvertakenFrom`.
 int64_t tensorCoreMinBatch(const PersistentOptions &options,
-                           int64_t dotsMaxBatch);
+                           int64_t dotsMaxBatch, int64_t dotsOvertakenFrom);
 
 /// What lstm-to-persistent, with its cost model, does with a layer.
 struct PersistentChoice {
@@ -185,6 +187,15 @@ struct StackChoice {
 /// than through its input projection).
 SmallVector<StackChoice> chooseStacks(ArrayRef<LayerOp> layers,
                                       const PersistentOptions &options = {});
+
+/// The largest batch at which lstm-to-persistent, with its cost model, runs
+/// `layers` as kernels where lstm-optimize{persistent=true} kept them for
+/// batches up to `branchBound` (the wavefront above): the stack's kernel's
+/// bound where they form one, else their own kernels' (on tensor cores in
+/// 3xTF32, half their bound but at least `branchBound`; else at most it); 0
+/// where they do not run as kernels (analysis only).
+int64_t chooseStackBranchBound(ArrayRef<LayerOp> layers, int64_t branchBound,
+                               const PersistentOptions &options = {});
 
 /// Rewrites `layer` into one persistent `gpu.launch` running all its steps
 /// (see the lstm-to-persistent pass). `kernelName` names the kernel (it

@@ -223,7 +223,8 @@ static unsigned countGemmsReadBy(scf::ForOp loop) {
 /// products made before it for all steps, and the L + T - 1 sequential
 /// diagonals.
 static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
-                           int64_t layers, bool persistent) {
+                           int64_t layers,
+                           const PersistentOptions *persistent) {
   StepKernels step = countStepKernels(*loop.getBody());
   auto direction = loop->getAttrOfType<StringAttr>(kWavefrontDirectionAttr);
   os << "@" << function << " wavefront of " << layers << " layers ("
@@ -252,6 +253,13 @@ static void printWavefront(raw_ostream &os, StringRef function, scf::ForOp loop,
                      : nullptr;
     std::optional<int64_t> most =
         bound ? getConstantIntValue(bound.getRhs()) : std::nullopt;
+    // Where lstm-to-persistent runs the layers kept below the bound as
+    // kernels, its bound for them (on tensor cores, theirs).
+    if (most) {
+      SmallVector<LayerOp> kept(stack.thenBlock()->getOps<LayerOp>());
+      if (int64_t kernels = chooseStackBranchBound(kept, *most, *persistent))
+        most = kernels;
+    }
     if (most)
       os << ", run where B>" << *most
          << ", the layers above where B<=" << *most;
@@ -313,7 +321,7 @@ struct LSTMScheduleReportPass
           if (auto layers =
                   loop->getAttrOfType<IntegerAttr>(kWavefrontLayersAttr)) {
             printWavefront(*os, function.getName(), loop, layers.getInt(),
-                           persistent);
+                           kernels ? &*kernels : nullptr);
             index += layers.getInt();
             return WalkResult::skip();
           }
