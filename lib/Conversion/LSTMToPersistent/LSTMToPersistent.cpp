@@ -195,15 +195,15 @@ mlir::lstm::convertLayerToPersistentKernel(RewriterBase &rewriter,
 /// below `branchBound` runs its own kernel (`builder`) where every layer's
 /// kernel runs on tensor cores in 3xTF32 (onTensorCoresAgainstFp32Gemms):
 /// lstm-wavefront's bound (the dot products', under the default options)
-/// gives way to half the kernel's own, its bound against the per-step
+/// gives way to 3/8 of the kernel's own, its bound against the per-step
 /// lowering, as the wavefront runs the layers' steps together. Measured on
 /// the H200 (docs/benchmarks.md, "Where the 3xTF32 kernel starts"),
 /// appleyard's four layers of H = 512 (their bound 128), where the
-/// branch's bound was 16, beat the wavefront at B = 17 to 48 (2.32 against
-/// 3.01 ms at 17) and lost 3-4% at 64.
+/// branch's bound was 16, beat the wavefront at B = 17 to 48 (2.28 against
+/// 2.94 ms at 17, 4.02 against 4.14 at 48) and lost 5% at 64.
 static int64_t tensorCoreLayerBound(const PersistentKernelBuilder &builder,
                                     int64_t branchBound) {
-  return std::max(branchBound, builder.costModelMaxBatch() / 2);
+  return std::max(branchBound, builder.costModelMaxBatch() * 3 / 8);
 }
 
 /// Whether every builder's kernel runs on tensor cores in 3xTF32, against

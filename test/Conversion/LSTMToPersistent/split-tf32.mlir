@@ -28,7 +28,7 @@
 // not run as one kernel get a layer's kernels each: appleyard's four
 // layers of H = 512, whose kernels of dot products (256 threads, 2 tiles
 // of rows, a row at a time) run to 16, on tensor cores from 9; on tensor
-// cores the kernels run to half their own bound (128), not to the bound
+// cores the kernels run to 3/8 of their own bound (128), not to the bound
 // that lstm-optimize gave the branch (16, the dot products'), as the
 // schedule report says.
 // RUN: lstm-opt %S/Inputs/stack4-h512.mlir --lstm-optimize=persistent=true "--lstm-to-persistent=tensor-cores=true split-tf32=true shared-memory=229376" | FileCheck %s --check-prefix=LAYERS
@@ -99,7 +99,7 @@
 
 // LAYERS-LABEL: func.func @forward
 // LAYERS-NOT: %c16 : index
-// LAYERS-COUNT-4: arith.cmpi ule, %{{.*}}, %c64{{.*}} : index
+// LAYERS-COUNT-4: arith.cmpi ule, %{{.*}}, %c48{{.*}} : index
 // LAYERS: scf.if
 // LAYERS: arith.cmpi uge, %{{.*}}, %c9 : index
 // LAYERS: threads({{.*}}) in (%{{.*}} = %c512, {{.*}} module(@lstm_persistent_forward_0) function(@lstm_persistent_forward_0)
@@ -129,6 +129,6 @@
 
 // REPORT-COUNT-4: persistent=B<=128 tensor-cores=B>=9 (3xtf32)
 // REPORT-NOT: stack=
-// REPORT: wavefront of 4 layers (forward): {{.*}} persistent=no (a wavefront of layers, run where B>64, the layers above where B<=64)
+// REPORT: wavefront of 4 layers (forward): {{.*}} persistent=no (a wavefront of layers, run where B>48, the layers above where B<=48)
 
 // BAD: split-tf32 splits TF32 operands; bf16-operands asks for bf16 ones

@@ -192,7 +192,7 @@ SmallVector<StackChoice> chooseStacks(ArrayRef<LayerOp> layers,
 /// `layers` as kernels where lstm-optimize{persistent=true} kept them for
 /// batches up to `branchBound` (the wavefront above): the stack's kernel's
 /// bound where they form one, else their own kernels' (on tensor cores in
-/// 3xTF32, half their bound but at least `branchBound`; else at most it); 0
+/// 3xTF32, 3/8 of their bound but at least `branchBound`; else at most it); 0
 /// where they do not run as kernels (analysis only).
 int64_t chooseStackBranchBound(ArrayRef<LayerOp> layers, int64_t branchBound,
                                const PersistentOptions &options = {});
