@@ -81,9 +81,9 @@ public:
     return llvm::any_of(builders, [](auto &b) { return b->usesTensorCores(); });
   }
   /// The smallest batch its tensor cores run at: where the stack's kernel
-  /// of dot products, which takes the batches below, stops or is
-  /// overtaken in its first layer to be (tensorCoreMinBatch); without such
-  /// a kernel the least of its layers' own.
+  /// of dot products, which takes the batches below, stops, or is
+  /// overtaken in the first of its layers to be (tensorCoreMinBatch);
+  /// without such a kernel, the least of its layers' own.
   int64_t tensorCoresFrom() const;
 
 private:
