@@ -118,6 +118,7 @@ nvvmOptions(const lstm::CompileOptions &options) {
   nvvm.cublas = options.cublas;
   nvvm.cublasMinSize = options.cublasMinSize;
   nvvm.computeType = options.computeType;
+  nvvm.splitTF32Gemms = options.splitTF32Gemms;
   nvvm.persistent = options.persistent;
   nvvm.persistentTensorCores = options.persistentTensorCores;
   nvvm.persistentSplitDepth = options.persistentSplitDepth;

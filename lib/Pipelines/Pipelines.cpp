@@ -289,10 +289,14 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
+  // Whether cuBLAS multiplies with fp32 FMAs (under fp32 a product that
+  // split-tf32-gemms takes has the FMAs' version beside it where the batch
+  // is dynamic: the choices below stay fp32's).
+  bool fmaGemms = options.computeType == GemmComputeType::fp32;
   // Without tensor cores cuBLAS runs a wavefront's deep batched products
   // (a backward stack's links) with most of the GPU idle: their reductions
   // split into a wider batch (docs/benchmarks.md, "Split reductions").
-  if (options.cublas && options.computeType == GemmComputeType::fp32)
+  if (options.cublas && fmaGemms)
     pm.addPass(lstm::createSplitBatchedGemmsPass());
   // Two products that a cell adds (a wavefront diagonal's input and
   // recurrent ones) run as one cuBLAS call of twice the depth.
@@ -300,13 +304,25 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     // Products of different widths (Cho's GRU's) too, but not in fp32,
     // where the zeros they multiply cost more than the launch they save.
     lstm::ConcatSummedProductsPassOptions concat;
-    concat.padColumns = options.computeType != GemmComputeType::fp32;
+    concat.padColumns = !fmaGemms;
     // In fp32 cuBLAS runs a batch of twice the matrices at half the depth
     // on twice the tiles, faster than the deeper product (appleyard's
     // forward diagonal: 33.7 against 42.8 µs); with tensor cores the two
     // take the same time and the deeper one leaves the cell one read.
-    concat.stackBatches = options.computeType == GemmComputeType::fp32;
+    concat.stackBatches = fmaGemms;
     pm.addPass(lstm::createConcatSummedProductsPass(concat));
+  }
+  // fp32 products on TF32 tensor cores, each operand split in two TF32
+  // values (3xTF32), after the pointwise fusion as the bf16 rounding below.
+  if (options.cublas && options.computeType == GemmComputeType::fp32 &&
+      options.splitTF32Gemms) {
+    // A sequence's products only: a step's would need the weights split
+    // before the loop at every call, also where the batch is below
+    // min-rows and the split is not used (the latency network at B = 1:
+    // 0.224 -> 0.249 ms on the H200, docs/benchmarks.md "3xTF32 GEMMs").
+    lstm::SplitTF32GemmsPassOptions split;
+    split.inLoops = false;
+    pm.addPass(lstm::createSplitTF32GemmsPass(split));
   }
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
@@ -526,6 +542,13 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       lstm::gemmComputeTypeValues()};
   Option<bool> runtimeChecks{*this, "runtime-checks", runtimeChecksDesc,
                              llvm::cl::init(true)};
+  Option<bool> splitTF32Gemms{
+      *this, "split-tf32-gemms",
+      llvm::cl::desc("Under compute-type=fp32, a sequence's products on "
+                     "TF32 tensor cores with each operand split into two "
+                     "TF32 values (3xTF32, lstm-split-tf32-gemms); false: "
+                     "fp32 FMAs"),
+      llvm::cl::init(lstm::LSTMToNVVMOptions().splitTF32Gemms)};
   Option<bool> persistent{
       *this, "persistent",
       llvm::cl::desc("Run each layer that lstm-to-persistent handles as one "
@@ -626,6 +649,7 @@ void lstm::registerLSTMPipelines() {
         options.perStepFallback = o.perStepFallback;
         options.cublasMinSize = o.cublasMinSize;
         options.computeType = o.computeType;
+        options.splitTF32Gemms = o.splitTF32Gemms;
         options.runtimeChecks = o.runtimeChecks;
         options.narrowKernelIndices = o.narrowKernelIndices;
         options.streams = o.streams;

@@ -150,6 +150,48 @@ def test_persistent_tensor_cores(torch, name, compute_type, tol, batch):
     assert launched[0] != launched[1], launched
 
 
+def test_split_tf32_gemms_within_fp32(torch):
+    """Under the fp32 compute type a sequence's products of at least 128
+    rows, columns and terms run on TF32 tensor cores with split operands
+    (lstm-split-tf32-gemms, on by default): here the first layer's hoisted
+    input projection (320 x 512 x 256), the second's (320 x 512 x 128) and
+    the backward's products through the input weights. A two-layer LSTM of
+    I = 256, H = 128 at T = 40, B = 8 through lc.torch_module on the GPU:
+    the forward and every gradient within fp32's 1e-5 (norm-relative) of
+    nn.LSTM in float64 with the same weights."""
+    T, B, I, H = 40, 8, 256, 128
+    torch.manual_seed(11)
+    ref32 = torch.nn.LSTM(I, H, num_layers=2)
+    net, params = lc.from_torch(ref32)
+    ours = lc.torch_module(net, params, target="cuda")
+    ref = torch.nn.LSTM(I, H, num_layers=2).double().cuda()
+    ref.load_state_dict(ref32.state_dict())
+    g = torch.Generator().manual_seed(5)
+    x = torch.rand(T, B, I, generator=g) * 2 - 1
+    h0, c0 = (torch.rand(2, B, H, generator=g) * 2 - 1 for _ in range(2))
+    cots = [torch.randn(s, generator=g).cuda() for s in ((T, B, H), (2, B, H), (2, B, H))]
+    results = {}
+    for which, mod, dtype in (("ref", ref, torch.float64), ("ours", ours, torch.float32)):
+        xs = [t.to("cuda", dtype).requires_grad_(True) for t in (x, h0, c0)]
+        if which == "ref":
+            y, (hT, cT) = mod(xs[0], (xs[1], xs[2]))
+        else:
+            y, hT, cT = mod(*xs)
+        mod.zero_grad()
+        sum((o * c.to(dtype)).sum() for o, c in zip((y, hT, cT), cots)).backward()
+        results[which] = ([y, hT, cT] + [t.grad for t in xs],
+                          {n: p.grad for n, p in mod.named_parameters()})
+    names = {"W": "weight_ih", "R": "weight_hh", "bW": "bias_ih", "bR": "bias_hh"}
+    pairs = list(zip(results["ours"][0], results["ref"][0]))
+    pairs += [(grad, results["ref"][1][names[n[:-1]] + "_l" + n[-1]])
+              for n, grad in results["ours"][1].items()]
+    assert len(pairs) == 6 + 8
+    for a, b in pairs:
+        a, b = a.detach().double(), b.detach().double()
+        assert torch.isfinite(a).all()
+        assert float((a - b).norm() / b.norm()) < 1e-5
+
+
 @pytest.mark.parametrize("name", ["lstm", "stack3"])
 def test_persistent_tensor_cores_options(torch, name):
     """Network.compile's persistent_tensor_cores and persistent_split_depth:

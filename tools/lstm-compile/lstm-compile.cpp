@@ -70,6 +70,14 @@ static cl::opt<lstm::GemmComputeType>
     computeType("compute-type", cl::desc("GEMM arithmetic on the GPU"),
                 cl::init(lstm::GemmComputeType::fp32),
                 lstm::gemmComputeTypeValues(), cl::cat(toolCategory));
+static cl::opt<bool> splitTF32Gemms(
+    "split-tf32-gemms",
+    cl::desc("Under --compute-type=fp32, a sequence's products (hoisted "
+             "input projections, the backward's products through the "
+             "weights) on TF32 tensor cores with each operand split into "
+             "two TF32 values (3xTF32, within fp32's tolerance); false: "
+             "fp32 FMAs"),
+    cl::init(lstm::CompileOptions().splitTF32Gemms), cl::cat(toolCategory));
 static cl::opt<bool> cublas("cublas", cl::desc("Send the GEMMs to cuBLAS"),
                             cl::init(true), cl::cat(toolCategory));
 static cl::opt<int64_t> cublasMinSize(
@@ -235,6 +243,7 @@ int main(int argc, char **argv) {
   options.runtimeLibDir = libraryDir(argv[0]);
   options.prePasses = prePasses;
   options.computeType = computeType;
+  options.splitTF32Gemms = splitTF32Gemms;
   options.cublas = cublas;
   options.cublasMinSize = cublasMinSize;
   options.streams = streams;

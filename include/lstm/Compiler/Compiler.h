@@ -64,6 +64,9 @@ struct CompileOptions {
   bool cublas = true;
   int64_t cublasMinSize = 0;
   GemmComputeType computeType = GemmComputeType::fp32;
+  /// Under the fp32 compute type, a sequence's products on TF32 tensor
+  /// cores with split operands (3xTF32; LSTMToNVVMOptions::splitTF32Gemms).
+  bool splitTF32Gemms = true;
   /// Layers of a form lstm-to-persistent handles run as one persistent
   /// kernel each (cuda; fp32 FMAs, and tensor cores from the batch the
   /// cost model starts them at: 3xTF32 under the fp32 compute type, TF32 or

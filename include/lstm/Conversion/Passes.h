@@ -33,6 +33,7 @@
 #include "lstm/Conversion/SeparateSharedInits/SeparateSharedInits.h"
 #include "lstm/Conversion/ShareAssembledColumns/ShareAssembledColumns.h"
 #include "lstm/Conversion/SplitBatchedGemms/SplitBatchedGemms.h"
+#include "lstm/Conversion/SplitTF32Gemms/SplitTF32Gemms.h"
 #include "lstm/Conversion/WritePartStacksInPlace/WritePartStacksInPlace.h"
 #include "lstm/Conversion/WriteResultsInPlace/WriteResultsInPlace.h"
 #include "lstm/Conversion/WriteSequencesInPlace/WriteSequencesInPlace.h"

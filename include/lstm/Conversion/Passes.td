@@ -1063,6 +1063,65 @@ def GemmOperandsToBF16Pass : Pass<"lstm-gemm-operands-to-bf16"> {
   ];
 }
 
+def SplitTF32GemmsPass : Pass<"lstm-split-tf32-gemms"> {
+  let summary = "Run fp32 contractions as TF32 products of operands split "
+                "in two TF32 parts (3xTF32)";
+  let description = [{
+    The GEMMs of the fp32 compute type on tensor cores, within fp32's
+    tolerance (docs/passes.md, "3xTF32 GEMMs"). Runs on tensors, after
+    `convert-lstm-to-linalg` and before bufferization.
+
+    Each f32 value `x` is `x_hi + x_lo`: `x_hi` rounded to TF32 (to
+    nearest, ties away from zero), `x_lo = x - x_hi` exact in fp32. A
+    contraction `C += A·B` (a `linalg.matmul`, `linalg.batch_matmul` or
+    contraction `linalg.generic` of f32 inputs and an f32 accumulator, with
+    one row, column and reduction dimension and any batch) of depth K
+    becomes the same contraction of depth 3K on `[A_lo | A_hi | A_hi]` and
+    `[B_hi ; B_lo ; B_hi]`, the three parts side by side along each
+    operand's reduction dimension: `A_lo·B_hi + A_hi·B_lo + A_hi·B_hi`,
+    which leaves out `A_lo·B_lo` (at most 2^-22 of the product). The small
+    terms come first: tensor cores round their additions toward zero, and
+    the error measured 4x smaller that way. Each operand's parts are one
+    `linalg.generic` (the operand with one more dimension, of extent 3,
+    before its reduction dimension) and a `tensor.collapse_shape`. An
+    operand defined outside the innermost loop around its product (a
+    weight) is split right after its definition, once; any other right
+    before the product, shared with later products of the same block. The
+    contraction gets the unit attribute `lstm.tf32_operands`, and
+    `lstm-gemm-to-cublas` runs it with TF32 arithmetic whatever its
+    `compute-type`; a product left as a generated kernel computes the same
+    sum with fp32 FMAs.
+
+    Which products: those whose reduction is static, at least `min-rows`
+    and at most `max-depth` terms deep (the error of the tensor cores'
+    additions grows with the depth: about 5e-6 of the result's norm at
+    2048, 1.5e-5 at 6400, against fp32's bound of 1e-5; a shallower one
+    gains less than the splits cost), with at least `min-rows` rows and as
+    many columns (fewer rows measured slower than fp32 FMAs). Where the rows or
+    columns are dynamic, an `scf.if` chooses at run time between the split
+    product and the product as it was, each branch with its own copy of a
+    zero fill of the accumulator that only the product reads. `in-loops`
+    false leaves the products inside loops (a step's) alone. Infinite or
+    NaN operands give NaN (`x_lo = inf - inf`) where fp32 FMAs could give an
+    infinity.
+  }];
+  let options = [
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"128",
+           "Fewest rows, columns and terms of a product that is split">,
+    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"2048",
+           "Deepest static reduction that is split">,
+    Option<"inLoops", "in-loops", "bool", /*default=*/"true",
+           "Split the products inside loops too (a step's); false: only "
+           "those outside every loop (a sequence's)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
   let summary = "Compute two products that an elementwise op adds as one "
                 "product of the concatenated operands";

@@ -107,6 +107,13 @@ struct LSTMToNVVMOptions {
   /// The GEMM arithmetic: fp32 (no TF32), tf32 or bf16 (bf16 operands,
   /// rounded from fp32 by lstm-gemm-operands-to-bf16, fp32 accumulation).
   GemmComputeType computeType = GemmComputeType::fp32;
+  /// Under the fp32 compute type, whether a sequence's products (outside
+  /// the time loops: hoisted input projections, the backward's products
+  /// through the weights) run on TF32 tensor cores with each operand split
+  /// into two TF32 values (3xTF32, lstm-split-tf32-gemms), within fp32's
+  /// tolerance: those of at least 128 rows and columns and a static depth
+  /// of at most 2048.
+  bool splitTF32Gemms = true;
   /// As LSTMToCPUOptions::runtimeChecks (the checks run on the host).
   bool runtimeChecks = true;
   /// Whether layers whose cell lstm-to-persistent handles run as one

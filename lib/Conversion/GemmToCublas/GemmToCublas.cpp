@@ -18,6 +18,7 @@
 
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 
+#include "lstm/Conversion/SplitTF32Gemms/SplitTF32Gemms.h"
 #include "lstm/Conversion/Utils/GemmCall.h"
 #include "lstm/Runtime/CudaRuntime.h"
 
@@ -67,7 +68,13 @@ struct ConvertGemmToCublasPass
 
     for (GemmMatch &g : gemms) {
       Type operandType = g.getElementTypeA();
-      if (operandType.isBF16() != (compute == LSTM_RUNTIME_COMPUTE_BF16)) {
+      // A product of operands that lstm-split-tf32-gemms made exact TF32
+      // values runs on TF32 tensor cores whatever the compute type.
+      int32_t productCompute = g.op->hasAttr(kTF32OperandsAttr)
+                                   ? LSTM_RUNTIME_COMPUTE_TF32
+                                   : compute;
+      if (operandType.isBF16() !=
+          (productCompute == LSTM_RUNTIME_COMPUTE_BF16)) {
         if (operandType.isBF16()) {
           g.op->emitError("lstm-gemm-to-cublas: a bf16 product needs "
                           "compute-type=bf16");
@@ -85,7 +92,7 @@ struct ConvertGemmToCublasPass
       }
       rewriter.setInsertionPoint(g.op);
       Value computeArg = arith::ConstantIntOp::create(
-          rewriter, g.op->getLoc(), rewriter.getI32Type(), compute);
+          rewriter, g.op->getLoc(), rewriter.getI32Type(), productCompute);
       replaceGemmWithCall(rewriter, g, callee, computeArg, minSize);
     }
   }

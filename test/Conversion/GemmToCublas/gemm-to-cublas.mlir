@@ -205,3 +205,23 @@ func.func @fill_then_store(%x: memref<?x64xf32>, %w: memref<512x64xf32>, %c: mem
       ins(%x, %w : memref<?x64xf32>, memref<512x64xf32>) outs(%c : memref<?x512xf32>)
   return
 }
+
+// -----
+
+// A product whose operands lstm-split-tf32-gemms split (marked
+// lstm.tf32_operands) runs with TF32 arithmetic (code 1) under the fp32
+// compute type, beside an unmarked one in fp32 (code 0).
+// CHECK-LABEL: func.func @split_operands
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c1_i32, %c0_i32, %c1_i32, %{{.*}}, %c512_i64, %c192_i64,
+// CHECK: call @lstmRuntimeGemmStridedBatched(%c0_i32, %c0_i32, %c1_i32, %{{.*}}, %c512_i64, %c64_i64,
+// TF32-LABEL: func.func @split_operands
+// TF32-COUNT-2: call @lstmRuntimeGemmStridedBatched(%c1_i32,
+func.func @split_operands(%x3: memref<?x192xf32>, %w3: memref<512x192xf32>, %x: memref<?x64xf32>,
+                          %w: memref<512x64xf32>, %c: memref<?x512xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {lstm.tf32_operands}
+      ins(%x3, %w3 : memref<?x192xf32>, memref<512x192xf32>) outs(%c : memref<?x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x64xf32>, memref<512x64xf32>) outs(%c : memref<?x512xf32>)
+  return
+}
