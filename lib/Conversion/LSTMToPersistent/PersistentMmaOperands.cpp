@@ -24,18 +24,6 @@ using namespace mlir::lstm;
 /// The low 13 bits of an fp32 value's bits: what TF32 does not keep.
 static constexpr int64_t kTF32DroppedBits = (1 << 13) - 1;
 
-/// `value` rounded to TF32 (to nearest, ties away from zero, as cvt.rna:
-/// half of the dropped 13 bits' weight added to the magnitude, then those
-/// bits cleared), as the i32 of its bits that an mma.sync operand is.
-Value persistent::roundToTF32(OpBuilder &b, Location loc, Value value) {
-  Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, loc, i32, value);
-  Value half = arith::ConstantIntOp::create(b, loc, 1 << 12, 32);
-  Value kept = arith::ConstantIntOp::create(b, loc, ~kTF32DroppedBits, 32);
-  return arith::AndIOp::create(b, loc,
-                               arith::AddIOp::create(b, loc, bits, half), kept);
-}
-
 /// `bits` (an fp32 value's, as i32) split in two TF32 operands, big + small
 /// (3xTF32): big its bits truncated to TF32, small the rest, exact in fp32
 /// (the dropped bits), whose own low 13 bits the instruction drops or

@@ -15,10 +15,6 @@
 
 namespace mlir::lstm::persistent {
 
-/// `value` (f32) rounded to TF32 (to nearest, ties away from zero, as
-/// cvt.rna), as the i32 of its bits that an mma.sync operand is.
-Value roundToTF32(OpBuilder &b, Location loc, Value value);
-
 /// `low` and `high` (f32) rounded to bf16 (to nearest, ties to even) as one
 /// i32, `low` in its lower half: an mma.sync bf16 operand.
 Value roundToBF16Pair(OpBuilder &b, Location loc, Value low, Value high);

@@ -38,6 +38,7 @@
 
 #include "PersistentKernelBuilder.h"
 #include "PersistentMmaOperands.h"
+#include "lstm/Conversion/Utils/TF32.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

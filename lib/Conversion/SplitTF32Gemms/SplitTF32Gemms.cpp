@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/SplitTF32Gemms/SplitTF32Gemms.h"
+#include "lstm/Conversion/Utils/TF32.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -141,18 +142,8 @@ Value splitOperand(OpBuilder &builder, Location loc, Value value, int64_t dim,
           builder, loc, empty.getType(), ValueRange{value}, ValueRange{empty},
           ArrayRef<AffineMap>{readMap, writeMap}, parallel,
           [&](OpBuilder &b, Location l, ValueRange args) {
-            // Rounded to nearest, ties away from zero: half the weight of
-            // the 13 dropped bits added to the magnitude, those bits
-            // cleared.
-            Value bits =
-                arith::BitcastOp::create(b, l, b.getI32Type(), args[0]);
-            Value half = arith::ConstantIntOp::create(b, l, 1 << 12, 32);
-            Value kept =
-                arith::ConstantIntOp::create(b, l, ~int64_t((1 << 13) - 1), 32);
             Value high = arith::BitcastOp::create(
-                b, l, b.getF32Type(),
-                arith::AndIOp::create(
-                    b, l, arith::AddIOp::create(b, l, bits, half), kept));
+                b, l, b.getF32Type(), lstm::roundToTF32(b, l, args[0]));
             Value low = arith::SubFOp::create(b, l, args[0], high);
             Value part = linalg::IndexOp::create(b, l, dim);
             Value isLow = arith::CmpIOp::create(
