@@ -98,6 +98,12 @@ typedef struct {
   /// (lstm-compile --persistent-split-depth; another value fails the
   /// compile, saying so).
   int64_t persistentSplitDepth;
+  /// Under the fp32 compute type (cuda), a sequence's products (hoisted
+  /// input projections, the backward's products through the weights and
+  /// the weight gradients) on TF32 tensor cores with each operand split
+  /// into two TF32 values (3xTF32, within fp32's tolerance); default true;
+  /// false keeps fp32 FMAs (lstm-compile --split-tf32-gemms).
+  bool splitTF32Gemms;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

@@ -73,6 +73,10 @@ typedef struct {
                                // --persistent-split-depth: -1 chosen, 0
                                // only where the weights would not fit, a
                                // power of two up to 32 (1: none)
+  int noSplitTF32Gemms;        // cuda, fp32: non-zero keeps a sequence's
+                               // products on fp32 FMAs (lstm-compile
+                               // --split-tf32-gemms=false); 0: the
+                               // default, 3xTF32 on tensor cores
 } LstmTextCompileOptions;
 
 /// Parses and verifies `ir` (`size` bytes); 0 on success.

@@ -46,6 +46,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.splitBatch = defaults.splitBatch;
   options.persistentTensorCores = defaults.persistentTensorCores;
   options.persistentSplitDepth = defaults.persistentSplitDepth;
+  options.splitTF32Gemms = defaults.splitTF32Gemms;
   return options;
 }
 
@@ -92,6 +93,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.splitBatch = given.splitBatch;
   o.persistentTensorCores = given.persistentTensorCores;
   o.persistentSplitDepth = given.persistentSplitDepth;
+  o.splitTF32Gemms = given.splitTF32Gemms;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

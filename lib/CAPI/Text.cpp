@@ -191,6 +191,8 @@ int lstmTextCompile(const char *ir, size_t size, const char *output,
       options.persistentTensorCores = false;
     if (given->setPersistentSplitDepth != 0)
       options.persistentSplitDepth = given->persistentSplitDepth;
+    if (given->noSplitTF32Gemms != 0)
+      options.splitTF32Gemms = false;
   }
   if (mlirLogicalResultIsFailure(lstmCompileToSharedLibrary(
           context.getModule(), ref(output), &options))) {

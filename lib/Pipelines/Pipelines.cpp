@@ -316,13 +316,11 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // values (3xTF32), after the pointwise fusion as the bf16 rounding below.
   if (options.cublas && options.computeType == GemmComputeType::fp32 &&
       options.splitTF32Gemms) {
-    // A sequence's products only: a step's would need the weights split
-    // before the loop at every call, also where the batch is below
-    // min-rows and the split is not used (the latency network at B = 1:
-    // 0.224 -> 0.249 ms on the H200, docs/benchmarks.md "3xTF32 GEMMs").
-    lstm::SplitTF32GemmsPassOptions split;
-    split.inLoops = false;
-    pm.addPass(lstm::createSplitTF32GemmsPass(split));
+    // A sequence's products and a step's: the step's weights are split
+    // before the loops only for the calls whose batch reaches the bounds
+    // (the latency network at B = 1 splits nothing; docs/benchmarks.md,
+    // "3xTF32 in parts").
+    pm.addPass(lstm::createSplitTF32GemmsPass());
   }
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the

@@ -16,11 +16,17 @@
 
 namespace {
 
+/// A free block, and when it was freed (releaseDevice's count then).
+struct FreeBlock {
+  CUdeviceptr ptr;
+  uint64_t released;
+};
+
 /// Free blocks ordered on one stream.
 struct Cache {
   CUstream stream = nullptr;
-  /// Free blocks by size.
-  std::unordered_map<uint64_t, std::vector<CUdeviceptr>> free;
+  /// Free blocks by size, in the order they were freed.
+  std::unordered_map<uint64_t, std::vector<FreeBlock>> free;
 };
 
 // No destructor frees the blocks: at thread or process exit the driver may
@@ -32,12 +38,18 @@ thread_local std::vector<Cache> caches;
 /// The size of every block handed out (or cached) and not yet freed to the
 /// driver.
 thread_local std::unordered_map<CUdeviceptr, uint64_t> sizes;
+/// How many blocks releaseDevice has cached so far.
+thread_local uint64_t releases = 0;
+/// While side streams are forked: the run's stream, and how many blocks had
+/// been cached when they were (markFork).
+thread_local CUstream forkedFrom = nullptr;
+thread_local uint64_t releasesAtFork = 0;
 
 void flush(Cache &cache) {
   for (auto &[size, blocks] : cache.free) {
-    for (CUdeviceptr block : blocks) {
-      sizes.erase(block);
-      LSTM_CUDA_CHECK(cuMemFreeAsync(block, cache.stream));
+    for (const FreeBlock &block : blocks) {
+      sizes.erase(block.ptr);
+      LSTM_CUDA_CHECK(cuMemFreeAsync(block.ptr, cache.stream));
     }
   }
   cache.free.clear();
@@ -97,14 +109,47 @@ Cache &cacheOf(CUstream stream) {
 
 namespace lstm::runtime {
 
+/// A block of `bytes` from the cache of the stream the side streams were
+/// forked from, freed before the fork: the side streams wait for the work
+/// queued on that stream until then, its last uses included. (A result
+/// that a side stream's work allocates goes back to the run's stream when
+/// the caller frees it; without this, every call would allocate it anew,
+/// which a CUDA graph capture cannot: its memory is not mapped until the
+/// graph is.) 0 where there is none.
+CUdeviceptr takeFromForkedStream(uint64_t bytes) {
+  if (!forkedFrom)
+    return 0;
+  for (Cache &cache : caches) {
+    if (cache.stream != forkedFrom)
+      continue;
+    auto it = cache.free.find(bytes);
+    if (it == cache.free.end())
+      return 0;
+    std::vector<FreeBlock> &blocks = it->second;
+    // The earliest freed first: blocks are appended as they are freed.
+    auto block = blocks.begin();
+    if (block == blocks.end() || block->released > releasesAtFork)
+      return 0;
+    if (block == blocks.end())
+      return 0;
+    CUdeviceptr ptr = block->ptr;
+    blocks.erase(block);
+    return ptr;
+  }
+  return 0;
+}
+
 CUdeviceptr allocateDevice(uint64_t bytes, CUstream stream) {
   Cache &cache = cacheOf(stream);
   auto it = cache.free.find(bytes);
   if (it != cache.free.end() && !it->second.empty()) {
-    CUdeviceptr block = it->second.back();
+    CUdeviceptr block = it->second.back().ptr;
     it->second.pop_back();
     return block;
   }
+  if (isSideStream(stream))
+    if (CUdeviceptr block = takeFromForkedStream(bytes))
+      return block;
   CUdeviceptr ptr = 0;
   if (!LSTM_CUDA_CHECK(cuMemAllocAsync(&ptr, bytes, stream)))
     return 0;
@@ -122,8 +167,15 @@ void releaseDevice(CUdeviceptr ptr, CUstream stream) {
   // Reused after the work queued on `stream` so far, which is where the
   // generated code frees it: after its last use, on that stream or on a
   // side stream joined into it.
-  cacheOf(stream).free[it->second].push_back(ptr);
+  cacheOf(stream).free[it->second].push_back({ptr, ++releases});
 }
+
+void markFork(CUstream run) {
+  forkedFrom = run;
+  releasesAtFork = releases;
+}
+
+void markJoin() { forkedFrom = nullptr; }
 
 void emptyDeviceCache() {
   for (Cache &cache : caches)

@@ -12,7 +12,9 @@
 // stream is reused only by later work of that stream: each stream (the
 // run's, and the side streams it forks, ForkedStreams.cpp) has a cache of
 // its own, and the generated code frees a block after its last use, on the
-// stream of that use or on one that joined it. The run's stream's cache is
+// stream of that use or on one that joined it. A side stream may also take a
+// block that the run's stream had freed before it was forked (it waits for
+// the run's stream's work until then). The run's stream's cache is
 // emptied (blocks handed back to the driver) when the caller's stream
 // changes.
 //
@@ -37,6 +39,12 @@ void releaseDevice(CUdeviceptr ptr, CUstream stream);
 
 /// Hands every cached block back to the driver.
 void emptyDeviceCache();
+
+/// Side streams were forked from `run` (they wait for the work queued on it
+/// so far): until markJoin, a side stream's allocation that its own cache
+/// cannot serve may take a block `run`'s cache held at the fork.
+void markFork(CUstream run);
+void markJoin();
 
 } // namespace lstm::runtime
 #pragma GCC visibility pop

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceMemory.h"
 #include "RuntimeState.h"
 
 #include "lstm/Runtime/CudaRuntime.h"
@@ -96,6 +97,7 @@ void lstmRuntimeStreamFork(int32_t streams) {
     if (!LSTM_CUDA_CHECK(cuStreamWaitEvent(sides[i].stream, forkEvent, 0)))
       return;
   forked = count;
+  markFork(run);
 }
 
 void lstmRuntimeStreamSelect(int32_t stream) {
@@ -110,6 +112,7 @@ void lstmRuntimeStreamJoin(void) {
   selected = 0;
   if (count == 0)
     return;
+  markJoin();
   CUstream run = runStream();
   // After a failure the waits are still made where the calls succeed: the
   // run's stream never runs ahead of work queued on a side stream.

@@ -33,7 +33,8 @@ class _CompileOptions(ctypes.Structure):
                                         ("noPerStepFallback", ctypes.c_int),
                                         ("noPersistentTensorCores", ctypes.c_int),
                                         ("setPersistentSplitDepth", ctypes.c_int),
-                                        ("persistentSplitDepth", ctypes.c_int)]
+                                        ("persistentSplitDepth", ctypes.c_int),
+                                        ("noSplitTF32Gemms", ctypes.c_int)]
 
 
 def _load():
@@ -114,7 +115,7 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
             runtime_lib_dir=None, pre_passes="", compute_type="", gradients=False,
             persistent=False, chunk_bytes=None, hoist_min_threads=None,
             split_batch=True, per_step_fallback=True, persistent_tensor_cores=True,
-            persistent_split_depth=None):
+            persistent_split_depth=None, split_tf32_gemms=True):
     """Compiles `ir` to the shared library `output` (lstm-compile
     in-process); an empty option takes the compiler's default (see
     default_options). `runtime_lib_dir` None takes the package's own copy
@@ -127,7 +128,9 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
     run that needs it fails, saying so; without `persistent_tensor_cores`
     the kernels' products are fp32 multiply-adds at every batch;
     `persistent_split_depth`, None for the compiler's choice, is
-    lstm-compile's --persistent-split-depth); `chunk_bytes` (cpu):
+    lstm-compile's --persistent-split-depth); `split_tf32_gemms` (cuda,
+    fp32): a sequence's products on TF32 tensor cores with split
+    operands (3xTF32; False: fp32 FMAs); `chunk_bytes` (cpu):
     the hoisted input projections computed that many bytes of steps a
     thread at a time, 0 or None whole; `hoist_min_threads` (cpu): the
     least number of threads that runs them hoisted (None: the compiler's
@@ -144,7 +147,8 @@ def compile(ir, output, target="cpu", chip="", features="", cuda_path="", cuda_l
         1 if persistent else 0,
         chunk_bytes or 0, hoist_min_threads or 0, 0 if split_batch else 1,
         0 if per_step_fallback else 1, 0 if persistent_tensor_cores else 1,
-        0 if persistent_split_depth is None else 1, persistent_split_depth or 0)
+        0 if persistent_split_depth is None else 1, persistent_split_depth or 0,
+        0 if split_tf32_gemms else 1)
     _call(_lib.lstmTextCompile, data, len(data), _bytes(output), ctypes.byref(options))
 
 

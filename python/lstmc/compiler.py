@@ -231,7 +231,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             features=None, cuda_path="", cuda_lib_dir="", runtime_lib_dir=None,
             gradients=False, persistent=False, chunk_bytes=None, hoist_min_threads=None,
             split_batch=True, cache_dir=None, per_step_fallback="on-demand",
-            persistent_tensor_cores=True, persistent_split_depth=None):
+            persistent_tensor_cores=True, persistent_split_depth=None,
+            split_tf32_gemms=True):
     """Compiles `network` (a Network, or lstm IR text with a signature given
     by a Network) into a directory `path` (a temporary one by default) and
     loads it.
@@ -280,6 +281,13 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     split each tile's depth, lstm-compile's --persistent-split-depth: None
     (the default) chosen; 0 only where a warp's weights would not fit its
     registers otherwise; 1 (none), 2, 4, 8, 16 or 32.
+    split_tf32_gemms (cuda, compute_type 'fp32'): a sequence's products
+    (the hoisted input projections, the backward's products through the
+    weights, the weight gradients) on TF32 tensor cores, each operand split
+    into two TF32 values (3xTF32, within fp32's tolerance; the deep ones in
+    parts of at most 2048 terms added in fp32), where they have at least
+    128 rows, columns and terms (lstm-split-tf32-gemms; the default);
+    False keeps fp32 multiply-adds.
     chunk_bytes (cpu): each hoisted input projection is computed this many
     bytes of steps a thread at a time, just before those steps, while they
     are in cache (lstm-chunk-hoisted-projections; 0 or None: whole, the
@@ -348,6 +356,11 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         if not persistent or not persistent_tensor_cores:
             raise ValueError("persistent_split_depth applies with persistent=True and "
                              "persistent_tensor_cores=True")
+    if not isinstance(split_tf32_gemms, bool):
+        raise ValueError(f"split_tf32_gemms={split_tf32_gemms!r}: expected True or False")
+    if not split_tf32_gemms and (target != "cuda" or network.compute_type != "fp32"):
+        raise ValueError("split_tf32_gemms=False applies to target='cuda' under "
+                         "compute_type 'fp32'")
     # What the library is compiled with: the fallback is left out only
     # beside persistent kernels.
     compiled_fallback = per_step_fallback is True or not persistent
@@ -383,7 +396,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                 chunk_bytes=chunk_bytes, hoist_min_threads=hoist_min_threads,
                 split_batch=split_batch, cache_dir=False if path_given else cache_dir,
                 per_step_fallback=True, persistent_tensor_cores=persistent_tensor_cores,
-                persistent_split_depth=persistent_split_depth)))
+                persistent_split_depth=persistent_split_depth,
+                split_tf32_gemms=split_tf32_gemms)))
         return compiled
 
     path_given = path is not None
@@ -400,7 +414,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
             "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
             "per_step_fallback": compiled_fallback,
             "persistent_tensor_cores": persistent_tensor_cores,
-            "persistent_split_depth": persistent_split_depth})
+            "persistent_split_depth": persistent_split_depth,
+            "split_tf32_gemms": split_tf32_gemms})
         found = _cached(cache_root, key)
         if found is not None:
             return _with_fallback(found)
@@ -421,7 +436,8 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
                       hoist_min_threads=hoist_min_threads, split_batch=split_batch,
                       per_step_fallback=compiled_fallback,
                       persistent_tensor_cores=persistent_tensor_cores,
-                      persistent_split_depth=persistent_split_depth)
+                      persistent_split_depth=persistent_split_depth,
+                      split_tf32_gemms=split_tf32_gemms)
     except BaseException:
         # Nothing half-made stays in the cache or the temporary directory
         # (a failed compile, an interrupt); a directory the caller named
@@ -447,7 +463,7 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
 def _compile_into(native, network, path, target, chip, features, cuda_path, cuda_lib_dir,
                   runtime_lib_dir, pre_passes, gradients, persistent, chunk_bytes,
                   hoist_min_threads, split_batch, per_step_fallback,
-                  persistent_tensor_cores, persistent_split_depth):
+                  persistent_tensor_cores, persistent_split_depth, split_tf32_gemms):
     """The library and its description (runtime.META) in directory `path`."""
     try:
         native.compile(network.ir, os.path.join(path, runtime.LIBRARY), target=target,
@@ -458,7 +474,8 @@ def _compile_into(native, network, path, target, chip, features, cuda_path, cuda
                        hoist_min_threads=hoist_min_threads, split_batch=split_batch,
                        per_step_fallback=per_step_fallback,
                        persistent_tensor_cores=persistent_tensor_cores,
-                       persistent_split_depth=persistent_split_depth)
+                       persistent_split_depth=persistent_split_depth,
+                       split_tf32_gemms=split_tf32_gemms)
     except native.CompilerError as e:
         raise RuntimeError(str(e)) from None
     meta = {"entry": network.entry, "target": target, "dtype": network.dtype,
@@ -466,6 +483,7 @@ def _compile_into(native, network, path, target, chip, features, cuda_path, cuda
             "persistent": persistent, "per_step_fallback": per_step_fallback,
             "persistent_tensor_cores": persistent_tensor_cores,
             "persistent_split_depth": persistent_split_depth,
+            "split_tf32_gemms": split_tf32_gemms,
             "chunk_bytes": chunk_bytes,
             "hoist_min_threads": hoist_min_threads, "split_batch": split_batch,
             "chip": chip if target == "cuda" else None,

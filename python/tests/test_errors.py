@@ -274,6 +274,33 @@ def test_persistent_tensor_cores_option(tmp_path):
                     persistent_split_depth=2)
 
 
+def test_split_tf32_gemms_option(tmp_path):
+    """split_tf32_gemms reaches the compiler: under fp32 the hoisted input
+    projection of a network with I = 4H = 128 (128 terms and columns),
+    hoisted by lstm-optimize, runs as 3xTF32 by default, which adds the kernels that split its operands:
+    False compiles another library, where the same options twice compile
+    the same bytes; network.json records it. The argument is checked here
+    first, naming it."""
+    import json
+    net = lc.Network(lc.cells.lstm, input_size=128, hidden=32)
+    for name, split in (("split", True), ("again", True), ("fma", False)):
+        compile_for_cuda(net, tmp_path / name, pre_passes="lstm-optimize",
+                         split_tf32_gemms=split)
+    libraries = {d: (tmp_path / d / "network.so").read_bytes() for d in ("split", "again", "fma")}
+    assert libraries["split"] == libraries["again"]
+    assert libraries["fma"] != libraries["split"]
+    meta = {d: json.loads((tmp_path / d / "network.json").read_text()) for d in ("split", "fma")}
+    assert meta["split"]["split_tf32_gemms"] is True and meta["fma"]["split_tf32_gemms"] is False
+    for bad in (1, None, "no"):
+        with pytest.raises(ValueError, match=r"split_tf32_gemms=.*expected True or False"):
+            net.compile(target="cuda", split_tf32_gemms=bad)
+    with pytest.raises(ValueError, match="split_tf32_gemms=False applies to target='cuda'"):
+        net.compile(target="cpu", split_tf32_gemms=False)
+    tf32 = lc.Network(lc.cells.lstm, input_size=128, hidden=32, compute_type="tf32")
+    with pytest.raises(ValueError, match="under compute_type 'fp32'"):
+        tf32.compile(target="cuda", split_tf32_gemms=False)
+
+
 def test_persistent_needs_cuda():
     net = lc.Network(lc.cells.lstm, input_size=4, hidden=8)
     with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):

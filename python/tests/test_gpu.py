@@ -150,16 +150,57 @@ def test_persistent_tensor_cores(torch, name, compute_type, tol, batch):
     assert launched[0] != launched[1], launched
 
 
-def test_split_tf32_gemms_within_fp32(torch):
-    """Under the fp32 compute type a sequence's products of at least 128
-    rows, columns and terms run on TF32 tensor cores with split operands
-    (lstm-split-tf32-gemms, on by default): here the first layer's hoisted
-    input projection (320 x 512 x 256), the second's (320 x 512 x 128) and
-    the backward's products through the input weights. A two-layer LSTM of
-    I = 256, H = 128 at T = 40, B = 8 through lc.torch_module on the GPU:
-    the forward and every gradient within fp32's 1e-5 (norm-relative) of
-    nn.LSTM in float64 with the same weights."""
-    T, B, I, H = 40, 8, 256, 128
+def check_graphed_step(torch, m, x_shape, y_shape, steps, make_x, final):
+    """A training step of torch module `m` (loss (y * gy).sum() plus
+    `final`(hT, cT)) through GraphedStep `steps` times on new inputs
+    (`make_x(shape)`): its three warm-up calls, then the capture and the
+    replays (`steps` > 3), each against the same step of a copy of `m` run
+    eagerly: the loss and every parameter's gradient within 1e-5."""
+    twin = copy.deepcopy(m)
+
+    def step(module, x, gy):
+        y, hT, cT = module(x)
+        loss = (y * gy).sum() + final(hT, cT)
+        loss.backward()
+        return loss.detach()
+
+    runner = lc.torch_module.GraphedStep(lambda x, gy: step(m, x, gy),
+                                         torch.zeros(x_shape, device="cuda"),
+                                         torch.zeros(y_shape, device="cuda"),
+                                         zero_grad=m.zero_grad)
+    for _ in range(steps):
+        x = make_x(x_shape)
+        gy = torch.randn(y_shape, device="cuda")
+        loss = runner(x, gy)
+        twin.zero_grad()
+        with torch.cuda.stream(runner.stream):  # the libraries' buffers are per stream
+            runner.stream.wait_stream(torch.cuda.current_stream())
+            eager = step(twin, x, gy)
+        torch.cuda.current_stream().wait_stream(runner.stream)
+        assert (loss - eager).abs() <= 1e-5 * eager.abs()
+        for a, b in zip(m.parameters(), twin.parameters()):
+            assert (a.grad - b.grad).norm() <= 1e-5 * b.grad.norm()
+    assert runner.graph is not None
+    del runner
+    lc.torch_module.release_captured()
+
+
+@pytest.mark.parametrize("T,B,I,H", [(40, 8, 256, 128), (60, 40, 1024, 640)])
+def test_split_tf32_gemms_within_fp32(torch, T, B, I, H):
+    """Under the fp32 compute type a sequence's products run on TF32 tensor
+    cores with split operands (lstm-split-tf32-gemms, on by default) where
+    they have at least 128 rows, columns and terms and 512 multiply-adds
+    for each element the splits write. At I = 256, H = 128, T = 40, B = 8:
+    the first layer's hoisted input projection (320 x 512 x 256), each one
+    product. At I = 1024, H = 640, T = 60, B = 40 the products deeper than
+    1024 terms run in parts whose sums are added in fp32: the backward's
+    products through the first layer's input weights (4H = 2560 terms,
+    three parts) and the weight gradients of 2560 x 640 and 2560 x 1024
+    (T·B = 2400, three parts, on the side streams of
+    lstm-fork-independent-work). A two-layer LSTM through lc.torch_module
+    on the GPU: the forward and every gradient within fp32's 1e-5
+    (norm-relative) of nn.LSTM in float64 with the same weights; the
+    training step captured in a CUDA graph, as the eager step."""
     torch.manual_seed(11)
     ref32 = torch.nn.LSTM(I, H, num_layers=2)
     net, params = lc.from_torch(ref32)
@@ -179,8 +220,11 @@ def test_split_tf32_gemms_within_fp32(torch):
             y, hT, cT = mod(*xs)
         mod.zero_grad()
         sum((o * c.to(dtype)).sum() for o, c in zip((y, hT, cT), cots)).backward()
-        results[which] = ([y, hT, cT] + [t.grad for t in xs],
-                          {n: p.grad for n, p in mod.named_parameters()})
+        results[which] = ([o.detach() for o in (y, hT, cT)] + [t.grad for t in xs],
+                          {n: p.grad.clone() for n, p in mod.named_parameters()})
+        # (The autograd graph, which holds the parameters' gradient
+        # accumulators, gone before the capture below on another stream.)
+        del y, hT, cT
     names = {"W": "weight_ih", "R": "weight_hh", "bW": "bias_ih", "bR": "bias_hh"}
     pairs = list(zip(results["ours"][0], results["ref"][0]))
     pairs += [(grad, results["ref"][1][names[n[:-1]] + "_l" + n[-1]])
@@ -190,6 +234,13 @@ def test_split_tf32_gemms_within_fp32(torch):
         a, b = a.detach().double(), b.detach().double()
         assert torch.isfinite(a).all()
         assert float((a - b).norm() / b.norm()) < 1e-5
+
+    # The same training step captured in a CUDA graph: the weight
+    # gradients, products in parts behind a check of T·B, run on side
+    # streams (lstm-fork-independent-work) and allocate their results there.
+    check_graphed_step(torch, ours, (T, B, I), (T, B, H), 5,
+                       lambda shape: torch.rand(shape, device="cuda") * 2 - 1,
+                       final=lambda hT, cT: cT.sum())
 
 
 @pytest.mark.parametrize("name", ["lstm", "stack3"])
@@ -631,33 +682,9 @@ def test_torch_module_training_against_nn_lstm(torch):
     against_reference()
 
     # The step captured, against the same step of a copy run eagerly.
-    twin = copy.deepcopy(m)
-
-    def step(module, x, gy):
-        y, hT, cT = module(x)
-        loss = (y * gy).sum() + hT.sum()
-        loss.backward()
-        return loss.detach()
-
-    runner = lc.torch_module.GraphedStep(lambda x, gy: step(m, x, gy),
-                                         torch.zeros(7, 3, 5, device="cuda"),
-                                         torch.zeros(7, 3, 16, device="cuda"),
-                                         zero_grad=m.zero_grad)
-    for _ in range(5):
-        x = torch.randn(7, 3, 5, device="cuda")
-        gy = torch.randn(7, 3, 16, device="cuda")
-        loss = runner(x, gy)
-        twin.zero_grad()
-        with torch.cuda.stream(runner.stream):  # the libraries' buffers are per stream
-            runner.stream.wait_stream(torch.cuda.current_stream())
-            eager = step(twin, x, gy)
-        torch.cuda.current_stream().wait_stream(runner.stream)
-        assert (loss - eager).abs() <= 1e-5 * eager.abs()
-        for a, b in zip(m.parameters(), twin.parameters()):
-            assert (a.grad - b.grad).norm() <= 1e-5 * b.grad.norm()
-    assert runner.graph is not None
-    del runner
-    lc.torch_module.release_captured()
+    check_graphed_step(torch, m, (7, 3, 5), (7, 3, 16), 5,
+                       lambda shape: torch.randn(shape, device="cuda"),
+                       final=lambda hT, cT: hT.sum())
 
 
 def test_torch_module_saved_activations_lifetime(torch):

@@ -177,13 +177,13 @@ static void testDefaults(void) {
           (int)options.computeType.length, options.computeType.data);
   fprintf(stderr, "persistent %d, per-step fallback %d\n", options.persistent,
           options.perStepFallback);
-  fprintf(stderr, "tensor cores %d, split depth %lld\n",
+  fprintf(stderr, "tensor cores %d, split depth %lld, 3xTF32 GEMMs %d\n",
           options.persistentTensorCores,
-          (long long)options.persistentSplitDepth);
+          (long long)options.persistentSplitDepth, options.splitTF32Gemms);
   // CHECK-LABEL: @defaults
   // CHECK-NEXT: cuda sm_90 +ptx81 fp32
   // CHECK-NEXT: persistent 0, per-step fallback 1
-  // CHECK-NEXT: tensor cores 1, split depth -1
+  // CHECK-NEXT: tensor cores 1, split depth -1, 3xTF32 GEMMs 1
 }
 
 int main(int argc, char **argv) {

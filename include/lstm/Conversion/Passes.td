@@ -644,8 +644,14 @@ def ForkIndependentWorkPass
     In each block outside kernels it takes the longest runs of ops that
     are device work (linalg ops, `memref.copy`, `gpu.memset`, `gpu.memcpy`
     and `gpu.launch` without a name, on buffers allocated by `gpu.alloc`
-    or passed as arguments), ops that touch no memory (index arithmetic,
-    views, allocations, assertions) and frees. The device work of a run
+    or passed as arguments, and `scf.for` and `scf.if` ops whose own ops
+    are all device work, ops that touch no memory or frees, such as
+    lstm-split-tf32-gemms's products in parts behind its check of their
+    extents), ops that touch no memory (index arithmetic, views,
+    allocations, assertions) and frees. A loop's or branch's results count
+    as buffers it writes, and an op that touches no memory but reads one
+    ends the run (the run's ops that touch no memory move before its
+    work). The device work of a run
     splits into groups no two of which touch a common buffer where one of
     them writes it (`mayOverlap`, as lstm-merge-gpu-launches decides). Where
     at least two groups hold a product (a linalg op with a reduction), the
@@ -1092,29 +1098,64 @@ def SplitTF32GemmsPass : Pass<"lstm-split-tf32-gemms"> {
     `compute-type`; a product left as a generated kernel computes the same
     sum with fp32 FMAs.
 
-    Which products: those whose reduction is static, at least `min-rows`
-    and at most `max-depth` terms deep (the error of the tensor cores'
-    additions grows with the depth: about 5e-6 of the result's norm at
-    2048, 1.5e-5 at 6400, against fp32's bound of 1e-5; a shallower one
-    gains less than the splits cost), with at least `min-rows` rows and as
-    many columns (fewer rows measured slower than fp32 FMAs). Where the rows or
-    columns are dynamic, an `scf.if` chooses at run time between the split
-    product and the product as it was, each branch with its own copy of a
-    zero fill of the accumulator that only the product reads. `in-loops`
-    false leaves the products inside loops (a step's) alone. Infinite or
+    Which products: those with at least `min-rows` rows, as many columns
+    and as many terms (fewer rows measured slower than fp32 FMAs; a
+    shallower reduction gains less than the splits cost) and, inside a
+    loop (a step's product), at least `min-loop-work` multiply-adds, the
+    batch's included (a small step's product gains less than its state's
+    split costs every step), and at least `min-intensity` multiply-adds
+    for each element of the operands it splits at each call (the splits
+    read and write memory in proportion to those elements, the tensor
+    cores save time in proportion to the multiply-adds: appleyard's weight
+    gradients, 2048 x 512 by T·B, at 410 ran slower split). Where an extent
+    that decides is dynamic (a
+    batch, a weight gradient's steps times batch), an `scf.if` chooses at
+    run time between the split product and the product as it was. A zero
+    fill of the accumulator that only the product reads moves next to the
+    product (its copy in each branch), where `lstm-gemm-to-cublas` folds it
+    into the call (beta = 0).
+
+    A step's weights, split before the loops, are split behind the same
+    test, built at the function's start from its arguments (ValueBounds
+    ties the step's extents to them through the loops), the other branch an
+    uninitialised buffer: a call whose batch is below the bounds pays for
+    no split. Where the test cannot be built so (a loop that carries the
+    batch in states that trade their rows), the product is left alone.
+
+    The error of the tensor cores' additions grows with the depth: about
+    2.4e-6 of the result's norm at 1024 terms, 4.8e-6 at 2048, 1.5e-5 at
+    6400, against fp32's bound of 1e-5. A reduction deeper than
+    `max-depth` is cut into ceil(depth / max-depth) parts of equal depth
+    (the last shorter): the first part's split product goes into the
+    accumulator as the product did, each other part's is added to it
+    (cuBLAS's beta = 1, an fp32 addition). A static depth's parts follow
+    one another (a step's weights' parts sliced, and split, before the
+    loops); a depth known only at run time (outside loops only) has its
+    parts added by an `scf.for`. `in-loops` false leaves the products
+    inside loops alone altogether. Infinite or
     NaN operands give NaN (`x_lo = inf - inf`) where fp32 FMAs could give an
     infinity.
   }];
   let options = [
     Option<"minRows", "min-rows", "int64_t", /*default=*/"128",
            "Fewest rows, columns and terms of a product that is split">,
-    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"2048",
-           "Deepest static reduction that is split">,
+    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"1024",
+           "Most terms one TF32 product sums: deeper reductions are cut "
+           "into parts whose products are added in fp32">,
+    Option<"minIntensity", "min-intensity", "int64_t", /*default=*/"512",
+           "Fewest multiply-adds of a product that is split for each element "
+           "of its operands split at each call: rows·cols/(rows + cols), or "
+           "cols (rows) where the second (first) operand is split before "
+           "the loops">,
+    Option<"minLoopWork", "min-loop-work", "int64_t", /*default=*/"134217728",
+           "Fewest multiply-adds (the batch's included) of a product inside "
+           "a loop that is split (below 2^31)">,
     Option<"inLoops", "in-loops", "bool", /*default=*/"true",
            "Split the products inside loops too (a step's); false: only "
            "those outside every loop (a sequence's)">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",

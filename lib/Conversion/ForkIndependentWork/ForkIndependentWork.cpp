@@ -92,10 +92,59 @@ static bool isDeviceBuffer(Value memref, DenseSet<Value> &visited) {
   return false;
 }
 
+static std::optional<Work> asWork(Operation *op);
+
+/// Whether every access is to device memory.
+static bool onDevice(ArrayRef<BufferAccess> accesses) {
+  return llvm::all_of(accesses, [](const BufferAccess &access) {
+    DenseSet<Value> visited;
+    return isDeviceBuffer(access.memref, visited);
+  });
+}
+
+/// A loop or branch whose ops are all device work, ops that touch no memory
+/// and frees of device buffers (lstm-split-tf32-gemms's product in parts,
+/// behind its check of the extents) as one piece of work: a product if it
+/// holds one. The buffers it yields count as written by it, so that what
+/// reads them stays in its group, after it.
+static std::optional<Work> asStructuredWork(Operation *op) {
+  bool product = false, work = false;
+  WalkResult walk = op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (nested == op || isa<scf::ForOp, scf::IfOp>(nested))
+      return WalkResult::advance();
+    if (isa<scf::YieldOp, gpu::DeallocOp>(nested))
+      return WalkResult::skip();
+    if (std::optional<Work> inner = asWork(nested)) {
+      work = true;
+      product |= inner->product;
+      return WalkResult::skip();
+    }
+    if (!isa<gpu::LaunchOp>(nested) && touchesNoMemory(nested))
+      return WalkResult::skip();
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted() || !work)
+    return std::nullopt;
+  FailureOr<SmallVector<BufferAccess>> accesses = collectBufferAccesses(op);
+  if (failed(accesses))
+    return std::nullopt;
+  for (Value result : op->getResults()) {
+    if (!isa<BaseMemRefType>(result.getType()))
+      return std::nullopt;
+    accesses->push_back({result, /*write=*/true});
+  }
+  if (accesses->empty() || !onDevice(*accesses))
+    return std::nullopt;
+  return Work{op, std::move(*accesses), product};
+}
+
 /// `op` as device work, or nothing where it is not: linalg ops, copies,
 /// fills and launches (without a name: the persistent kernels' grid
-/// barriers need the whole GPU) on device buffers, with no results.
+/// barriers need the whole GPU) on device buffers, with no results, and
+/// loops and branches of them (asStructuredWork).
 static std::optional<Work> asWork(Operation *op) {
+  if (isa<scf::ForOp, scf::IfOp>(op))
+    return asStructuredWork(op);
   if (op->getNumResults() != 0)
     return std::nullopt;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -117,11 +166,7 @@ static std::optional<Work> asWork(Operation *op) {
     return std::nullopt;
   }
   FailureOr<SmallVector<BufferAccess>> accesses = collectBufferAccesses(op);
-  if (failed(accesses) || accesses->empty() ||
-      !llvm::all_of(*accesses, [](const BufferAccess &access) {
-        DenseSet<Value> visited;
-        return isDeviceBuffer(access.memref, visited);
-      }))
+  if (failed(accesses) || accesses->empty() || !onDevice(*accesses))
     return std::nullopt;
   return Work{op, std::move(*accesses),
               linalgOp && linalgOp.getNumReductionLoops() > 0};
@@ -179,6 +224,12 @@ struct ForkIndependentWorkPass
         } else if (!isa<gpu::LaunchOp>(op) && touchesNoMemory(&op)) {
           // (A launch that is not work, even one whose body declares no
           // effects, keeps its place among the GPU's work.)
+          // The run's ops that touch no memory move before its work: one
+          // that reads what a loop or branch of the run yields ends it.
+          if (readsResultOf(&op, run)) {
+            rewrite(run, &op, aliases, dominance);
+            run = Run();
+          }
           run.neutral.push_back(&op);
         } else {
           rewrite(run, &op, aliases, dominance);
@@ -186,6 +237,21 @@ struct ForkIndependentWorkPass
         }
       }
     }
+  }
+
+  /// Whether `op` (or an op nested in it) reads a value that work of `run`
+  /// defines.
+  static bool readsResultOf(Operation *op, const Run &run) {
+    return op
+        ->walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              if (llvm::any_of(run.work,
+                               [&](const Work &w) { return w.op == def; }))
+                return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// Splits `run` among streams where at least two of its independent

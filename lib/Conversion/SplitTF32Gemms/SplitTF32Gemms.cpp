@@ -15,10 +15,13 @@
 // at most 2^-11 |a_lo| (or |b_lo|), 2^-22 of the product. What they add
 // less well than fp32 FMAs is the sum: they round it toward zero, an error
 // that grows with the depth of the reduction (measured: about 5e-6 of the
-// result's norm at a depth of 2048, against 4e-7 for fp32 FMAs), hence the
-// pass's max-depth. cuBLAS has no such mode on Hopper (its fp32 emulation
-// is for later GPUs), so the pass rewrites the product itself: C = A·B over
-// depth K becomes one TF32 product over depth 3K,
+// result's norm at a depth of 2048, against 4e-7 for fp32 FMAs). A deeper
+// reduction (a weight gradient's, over every step and batch row) is cut
+// into parts of at most max-depth terms, each part's product summed on the
+// tensor cores and the parts' added in fp32 (cuBLAS's beta = 1), so that
+// the error stays that of one part. cuBLAS has no such mode on Hopper (its fp32
+// emulation is for later GPUs), so the pass rewrites the product itself: C =
+// A·B over depth K becomes one TF32 product over depth 3K,
 //
 //   C = [A_lo | A_hi | A_hi] · [B_hi ; B_lo ; B_hi],
 //
@@ -34,21 +37,27 @@
 //
 // A product of few rows runs no faster on tensor cores (cuBLAS's tiles are
 // mostly empty) and pays for the splits: those with fewer than min-rows rows
-// or columns keep fp32 FMAs, decided at run time where the extent is
-// dynamic (a batch), with both versions behind an scf.if.
+// or columns (or terms) keep fp32 FMAs, decided at run time where the
+// extent is dynamic (a batch), with both versions behind an scf.if.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lstm/Conversion/SplitTF32Gemms/SplitTF32Gemms.h"
 #include "lstm/Conversion/Utils/TF32.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Transforms/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <variant>
@@ -165,31 +174,77 @@ Value splitOperand(OpBuilder &builder, Location loc, Value value, int64_t dim,
   return tensor::CollapseShapeOp::create(builder, loc, parts, groups);
 }
 
+/// The i1 that says whether a split hoisted out of the loops is used,
+/// defined before it (at the function's start); a null Value: always.
+using HoistGuard = Value;
+
+/// An uninitialised tensor of the type of `value`'s split along `dim`.
+Value emptySplit(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext());
+  sizes[dim] =
+      affine::makeComposedFoldedAffineApply(b, loc, d0 * 3, {sizes[dim]});
+  return tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+}
+
 /// Splits each operand once where it can. An operand defined outside the
 /// innermost loop around its product (a weight, before the time loop) is
 /// split right after its definition, once for every product that reads it
 /// and every iteration; any other right before the product, and a later
 /// product of the same block that reads it (products are split in program
-/// order) reads that split.
+/// order) reads that split. A hoisted split that a guard says the product
+/// may not use (a batch below min-rows) is made behind an scf.if on it,
+/// the other branch an uninitialised buffer, and is the product's own.
 class Splitter {
 public:
   Value split(OpBuilder &builder, Operation *product, Value value, int64_t dim,
-              int64_t lowPart) {
+              int64_t lowPart, HoistGuard guard = Value()) {
     auto loop = product->getParentOfType<LoopLikeOpInterface>();
     bool hoist =
         loop && !loop->isAncestor(value.getParentBlock()->getParentOp());
+    Location loc = product->getLoc();
+    OpBuilder::InsertionGuard insertion(builder);
+    Value used;
+    if (hoist) {
+      builder.setInsertionPointAfterValue(value);
+      used = guard;
+      // After the guard where the value is defined before it (a function
+      // argument: both at the function's start).
+      Operation *test = guard ? guard.getDefiningOp() : nullptr;
+      Block::iterator at = builder.getInsertionPoint();
+      if (test && test->getBlock() == builder.getInsertionBlock() &&
+          at != builder.getInsertionBlock()->end() &&
+          (&*at == test || at->isBeforeInBlock(test)))
+        builder.setInsertionPointAfter(test);
+    }
+    if (used) {
+      auto branch = scf::IfOp::create(
+          builder, loc, TypeRange{splitType(value, dim)}, used,
+          /*addThenBlock=*/true, /*addElseBlock=*/true);
+      OpBuilder then = branch.getThenBodyBuilder();
+      scf::YieldOp::create(then, loc,
+                           splitOperand(then, loc, value, dim, lowPart));
+      OpBuilder otherwise = branch.getElseBodyBuilder();
+      scf::YieldOp::create(otherwise, loc,
+                           emptySplit(otherwise, loc, value, dim));
+      return branch.getResult(0);
+    }
     Block *block = hoist ? nullptr : builder.getInsertionBlock();
     Value &split = splits[{value, dim, lowPart, block}];
-    if (split)
-      return split;
-    OpBuilder::InsertionGuard guard(builder);
-    if (hoist)
-      builder.setInsertionPointAfterValue(value);
-    split = splitOperand(builder, product->getLoc(), value, dim, lowPart);
+    if (!split)
+      split = splitOperand(builder, loc, value, dim, lowPart);
     return split;
   }
 
 private:
+  static Type splitType(Value value, int64_t dim) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    if (!ShapedType::isDynamic(shape[dim]))
+      shape[dim] *= 3;
+    return RankedTensorType::get(shape, type.getElementType());
+  }
+
   /// By operand, dimension, low part and the block of the products that
   /// share it (none for a hoisted split).
   llvm::DenseMap<std::tuple<Value, int64_t, int64_t, Block *>, Value> splits;
@@ -197,28 +252,205 @@ private:
 
 /// Whether the product's extent along loop dimension `dim` reaches `least`:
 /// true or false where it is static, else an i1 computed before `op`.
-std::variant<bool, Value> reaches(OpBuilder &b, linalg::LinalgOp op,
-                                  unsigned dim, int64_t least) {
-  int64_t extent = op.getStaticLoopRanges()[dim];
-  if (!ShapedType::isDynamic(extent))
-    return extent >= least;
-  // The extent as an input's size (not the accumulator's, whose zero fill
-  // should keep the product as its one user).
-  Location loc = op.getLoc();
-  Value size;
+/// The input and its dimension that give the product's extent along loop
+/// dimension `dim` (not the accumulator, whose zero fill should keep the
+/// product as its one user).
+std::optional<std::pair<Value, unsigned>> extentSource(linalg::LinalgOp op,
+                                                       unsigned dim) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (std::optional<unsigned> position =
-            map.getResultPosition(getAffineDimExpr(dim, op.getContext()))) {
-      size = tensor::DimOp::create(b, loc, input->get(), *position);
-      break;
+            map.getResultPosition(getAffineDimExpr(dim, op.getContext())))
+      return std::make_pair(input->get(), *position);
+  }
+  return std::nullopt;
+}
+
+Value atLeast(OpBuilder &b, Location loc, Value size, int64_t least) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
+                               arith::ConstantIndexOp::create(b, loc, least));
+}
+
+/// The extent of the product's loop dimension `dim` as an input's size,
+/// read at `b`'s insertion point; a null Value where no input has it.
+Value extentHere(OpBuilder &b, linalg::LinalgOp op, unsigned dim) {
+  std::optional<std::pair<Value, unsigned>> source = extentSource(op, dim);
+  if (!source)
+    return Value();
+  return tensor::DimOp::create(b, op.getLoc(), source->first, source->second);
+}
+
+/// The same extent built at `b`'s insertion point from the function's
+/// arguments (a step's extents as the loops around it keep them:
+/// ValueBounds proves them equal); a null Value where it cannot be.
+Value extentBeforeLoops(OpBuilder &b, linalg::LinalgOp op, unsigned dim) {
+  std::optional<std::pair<Value, unsigned>> source = extentSource(op, dim);
+  if (!source)
+    return Value();
+  auto functionArgument = [](Value v, std::optional<int64_t>,
+                             ValueBoundsConstraintSet &) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  };
+  FailureOr<OpFoldResult> extent = affine::reifyShapedValueDimBound(
+      b, op.getLoc(), presburger::BoundType::EQ, source->first, source->second,
+      functionArgument);
+  if (failed(extent))
+    return Value();
+  return getValueOrCreateConstantIndexOp(b, op.getLoc(), *extent);
+}
+
+/// What a product must have to be split.
+struct Bounds {
+  /// Rows, columns and terms, each.
+  int64_t minRows;
+  /// Multiply-adds, its batch included (a product in a loop), or 1.
+  int64_t minWork;
+  /// Multiply-adds for each element of the operands split at each call:
+  /// rows·cols/(rows + cols) where both are, cols where only the first
+  /// (the rows') is, rows where only the second is.
+  int64_t minIntensity;
+  /// Whether the first and the second operand are split at each call (not
+  /// before the loops around the product).
+  bool splitsFirst, splitsSecond;
+};
+
+/// Whether `op` passes `bounds`: true or false where the extents that
+/// decide are static; else an i1 built at `b`'s insertion point from the
+/// dynamic extents that `extent` gives there; a null Value where it gives
+/// none for one of them.
+std::variant<bool, Value> enoughWork(OpBuilder &b, linalg::LinalgOp op,
+                                     const Contraction &c, const Bounds &bounds,
+                                     function_ref<Value(unsigned)> extent) {
+  int64_t minRows = bounds.minRows, minWork = bounds.minWork;
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Value all;
+  auto require = [&](Value v) {
+    all = all ? arith::AndIOp::create(b, loc, all, v) : v;
+  };
+  llvm::DenseMap<unsigned, Value> dynamic;
+  auto extentOf = [&](unsigned dim) {
+    Value &e = dynamic[dim];
+    if (!e)
+      e = extent(dim);
+    return e;
+  };
+  for (unsigned dim : {c.m, c.n, c.k}) {
+    if (!ShapedType::isDynamic(ranges[dim])) {
+      if (ranges[dim] < minRows)
+        return false;
+      continue;
+    }
+    Value e = extentOf(dim);
+    if (!e)
+      return Value();
+    require(atLeast(b, loc, e, minRows));
+  }
+  if (minWork > 1) {
+    // The static extents' product and the dynamic ones', each factor
+    // clamped to minWork (below 2^31: no overflow).
+    int64_t work = 1;
+    Value dynamicWork;
+    for (auto [dim, range] : llvm::enumerate(ranges)) {
+      if (!ShapedType::isDynamic(range)) {
+        work = std::min<int64_t>(work * std::min(range, minWork), minWork);
+        continue;
+      }
+      Value e = extentOf(dim);
+      if (!e)
+        return Value();
+      Value clamped = arith::MinUIOp::create(
+          b, loc, e, arith::ConstantIndexOp::create(b, loc, minWork));
+      dynamicWork =
+          dynamicWork
+              ? Value(arith::MulIOp::create(b, loc, dynamicWork, clamped))
+              : Value(clamped);
+    }
+    if (!dynamicWork) {
+      if (work < minWork)
+        return false;
+    } else {
+      require(atLeast(b, loc, dynamicWork, llvm::divideCeil(minWork, work)));
     }
   }
-  if (!size)
+  // The intensity: M·N >= r·(M·[first split] + N·[second split]); with
+  // one operand split, N >= r (the first) or M >= r (the second).
+  int64_t r = bounds.minIntensity;
+  if (bounds.splitsFirst != bounds.splitsSecond) {
+    unsigned dim = bounds.splitsFirst ? c.n : c.m;
+    if (!ShapedType::isDynamic(ranges[dim])) {
+      if (ranges[dim] < r)
+        return false;
+    } else {
+      Value e = extentOf(dim);
+      if (!e)
+        return Value();
+      require(atLeast(b, loc, e, r));
+    }
+  } else if (bounds.splitsFirst) {
+    // Each extent clamped to 2^31: no overflow below 2^63.
+    constexpr int64_t kClamp = int64_t(1) << 31;
+    int64_t m = ranges[c.m], n = ranges[c.n];
+    // (M - r)·(N - r) >= r²: never where an extent is at most r.
+    if ((!ShapedType::isDynamic(m) && m <= r) ||
+        (!ShapedType::isDynamic(n) && n <= r))
+      return false;
+    if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n)) {
+      m = std::min(m, kClamp);
+      n = std::min(n, kClamp);
+      if (m * n < r * (m + n))
+        return false;
+    } else {
+      auto clamped = [&](unsigned dim, int64_t range) -> Value {
+        if (!ShapedType::isDynamic(range))
+          return arith::ConstantIndexOp::create(b, loc,
+                                                std::min(range, kClamp));
+        Value e = extentOf(dim);
+        if (!e)
+          return Value();
+        return arith::MinUIOp::create(
+            b, loc, e, arith::ConstantIndexOp::create(b, loc, kClamp));
+      };
+      Value mv = clamped(c.m, m), nv = clamped(c.n, n);
+      if (!mv || !nv)
+        return Value();
+      Value product = arith::MulIOp::create(b, loc, mv, nv);
+      Value needed =
+          arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, mv, nv),
+                                arith::ConstantIndexOp::create(b, loc, r));
+      require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, product,
+                                    needed));
+    }
+  }
+  if (!all)
     return true;
-  return Value(
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
-                            arith::ConstantIndexOp::create(b, loc, least)));
+  return all;
+}
+
+/// The terms [offset, offset + size) of `value` along dimension `dim`.
+Value sliceAlong(OpBuilder &b, Location loc, Value value, int64_t dim,
+                 OpFoldResult offset, OpFoldResult size) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+}
+
+/// The terms [at, at + size) of `value`, an operand of `op`, along
+/// dimension `dim`: right after the operand's definition where that is
+/// outside the loop around `op` (a weight), else at `b`'s insertion point.
+Value sliceBeforeLoops(OpBuilder &b, linalg::LinalgOp op, Value value,
+                       int64_t dim, int64_t at, int64_t size) {
+  OpBuilder::InsertionGuard guard(b);
+  auto loop = op->getParentOfType<LoopLikeOpInterface>();
+  if (loop && !loop->isAncestor(value.getParentBlock()->getParentOp()))
+    b.setInsertionPointAfterValue(value);
+  return sliceAlong(b, op.getLoc(), value, dim, b.getIndexAttr(at),
+                    b.getIndexAttr(size));
 }
 
 struct SplitTF32GemmsPass
@@ -226,101 +458,232 @@ struct SplitTF32GemmsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (minRows < 1 || maxDepth < 1) {
+      getOperation()->emitError("lstm-split-tf32-gemms: min-rows and "
+                                "max-depth must be at least 1 (got ")
+          << static_cast<int64_t>(minRows) << " and "
+          << static_cast<int64_t>(maxDepth) << ")";
+      return signalPassFailure();
+    }
+    if (minIntensity < 1 || minIntensity >= (int64_t(1) << 31)) {
+      getOperation()->emitError("lstm-split-tf32-gemms: min-intensity must "
+                                "be at least 1 and below 2^31 (got ")
+          << static_cast<int64_t>(minIntensity) << ")";
+      return signalPassFailure();
+    }
+    if (minLoopWork < 1 || minLoopWork >= (int64_t(1) << 31)) {
+      getOperation()->emitError("lstm-split-tf32-gemms: min-loop-work must "
+                                "be at least 1 and below 2^31 (got ")
+          << static_cast<int64_t>(minLoopWork) << ")";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, Contraction>> products;
     getOperation()->walk([&](linalg::LinalgOp op) {
       std::optional<Contraction> c = matchContraction(op);
       if (!c)
         return;
-      // A static depth, within the bound: tensor cores' accumulation adds an
-      // error that grows with it.
-      // A shallow one (char-rnn's input projection, 65 terms) gains less
-      // than its operands' splits cost.
+      // A shallow product (char-rnn's input projection, 65 terms) gains
+      // less than its operands' splits cost.
       int64_t depth = op.getStaticLoopRanges()[c->k];
-      if (ShapedType::isDynamic(depth) || depth > maxDepth || depth < minRows)
+      if (!ShapedType::isDynamic(depth) && depth < minRows)
         return;
-      if (!inLoops && op->getParentOfType<LoopLikeOpInterface>())
-        return;
+      if (op->getParentOfType<LoopLikeOpInterface>()) {
+        // A product in a loop whose depth is known only at run time would
+        // split its weights' parts at every iteration.
+        if (!inLoops || ShapedType::isDynamic(depth))
+          return;
+      }
       products.push_back({op, *c});
     });
 
     IRRewriter rewriter(&getContext());
     Splitter splitter;
-    for (auto [op, c] : products) {
-      rewriter.setInsertionPoint(op);
-      // Enough rows and columns for the tensor cores to pay: decided here
-      // where the extents are static, else at run time, the product as it
-      // was in the other branch.
-      Value condition;
-      bool never = false;
-      for (unsigned dim : {c.m, c.n}) {
-        std::variant<bool, Value> enough = reaches(rewriter, op, dim, minRows);
-        if (auto *known = std::get_if<bool>(&enough)) {
-          never |= !*known;
-          continue;
-        }
-        Value v = std::get<Value>(enough);
-        condition = condition ? arith::AndIOp::create(rewriter, op.getLoc(),
-                                                      condition, v)
-                              : v;
-      }
-      if (never)
-        continue;
+    for (auto [op, c] : products)
+      rewrite(rewriter, splitter, op, c);
+  }
 
-      auto splitProduct = [&](OpBuilder &b) -> Operation * {
-        Value first = splitter.split(b, op, op.getDpsInputs()[0],
-                                     c.reductionPositions[0], kLowPartOfFirst);
-        Value second =
-            splitter.split(b, op, op.getDpsInputs()[1], c.reductionPositions[1],
-                           kLowPartOfSecond);
-        // The body multiplies and adds f32 as before; only the reduction's
-        // extent, read from the operands, changes.
-        Operation *split = b.clone(*op);
-        split->setOperand(0, first);
-        split->setOperand(1, second);
-        split->setAttr(lstm::kTF32OperandsAttr, b.getUnitAttr());
-        return split;
-      };
-
-      if (!condition) {
-        Operation *split = splitProduct(rewriter);
-        rewriter.replaceOp(op, split->getResults());
-        continue;
-      }
-      // Both versions. A zero fill of the accumulator that only the product
-      // reads goes into each branch, where lstm-gemm-to-cublas folds it into
-      // the call (beta = 0).
-      Value init = op.getDpsInits()[0];
-      auto fill = init.getDefiningOp<linalg::FillOp>();
-      if (fill && !init.hasOneUse())
-        fill = nullptr;
-      auto branch = scf::IfOp::create(
-          rewriter, op.getLoc(), op->getResultTypes(), condition,
-          /*addThenBlock=*/true, /*addElseBlock=*/true);
-      auto fillIn = [&](OpBuilder &b, Operation *product) {
-        if (!fill)
+  /// Replaces `op` by its split version, behind an scf.if where the
+  /// extents that decide it are dynamic.
+  void rewrite(IRRewriter &rewriter, Splitter &splitter, linalg::LinalgOp op,
+               const Contraction &c) {
+    rewriter.setInsertionPoint(op);
+    // Enough rows, columns and terms (and, in a loop, work) for the tensor
+    // cores to pay: decided here where the extents are static, else at run
+    // time, the product as it was in the other branch.
+    auto loop = op->getParentOfType<LoopLikeOpInterface>();
+    auto hoisted = [&](Value v) {
+      return loop && !loop->isAncestor(v.getParentBlock()->getParentOp());
+    };
+    Bounds bounds{minRows, loop ? int64_t(minLoopWork) : 1, minIntensity,
+                  !hoisted(op.getDpsInputs()[0]),
+                  !hoisted(op.getDpsInputs()[1])};
+    auto extentsHere = [&](unsigned dim) {
+      return extentHere(rewriter, op, dim);
+    };
+    // A step's weights are split before the loops, and only for the calls
+    // whose extents pass the same test there (the latency network's B = 1
+    // would pay for a split it never reads): the test is built at the
+    // function's start from its arguments. Where it cannot be (the loops
+    // do not keep the extents in a way ValueBounds can follow: a backward
+    // step's states that trade their rows), the product stays as it is.
+    HoistGuard hoistGuard;
+    bool hoists = !bounds.splitsFirst || !bounds.splitsSecond;
+    if (hoists) {
+      std::variant<bool, Value> here =
+          enoughWork(rewriter, op, c, bounds, [](unsigned) {
+            return Value(); // only whether the test is static
+          });
+      if (auto *known = std::get_if<bool>(&here); known && !*known)
+        return;
+      if (!std::holds_alternative<bool>(here)) {
+        auto function = op->getParentOfType<FunctionOpInterface>();
+        OpBuilder atStart(function.getFunctionBody());
+        std::variant<bool, Value> before =
+            enoughWork(atStart, op, c, bounds, [&](unsigned dim) {
+              return extentBeforeLoops(atStart, op, dim);
+            });
+        auto *guard = std::get_if<Value>(&before);
+        if (!guard || !*guard)
           return;
-        product->setOperand(2, b.clone(*fill)->getResult(0));
-      };
-      {
-        OpBuilder b = branch.getThenBodyBuilder();
-        Operation *split = splitProduct(b);
-        b.setInsertionPoint(split);
-        fillIn(b, split);
-        b.setInsertionPointAfter(split);
-        scf::YieldOp::create(b, op.getLoc(), split->getResults());
+        hoistGuard = *guard;
       }
-      {
-        OpBuilder b = branch.getElseBodyBuilder();
-        Operation *whole = b.clone(*op);
-        b.setInsertionPoint(whole);
-        fillIn(b, whole);
-        b.setInsertionPointAfter(whole);
-        scf::YieldOp::create(b, op.getLoc(), whole->getResults());
-      }
-      rewriter.replaceOp(op, branch.getResults());
-      if (fill && fill->use_empty())
-        rewriter.eraseOp(fill);
     }
+    std::variant<bool, Value> enough =
+        enoughWork(rewriter, op, c, bounds, extentsHere);
+    if (auto *known = std::get_if<bool>(&enough); known && !*known)
+      return;
+    Value condition;
+    if (auto *dynamic = std::get_if<Value>(&enough))
+      condition = *dynamic;
+
+    // A zero fill of the accumulator that only the product reads goes
+    // right before the (first) product of each version, where
+    // lstm-gemm-to-cublas folds it into the call (beta = 0); the operands'
+    // splits would otherwise stand between them.
+    Value init = op.getDpsInits()[0];
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (fill && !init.hasOneUse())
+      fill = nullptr;
+    auto initAt = [&](OpBuilder &b) -> Value {
+      return fill ? b.clone(*fill)->getResult(0) : init;
+    };
+
+    Value split;
+    if (!condition) {
+      split = splitProduct(rewriter, splitter, op, c, initAt, hoistGuard);
+    } else {
+      auto branch = scf::IfOp::create(rewriter, op.getLoc(),
+                                      op->getResultTypes(), condition,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+      OpBuilder then = branch.getThenBodyBuilder();
+      scf::YieldOp::create(
+          then, op.getLoc(),
+          splitProduct(then, splitter, op, c, initAt, hoistGuard));
+      OpBuilder otherwise = branch.getElseBodyBuilder();
+      Value accumulator = initAt(otherwise);
+      Operation *whole = otherwise.clone(*op);
+      whole->setOperand(2, accumulator);
+      scf::YieldOp::create(otherwise, op.getLoc(), whole->getResults());
+      split = branch.getResult(0);
+    }
+    rewriter.replaceOp(op, split);
+    if (fill && fill->use_empty())
+      rewriter.eraseOp(fill);
+  }
+
+  /// The product on operands `first` and `second` (parts of `op`'s) split,
+  /// into the accumulator that `init` gives after the splits.
+  Operation *splitPart(OpBuilder &b, Splitter &splitter, linalg::LinalgOp op,
+                       const Contraction &c, Value first, Value second,
+                       function_ref<Value(OpBuilder &)> init,
+                       HoistGuard hoistGuard = Value()) {
+    Value firstParts = splitter.split(b, op, first, c.reductionPositions[0],
+                                      kLowPartOfFirst, hoistGuard);
+    Value secondParts = splitter.split(b, op, second, c.reductionPositions[1],
+                                       kLowPartOfSecond, hoistGuard);
+    Value accumulator = init(b);
+    // The body multiplies and adds f32 as before; only the reduction's
+    // extent, read from the operands, changes.
+    Operation *split = b.clone(*op);
+    split->setOperand(0, firstParts);
+    split->setOperand(1, secondParts);
+    split->setOperand(2, accumulator);
+    split->setAttr(lstm::kTF32OperandsAttr, b.getUnitAttr());
+    return split;
+  }
+
+  /// `op` with its operands split. A reduction deeper than max-depth (or
+  /// of a depth known only at run time) is cut into parts of equal depth,
+  /// at most max-depth terms each: the first part's product goes into the
+  /// accumulator as `op`'s did, a loop adds the others' to it. Each part's
+  /// sum stays as exact as max-depth allows and the parts are added in
+  /// fp32 (cuBLAS's beta = 1).
+  Value splitProduct(OpBuilder &b, Splitter &splitter, linalg::LinalgOp op,
+                     const Contraction &c,
+                     function_ref<Value(OpBuilder &)> init,
+                     HoistGuard hoistGuard) {
+    Value first = op.getDpsInputs()[0], second = op.getDpsInputs()[1];
+    int64_t staticDepth = op.getStaticLoopRanges()[c.k];
+    if (!ShapedType::isDynamic(staticDepth) && staticDepth <= maxDepth)
+      return splitPart(b, splitter, op, c, first, second, init, hoistGuard)
+          ->getResult(0);
+
+    Location loc = op.getLoc();
+    if (!ShapedType::isDynamic(staticDepth)) {
+      // Parts of a static depth, one after the other: a step's weights (in
+      // the backward, 4H terms deep) are sliced, and split, before the
+      // loops.
+      int64_t parts = llvm::divideCeil(staticDepth, int64_t(maxDepth));
+      int64_t part = llvm::divideCeil(staticDepth, parts);
+      Value sum;
+      for (int64_t at = 0; at < staticDepth; at += part) {
+        int64_t size = std::min(part, staticDepth - at);
+        Value a =
+            sliceBeforeLoops(b, op, first, c.reductionPositions[0], at, size);
+        Value w =
+            sliceBeforeLoops(b, op, second, c.reductionPositions[1], at, size);
+        Value accumulator = sum;
+        auto into = [&](OpBuilder &ib) {
+          return accumulator ? accumulator : init(ib);
+        };
+        sum =
+            splitPart(b, splitter, op, c, a, w, into, hoistGuard)->getResult(0);
+      }
+      return sum;
+    }
+
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value depth = getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, first, c.reductionPositions[0]));
+    // ceil(depth / max-depth) parts (one where the depth is 0), each of
+    // ceil(depth / parts) terms but the last.
+    Value parts = b.createOrFold<arith::MaxUIOp>(
+        loc, constant(1),
+        b.createOrFold<arith::CeilDivUIOp>(loc, depth, constant(maxDepth)));
+    Value part = b.createOrFold<arith::CeilDivUIOp>(loc, depth, parts);
+    auto partProduct = [&](OpBuilder &pb, Value offset, Value size,
+                           function_ref<Value(OpBuilder &)> into) {
+      Value a = sliceAlong(pb, loc, first, c.reductionPositions[0],
+                           getAsOpFoldResult(offset), getAsOpFoldResult(size));
+      Value w = sliceAlong(pb, loc, second, c.reductionPositions[1],
+                           getAsOpFoldResult(offset), getAsOpFoldResult(size));
+      return splitPart(pb, splitter, op, c, a, w, into)->getResult(0);
+    };
+    Value firstSize = b.createOrFold<arith::MinUIOp>(loc, part, depth);
+    Value sum = partProduct(b, constant(0), firstSize, init);
+    auto loop = scf::ForOp::create(
+        b, loc, part, depth, part, ValueRange{sum},
+        [&](OpBuilder &lb, Location l, Value offset, ValueRange acc) {
+          Value left = lb.createOrFold<arith::SubIOp>(l, depth, offset);
+          Value size = lb.createOrFold<arith::MinUIOp>(l, part, left);
+          Value next = partProduct(lb, offset, size,
+                                   [&](OpBuilder &) { return acc.front(); });
+          scf::YieldOp::create(lb, l, next);
+        });
+    return loop.getResult(0);
   }
 };
 

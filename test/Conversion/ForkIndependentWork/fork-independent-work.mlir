@@ -220,3 +220,90 @@ func.func @named_launch(%a: memref<16x16xf32>, %b: memref<16x16xf32>) -> (memref
   linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x16xf32>) outs(%u : memref<16x16xf32>)
   return %t, %u : memref<16x16xf32>, memref<16x16xf32>
 }
+
+// -----
+
+// A loop or branch of device work is work too: here two weight gradients
+// as lstm-split-tf32-gemms leaves them, each behind its check of the depth,
+// in parts that a loop adds into the buffer the branch yields. The two
+// branches touch no buffer the other writes: two streams. The view of the
+// first one's result touches no memory but reads what the run's work
+// defines: it ends the run, so the product reading it runs after the join,
+// on the run's stream.
+#km = affine_map<(m, n, k) -> (k, m)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @structured_work
+// CHECK: call @lstmRuntimeStreamFork
+// CHECK: call @lstmRuntimeStreamSelect
+// CHECK: %[[DR:.*]] = scf.if
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeStreamSelect
+// CHECK: %[[DW:.*]] = scf.if
+// CHECK: scf.for
+// CHECK: call @lstmRuntimeStreamJoin
+// CHECK-NEXT: memref.subview %[[DW]]
+// CHECK-NOT: lstmRuntimeStream
+// CHECK: linalg.matmul
+// CHECK: return
+// ONE-LABEL: func.func @structured_work
+// ONE-NOT: lstmRuntimeStream
+// ONE: return
+func.func @structured_work(%dg: memref<?x32xf32>, %x: memref<?x16xf32>, %h: memref<?x16xf32>, %deep: i1, %parts: index) -> (memref<32x16xf32>, memref<8x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %dw = scf.if %deep -> memref<32x16xf32> {
+    %acc = gpu.alloc () : memref<32x16xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x16xf32>)
+    scf.for %i = %c0 to %parts step %c1 {
+      %n = memref.dim %dg, %c0 : memref<?x32xf32>
+      %part = gpu.alloc (%n) : memref<?x32xf32>
+      linalg.copy ins(%dg : memref<?x32xf32>) outs(%part : memref<?x32xf32>)
+      linalg.generic {indexing_maps = [#km, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%part, %x : memref<?x32xf32>, memref<?x16xf32>) outs(%acc : memref<32x16xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %o, %m : f32
+        linalg.yield %s : f32
+      }
+      gpu.dealloc %part : memref<?x32xf32>
+    }
+    scf.yield %acc : memref<32x16xf32>
+  } else {
+    %acc = gpu.alloc () : memref<32x16xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x16xf32>)
+    linalg.generic {indexing_maps = [#km, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%dg, %x : memref<?x32xf32>, memref<?x16xf32>) outs(%acc : memref<32x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    }
+    scf.yield %acc : memref<32x16xf32>
+  }
+  %dr = scf.if %deep -> memref<32x16xf32> {
+    %acc = gpu.alloc () : memref<32x16xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x16xf32>)
+    scf.for %i = %c0 to %parts step %c1 {
+      linalg.generic {indexing_maps = [#km, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%dg, %h : memref<?x32xf32>, memref<?x16xf32>) outs(%acc : memref<32x16xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %o, %m : f32
+        linalg.yield %s : f32
+      }
+    }
+    scf.yield %acc : memref<32x16xf32>
+  } else {
+    %acc = gpu.alloc () : memref<32x16xf32>
+    scf.yield %acc : memref<32x16xf32>
+  }
+  %top = memref.subview %dw[0, 0] [8, 16] [1, 1] : memref<32x16xf32> to memref<8x16xf32, strided<[16, 1]>>
+  %y = gpu.alloc () : memref<8x16xf32>
+  %sq = gpu.alloc () : memref<16x16xf32>
+  linalg.matmul ins(%top, %sq : memref<8x16xf32, strided<[16, 1]>>, memref<16x16xf32>) outs(%y : memref<8x16xf32>)
+  gpu.dealloc %sq : memref<16x16xf32>
+  gpu.dealloc %dr : memref<32x16xf32>
+  return %dw, %y : memref<32x16xf32>, memref<8x16xf32>
+}

@@ -1,16 +1,22 @@
 // RUN: lstm-opt %s --lstm-split-tf32-gemms -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-split-tf32-gemms=in-loops=false -split-input-file | FileCheck %s --check-prefix=OUTSIDE
 // RUN: lstm-opt %s --lstm-split-tf32-gemms=min-rows=256 -split-input-file | FileCheck %s --check-prefix=ROWS
-// RUN: lstm-opt %s --lstm-split-tf32-gemms=max-depth=16 -split-input-file | FileCheck %s --check-prefix=DEPTH
+// RUN: lstm-opt %s --lstm-split-tf32-gemms=max-depth=48 -split-input-file | FileCheck %s --check-prefix=DEPTH
+// RUN: not lstm-opt %s --lstm-split-tf32-gemms=max-depth=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: lstm-split-tf32-gemms: min-rows and max-depth must be at least 1 (got 128 and 0)
 
 // A step's product h·R^T in the time loop: R, defined outside the loop, is
 // split once before it into [R_hi ; R_lo ; R_hi] along its reduction
-// dimension (the part of extent 3 before it, collapsed into it); the state h,
-// a loop argument, once per step into [h_lo | h_hi | h_hi], where the batch
-// has at least min-rows rows (128; the product's columns, 512, are static).
-// The contraction reads both, of depth 3·128, and is marked for TF32
-// arithmetic; the other branch keeps the product as it was. The zero fill of
-// the accumulator goes into each branch.
+// dimension (the part of extent 3 before it, collapsed into it), where the
+// batch (the rows of h0, which the loop keeps: ValueBounds proves the rows
+// of h equal to them) has at least min-rows rows and the product at least
+// min-loop-work multiply-adds (2^27 = B·512·128 from B = 2048); below, an
+// uninitialised buffer takes its place. The state h, a loop argument, is split once per
+// step into [h_lo | h_hi | h_hi], where the step's batch passes the same
+// tests (the product's columns, 512, and depth, 128, are static). The contraction reads both,
+// of depth 3·128, and is marked for TF32 arithmetic; the other branch keeps
+// the product as it was. The zero fill of the accumulator goes into each
+// branch.
 #in = affine_map<(b, h, k) -> (b, k)>
 #w = affine_map<(b, h, k) -> (h, k)>
 #acc = affine_map<(b, h, k) -> (b, h)>
@@ -18,6 +24,14 @@
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @step_loop
 // CHECK-SAME: (%[[H0:.*]]: tensor<?x128xf32>, %[[R:.*]]: tensor<512x128xf32>, %[[T:.*]]: index)
+// CHECK: %[[B0:.*]] = tensor.dim %[[H0]], %{{.*}} : tensor<?x128xf32>
+// CHECK: %[[BATCHOK:.*]] = arith.cmpi sge, %[[B0]], %{{.*}} : index
+// CHECK: %[[CAP:.*]] = arith.constant 134217728 : index
+// CHECK: %[[CAPPED:.*]] = arith.minui %[[B0]], %[[CAP]] : index
+// CHECK: %[[LEAST:.*]] = arith.constant 2048 : index
+// CHECK: %[[WORK:.*]] = arith.cmpi sge, %[[CAPPED]], %[[LEAST]] : index
+// CHECK: %[[BIG:.*]] = arith.andi %[[BATCHOK]], %[[WORK]] : i1
+// CHECK: %[[R3:.*]] = scf.if %[[BIG]] -> (tensor<512x384xf32>) {
 // CHECK: %[[RE:.*]] = tensor.empty() : tensor<512x3x128xf32>
 // CHECK: %[[RP:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME: ins(%[[R]] : tensor<512x128xf32>) outs(%[[RE]] : tensor<512x3x128xf32>)
@@ -34,10 +48,16 @@
 // CHECK: %[[ISLO:.*]] = arith.cmpi eq, %[[PART]], %[[ONE]] : index
 // CHECK: %[[SEL:.*]] = arith.select %[[ISLO]], %[[LO]], %[[HI]] : f32
 // CHECK: linalg.yield %[[SEL]] : f32
-// CHECK: %[[R3:.*]] = tensor.collapse_shape %[[RP]] {{\[}}[0], [1, 2]] : tensor<512x3x128xf32> into tensor<512x384xf32>
+// CHECK: %[[RC:.*]] = tensor.collapse_shape %[[RP]] {{\[}}[0], [1, 2]] : tensor<512x3x128xf32> into tensor<512x384xf32>
+// CHECK: scf.yield %[[RC]]
+// CHECK: } else {
+// CHECK-NEXT: %[[NONE:.*]] = tensor.empty() : tensor<512x384xf32>
+// CHECK-NEXT: scf.yield %[[NONE]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %{{.*}} iter_args(%[[H:.*]] = %[[H0]]) -> (tensor<?x128xf32>) {
 // CHECK: %[[MIN:.*]] = arith.constant 128 : index
-// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %{{.*}}, %[[MIN]] : index
+// CHECK: %[[ENOUGHROWS:.*]] = arith.cmpi sge, %{{.*}}, %[[MIN]] : index
+// CHECK: %[[ENOUGHWORK:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[ENOUGH:.*]] = arith.andi %[[ENOUGHROWS]], %[[ENOUGHWORK]] : i1
 // CHECK: %[[P:.*]] = scf.if %[[ENOUGH]] -> (tensor<?x512xf32>) {
 // CHECK: %[[HE:.*]] = tensor.empty(%{{.*}}) : tensor<?x3x128xf32>
 // CHECK: %[[HP:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<?x128xf32>) outs(%[[HE]] : tensor<?x3x128xf32>)
@@ -62,9 +82,27 @@
 // ROWS-LABEL: func.func @step_loop
 // ROWS-NOT: lstm.tf32_operands
 // ROWS: return
-// A reduction deeper than max-depth is left alone.
+// A step's reduction deeper than max-depth=48 in parts too: the weight's
+// parts are sliced and split before the loop, each behind the batch check,
+// the state's in the step.
 // DEPTH-LABEL: func.func @step_loop
-// DEPTH-NOT: lstm.tf32_operands
+// DEPTH-SAME: (%{{.*}}: tensor<?x128xf32>, %[[R:.*]]: tensor<512x128xf32>, %{{.*}}: index)
+// DEPTH-DAG: %[[S2:.*]] = tensor.extract_slice %[[R]][0, 86] [512, 42] [1, 1]
+// DEPTH-DAG: %[[S1:.*]] = tensor.extract_slice %[[R]][0, 43] [512, 43] [1, 1]
+// DEPTH-DAG: %[[S0:.*]] = tensor.extract_slice %[[R]][0, 0] [512, 43] [1, 1]
+// DEPTH: %[[R2:.*]] = scf.if %[[BIG:.*]] -> (tensor<512x126xf32>)
+// DEPTH-NEXT: tensor.empty() : tensor<512x3x42xf32>
+// DEPTH-NEXT: linalg.generic {{.*}} ins(%[[S2]] : tensor<512x42xf32>)
+// DEPTH: %[[R1:.*]] = scf.if %[[BIG]] -> (tensor<512x129xf32>)
+// DEPTH-NEXT: tensor.empty() : tensor<512x3x43xf32>
+// DEPTH-NEXT: linalg.generic {{.*}} ins(%[[S1]] : tensor<512x43xf32>)
+// DEPTH: %[[R0:.*]] = scf.if %[[BIG]] -> (tensor<512x129xf32>)
+// DEPTH-NEXT: tensor.empty() : tensor<512x3x43xf32>
+// DEPTH-NEXT: linalg.generic {{.*}} ins(%[[S0]] : tensor<512x43xf32>)
+// DEPTH: scf.for
+// DEPTH: %[[P0:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[R0]] : tensor<?x129xf32>, tensor<512x129xf32>) {{.*}} attrs = {lstm.tf32_operands}
+// DEPTH: %[[P1:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[R1]] : tensor<?x129xf32>, tensor<512x129xf32>) outs(%[[P0]] : tensor<?x512xf32>) attrs = {lstm.tf32_operands}
+// DEPTH: linalg.generic {{.*}} ins(%{{.*}}, %[[R2]] : tensor<?x126xf32>, tensor<512x126xf32>) outs(%[[P1]] : tensor<?x512xf32>) attrs = {lstm.tf32_operands}
 // DEPTH: return
 func.func @step_loop(%h0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index) -> tensor<?x128xf32> {
   %c0 = arith.constant 0 : index
@@ -91,7 +129,8 @@ func.func @step_loop(%h0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index)
 // -----
 
 // A whole sequence's product outside any loop (a hoisted input projection,
-// a weight gradient), of static sizes: a batch_matmul with the weights
+// a weight gradient), of static sizes (1024 x 1024 by 128: 512 multiply-adds
+// for each element of the operands, min-intensity's default): a batch_matmul with the weights
 // transposed, each operand split along its own reduction dimension (the last
 // of both), right before the product, no branch. The second product reads the
 // first one's split of the weights.
@@ -99,38 +138,140 @@ func.func @step_loop(%h0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index)
 #bt = affine_map<(b, m, n, k) -> (b, n, k)>
 #c = affine_map<(b, m, n, k) -> (b, m, n)>
 // CHECK-LABEL: func.func @sequence_products
-// CHECK-SAME: (%[[X:.*]]: tensor<2x200x128xf32>, %[[Y:.*]]: tensor<2x200x128xf32>, %[[W:.*]]: tensor<2x160x128xf32>)
-// CHECK-DAG: %[[WP:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<2x160x128xf32>) outs(%{{.*}} : tensor<2x160x3x128xf32>)
-// CHECK-DAG: %[[W3:.*]] = tensor.collapse_shape %[[WP]] {{\[}}[0], [1], [2, 3]] : tensor<2x160x3x128xf32> into tensor<2x160x384xf32>
-// CHECK-DAG: %[[XP:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x200x128xf32>) outs(%{{.*}} : tensor<2x200x3x128xf32>)
-// CHECK-DAG: %[[X3:.*]] = tensor.collapse_shape %[[XP]] {{\[}}[0], [1], [2, 3]] : tensor<2x200x3x128xf32> into tensor<2x200x384xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<2x1024x128xf32>, %[[Y:.*]]: tensor<2x1024x128xf32>, %[[W:.*]]: tensor<2x1536x128xf32>)
+// CHECK-DAG: %[[WP:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<2x1536x128xf32>) outs(%{{.*}} : tensor<2x1536x3x128xf32>)
+// CHECK-DAG: %[[W3:.*]] = tensor.collapse_shape %[[WP]] {{\[}}[0], [1], [2, 3]] : tensor<2x1536x3x128xf32> into tensor<2x1536x384xf32>
+// CHECK-DAG: %[[XP:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x1024x128xf32>) outs(%{{.*}} : tensor<2x1024x3x128xf32>)
+// CHECK-DAG: %[[X3:.*]] = tensor.collapse_shape %[[XP]] {{\[}}[0], [1], [2, 3]] : tensor<2x1024x3x128xf32> into tensor<2x1024x384xf32>
 // CHECK-NOT: scf.if
-// CHECK: linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%[[X3]], %[[W3]] : tensor<2x200x384xf32>, tensor<2x160x384xf32>)
-// CHECK: %[[YP:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<2x200x128xf32>) outs(%{{.*}} : tensor<2x200x3x128xf32>)
-// CHECK: %[[Y3:.*]] = tensor.collapse_shape %[[YP]] {{\[}}[0], [1], [2, 3]] : tensor<2x200x3x128xf32> into tensor<2x200x384xf32>
-// CHECK: linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%[[Y3]], %[[W3]] : tensor<2x200x384xf32>, tensor<2x160x384xf32>)
-// CHECK-NOT: tensor<2x160x3x128xf32>
+// CHECK: linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%[[X3]], %[[W3]] : tensor<2x1024x384xf32>, tensor<2x1536x384xf32>)
+// CHECK: %[[YP:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<2x1024x128xf32>) outs(%{{.*}} : tensor<2x1024x3x128xf32>)
+// CHECK: %[[Y3:.*]] = tensor.collapse_shape %[[YP]] {{\[}}[0], [1], [2, 3]] : tensor<2x1024x3x128xf32> into tensor<2x1024x384xf32>
+// CHECK: linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%[[Y3]], %[[W3]] : tensor<2x1024x384xf32>, tensor<2x1536x384xf32>)
+// CHECK-NOT: tensor<2x1536x3x128xf32>
 // CHECK: return
 // OUTSIDE-LABEL: func.func @sequence_products
 // OUTSIDE-COUNT-2: lstm.tf32_operands
-// Their columns (160) and depth (128) are below min-rows=256: left alone.
+// Their depth (128) is below min-rows=256: left alone.
 // ROWS-LABEL: func.func @sequence_products
 // ROWS-NOT: lstm.tf32_operands
 // ROWS: return
-// The depth (128) is above max-depth=16: left alone.
+// The depth (128) is above max-depth=48: three parts of 43, 43 and 42
+// terms, each split and multiplied in TF32, the first into the zero fill,
+// the others into the part before.
 // DEPTH-LABEL: func.func @sequence_products
-// DEPTH-NOT: lstm.tf32_operands
-// DEPTH: return
-func.func @sequence_products(%x: tensor<2x200x128xf32>, %y: tensor<2x200x128xf32>, %w: tensor<2x160x128xf32>)
-    -> (tensor<2x200x160xf32>, tensor<2x200x160xf32>) {
+// DEPTH-SAME: (%[[X:.*]]: tensor<2x1024x128xf32>, %{{.*}}: tensor<2x1024x128xf32>, %[[W:.*]]: tensor<2x1536x128xf32>)
+// DEPTH: %[[FILL:.*]] = linalg.fill
+// DEPTH: tensor.extract_slice %[[X]][0, 0, 0] [2, 1024, 43] [1, 1, 1]
+// DEPTH: tensor.extract_slice %[[W]][0, 0, 0] [2, 1536, 43] [1, 1, 1]
+// DEPTH: %[[P0:.*]] = linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%{{.*}}, %{{.*}} : tensor<2x1024x129xf32>, tensor<2x1536x129xf32>) outs(%[[FILL]] : tensor<2x1024x1536xf32>)
+// DEPTH: tensor.extract_slice %[[X]][0, 0, 43] [2, 1024, 43] [1, 1, 1]
+// DEPTH: tensor.extract_slice %[[W]][0, 0, 43] [2, 1536, 43] [1, 1, 1]
+// DEPTH: %[[P1:.*]] = linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%{{.*}}, %{{.*}} : tensor<2x1024x129xf32>, tensor<2x1536x129xf32>) outs(%[[P0]] : tensor<2x1024x1536xf32>)
+// DEPTH: tensor.extract_slice %[[X]][0, 0, 86] [2, 1024, 42] [1, 1, 1]
+// DEPTH: tensor.extract_slice %[[W]][0, 0, 86] [2, 1536, 42] [1, 1, 1]
+// DEPTH: %[[P2:.*]] = linalg.batch_matmul {{.*}}{lstm.tf32_operands} ins(%{{.*}}, %{{.*}} : tensor<2x1024x126xf32>, tensor<2x1536x126xf32>) outs(%[[P1]] : tensor<2x1024x1536xf32>)
+// DEPTH: return %[[P2]],
+func.func @sequence_products(%x: tensor<2x1024x128xf32>, %y: tensor<2x1024x128xf32>, %w: tensor<2x1536x128xf32>)
+    -> (tensor<2x1024x1536xf32>, tensor<2x1024x1536xf32>) {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2x200x160xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x200x160xf32>) -> tensor<2x200x160xf32>
+  %e = tensor.empty() : tensor<2x1024x1536xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x1024x1536xf32>) -> tensor<2x1024x1536xf32>
   %p = linalg.batch_matmul indexing_maps = [#a, #bt, #c]
-      ins(%x, %w : tensor<2x200x128xf32>, tensor<2x160x128xf32>) outs(%acc : tensor<2x200x160xf32>) -> tensor<2x200x160xf32>
+      ins(%x, %w : tensor<2x1024x128xf32>, tensor<2x1536x128xf32>) outs(%acc : tensor<2x1024x1536xf32>) -> tensor<2x1024x1536xf32>
   %q = linalg.batch_matmul indexing_maps = [#a, #bt, #c]
-      ins(%y, %w : tensor<2x200x128xf32>, tensor<2x160x128xf32>) outs(%acc : tensor<2x200x160xf32>) -> tensor<2x200x160xf32>
-  return %p, %q : tensor<2x200x160xf32>, tensor<2x200x160xf32>
+      ins(%y, %w : tensor<2x1024x128xf32>, tensor<2x1536x128xf32>) outs(%acc : tensor<2x1024x1536xf32>) -> tensor<2x1024x1536xf32>
+  return %p, %q : tensor<2x1024x1536xf32>, tensor<2x1024x1536xf32>
+}
+
+// -----
+
+// A weight gradient dG^T·X (2048 x 1024: 682 multiply-adds for each element
+// of the operands), its depth (the steps times the batch) known at run time. Where it reaches min-rows, it is cut into ceil(depth / 1024)
+// parts of equal depth (the last shorter): the first part's product goes
+// into the zero fill (moved after the splits, next to the product, where
+// lstm-gemm-to-cublas folds it into beta = 0), a loop adds the others'.
+// Each part's operands are split along the rows they share; dG^T's low part
+// comes first. Below min-rows, the product as it was.
+#km = affine_map<(m, n, k) -> (k, m)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK-SAME: (%[[DG:.*]]: tensor<?x2048xf32>, %[[X:.*]]: tensor<?x1024xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2048x1024xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[K:.*]] = tensor.dim %[[DG]], %{{.*}} : tensor<?x2048xf32>
+// CHECK: %[[DEEP:.*]] = arith.cmpi sge, %[[K]], %{{.*}} : index
+// CHECK: %[[R:.*]] = scf.if %[[DEEP]] -> (tensor<2048x1024xf32>) {
+// CHECK: %[[MAX:.*]] = arith.constant 1024 : index
+// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[K2:.*]], %[[MAX]] : index
+// CHECK: %[[PARTS:.*]] = arith.maxui %[[CEIL]], %{{.*}} : index
+// CHECK: %[[PART:.*]] = arith.ceildivui %[[K2]], %[[PARTS]] : index
+// CHECK: %[[FIRST:.*]] = arith.minui %[[PART]], %[[K2]] : index
+// CHECK: %[[DG0:.*]] = tensor.extract_slice %[[DG]][0, 0] [%[[FIRST]], 2048] [1, 1]
+// CHECK: %[[X0:.*]] = tensor.extract_slice %[[X]][0, 0] [%[[FIRST]], 1024] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[DG0]] : tensor<?x2048xf32>) outs(%{{.*}} : tensor<3x?x2048xf32>)
+// CHECK: arith.cmpi eq, %{{.*}}, %[[LO0:c0.*]] : index
+// CHECK: %[[DG3:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<3x?x2048xf32> into tensor<?x2048xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X0]] : tensor<?x1024xf32>) outs(%{{.*}} : tensor<3x?x1024xf32>)
+// CHECK: %[[X3:.*]] = tensor.collapse_shape
+// CHECK-NEXT: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<2048x1024xf32>)
+// CHECK-NEXT: %[[P0:.*]] = linalg.generic {{.*}} ins(%[[DG3]], %[[X3]] : tensor<?x2048xf32>, tensor<?x1024xf32>) outs(%[[FILL]] : tensor<2048x1024xf32>) attrs = {lstm.tf32_operands}
+// CHECK: %[[SUM:.*]] = scf.for %[[AT:.*]] = %[[PART]] to %[[K2]] step %[[PART]] iter_args(%[[ACC:.*]] = %[[P0]])
+// CHECK: tensor.extract_slice %[[DG]][%[[AT]], 0]
+// CHECK: tensor.extract_slice %[[X]][%[[AT]], 0]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%[[ACC]] : tensor<2048x1024xf32>) attrs = {lstm.tf32_operands}
+// CHECK: scf.yield %[[P]]
+// CHECK: scf.yield %[[SUM]]
+// CHECK: } else {
+// CHECK-NEXT: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<2048x1024xf32>)
+// CHECK-NEXT: %[[W:.*]] = linalg.generic {{.*}} ins(%[[DG]], %[[X]] : tensor<?x2048xf32>, tensor<?x1024xf32>) outs(%[[F2]] : tensor<2048x1024xf32>) {
+// CHECK: scf.yield %[[W]]
+// CHECK: return %[[R]]
+// In a loop's body it would be left alone: in-loops=false changes nothing.
+// OUTSIDE-LABEL: func.func @weight_gradient
+// OUTSIDE: lstm.tf32_operands
+// min-rows=256: the depth's check against it.
+// ROWS-LABEL: func.func @weight_gradient
+// ROWS: %[[K:.*]] = tensor.dim
+// ROWS-NEXT: %[[LEAST:.*]] = arith.constant 256 : index
+// ROWS-NEXT: arith.cmpi sge, %[[K]], %[[LEAST]] : index
+// ROWS: lstm.tf32_operands
+func.func @weight_gradient(%dg: tensor<?x2048xf32>, %x: tensor<?x1024xf32>) -> tensor<2048x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x1024xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x1024xf32>) -> tensor<2048x1024xf32>
+  %p = linalg.generic {indexing_maps = [#km, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dg, %x : tensor<?x2048xf32>, tensor<?x1024xf32>) outs(%acc : tensor<2048x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2048x1024xf32>
+  return %p : tensor<2048x1024xf32>
+}
+
+// -----
+
+// A weight gradient of 2048 x 512 (appleyard's dW): 410 multiply-adds for
+// each element of the operands that the splits read and write, below
+// min-intensity (512): left alone, whatever T·B.
+// CHECK-LABEL: func.func @low_intensity
+// CHECK-NOT: lstm.tf32_operands
+// CHECK: return
+func.func @low_intensity(%dg: tensor<?x2048xf32>, %x: tensor<?x512xf32>) -> tensor<2048x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x512xf32>) -> tensor<2048x512xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dg, %x : tensor<?x2048xf32>, tensor<?x512xf32>) outs(%acc : tensor<2048x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2048x512xf32>
+  return %p : tensor<2048x512xf32>
 }
 
 // -----
@@ -155,4 +296,39 @@ func.func @shallow_product(%x: tensor<2500x64xf32>, %w: tensor<512x64xf32>, %c: 
 func.func @f64_product(%a: tensor<8x16xf64>, %b: tensor<16x4xf64>, %c: tensor<8x4xf64>) -> tensor<8x4xf64> {
   %p = linalg.matmul ins(%a, %b : tensor<8x16xf64>, tensor<16x4xf64>) outs(%c : tensor<8x4xf64>) -> tensor<8x4xf64>
   return %p : tensor<8x4xf64>
+}
+
+// -----
+
+// A step's product whose batch the loop carries in two states that trade
+// their rows each step: ValueBounds cannot tie the product's rows to the
+// function's arguments, so no test of the batch can guard a split of R
+// before the loop (made there unguarded, every call would pay for it,
+// whatever its batch): the product is left alone.
+#in2 = affine_map<(b, h, k) -> (b, k)>
+#w2 = affine_map<(b, h, k) -> (h, k)>
+#acc2 = affine_map<(b, h, k) -> (b, h)>
+// CHECK-LABEL: func.func @traded_rows
+// CHECK-NOT: lstm.tf32_operands
+// CHECK: return
+func.func @traded_rows(%a0: tensor<?x128xf32>, %b0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %res:2 = scf.for %i = %c0 to %t step %c1 iter_args(%a = %a0, %b = %b0) -> (tensor<?x128xf32>, tensor<?x128xf32>) {
+    %n = tensor.dim %b, %c0 : tensor<?x128xf32>
+    %e = tensor.empty(%n) : tensor<?x512xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+    %p = linalg.generic {indexing_maps = [#in2, #w2, #acc2],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %r : tensor<?x128xf32>, tensor<512x128xf32>) outs(%acc : tensor<?x512xf32>) {
+    ^bb0(%x: f32, %w: f32, %o: f32):
+      %m = arith.mulf %x, %w : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<?x512xf32>
+    %next = tensor.extract_slice %p[0, 0] [%n, 128] [1, 1] : tensor<?x512xf32> to tensor<?x128xf32>
+    scf.yield %b, %next : tensor<?x128xf32>, tensor<?x128xf32>
+  }
+  return %res#0 : tensor<?x128xf32>
 }
