@@ -1,0 +1,72 @@
+//===- ProductBounds.h - Which products are worth splitting -----*- C++ -*-===//
+//
+// Part of lstm-compiler, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The contractions lstm-split-tf32-gemms takes, and the test of their
+// extents that decides, where they are dynamic at run time, whether the
+// split version runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_LIB_CONVERSION_SPLITTF32GEMMS_PRODUCTBOUNDS_H
+#define LSTM_LIB_CONVERSION_SPLITTF32GEMMS_PRODUCTBOUNDS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <array>
+#include <optional>
+#include <variant>
+
+namespace mlir::lstm::tf32 {
+
+/// What the pass needs of a contraction: the loop dimensions of its rows
+/// (m), columns (n) and reduction (k), and where the reduction is in each
+/// operand.
+struct Contraction {
+  unsigned m, n, k;
+  std::array<int64_t, 2> reductionPositions;
+};
+
+/// A contraction on tensors of f32 operands into an f32 accumulator with one
+/// row, column and reduction dimension (and any batch); nothing if `op` is
+/// not one or was split already.
+std::optional<Contraction> matchContraction(linalg::LinalgOp op);
+
+/// The extent of the product's loop dimension `dim` as an input's size,
+/// read at `b`'s insertion point; a null Value where no input has it.
+Value extentHere(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
+
+/// The same extent built at `b`'s insertion point from the function's
+/// arguments (a step's extents as the loops around it keep them:
+/// ValueBounds proves them equal); a null Value where it cannot be.
+Value extentBeforeLoops(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
+
+/// What a product must have to be split.
+struct Bounds {
+  /// Rows, columns and terms, each.
+  int64_t minRows;
+  /// Multiply-adds, its batch included (a product in a loop), or 1.
+  int64_t minWork;
+  /// Multiply-adds for each element of the operands split at each call:
+  /// rows·cols/(rows + cols) where both are, cols where only the first
+  /// (the rows') is, rows where only the second is.
+  int64_t minIntensity;
+  /// Whether the first and the second operand are split at each call (not
+  /// before the loops around the product).
+  bool splitsFirst, splitsSecond;
+};
+
+/// Whether `op` passes `bounds`: true or false where the extents that
+/// decide are static; else an i1 built at `b`'s insertion point from the
+/// dynamic extents that `extent` gives there; a null Value where it gives
+/// none for one of them.
+std::variant<bool, Value> enoughWork(OpBuilder &b, linalg::LinalgOp op,
+                                     const Contraction &c, const Bounds &bounds,
+                                     function_ref<Value(unsigned)> extent);
+
+} // namespace mlir::lstm::tf32
+
+#endif // LSTM_LIB_CONVERSION_SPLITTF32GEMMS_PRODUCTBOUNDS_H
