@@ -276,13 +276,15 @@ def test_persistent_tensor_cores_option(tmp_path):
 
 def test_split_tf32_gemms_option(tmp_path):
     """split_tf32_gemms reaches the compiler: under fp32 the hoisted input
-    projection of a network with I = 4H = 128 (128 terms and columns),
-    hoisted by lstm-optimize, runs as 3xTF32 by default, which adds the kernels that split its operands:
-    False compiles another library, where the same options twice compile
+    projection of a network with I = 4H = 1024 (hoisted by lstm-optimize;
+    1024 terms and columns, at least 512 multiply-adds an element of its
+    operands from T·B = 1024) runs as 3xTF32 by default, behind a test of
+    its rows, which adds the kernels that split its operands: False
+    compiles another library, where the same options twice compile
     the same bytes; network.json records it. The argument is checked here
     first, naming it."""
     import json
-    net = lc.Network(lc.cells.lstm, input_size=128, hidden=32)
+    net = lc.Network(lc.cells.lstm, input_size=1024, hidden=256)
     for name, split in (("split", True), ("again", True), ("fma", False)):
         compile_for_cuda(net, tmp_path / name, pre_passes="lstm-optimize",
                          split_tf32_gemms=split)
