@@ -4,6 +4,10 @@
 // RUN: lstm-opt %s --lstm-split-tf32-gemms=max-depth=48 -split-input-file | FileCheck %s --check-prefix=DEPTH
 // RUN: not lstm-opt %s --lstm-split-tf32-gemms=max-depth=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: lstm-split-tf32-gemms: min-rows and max-depth must be at least 1 (got 128 and 0)
+// RUN: not lstm-opt %s --lstm-split-tf32-gemms=min-intensity=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADINTENSITY
+// BADINTENSITY: lstm-split-tf32-gemms: min-intensity must be at least 1 and below 2^31 (got 0)
+// RUN: not lstm-opt %s --lstm-split-tf32-gemms=min-loop-work=2147483648 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWORK
+// BADWORK: lstm-split-tf32-gemms: min-loop-work must be at least 1 and below 2^31 (got 2147483648)
 
 // A step's product h·R^T in the time loop: R, defined outside the loop, is
 // split once before it into [R_hi ; R_lo ; R_hi] along its reduction
