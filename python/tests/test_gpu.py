@@ -185,7 +185,7 @@ def check_graphed_step(torch, m, x_shape, y_shape, steps, make_x, final):
     lc.torch_module.release_captured()
 
 
-@pytest.mark.parametrize("T,B,I,H", [(40, 8, 256, 128), (60, 40, 1024, 640)])
+@pytest.mark.parametrize("T,B,I,H", [(40, 8, 256, 128), (60, 40, 1024, 640), (2, 2048, 512, 512)])
 def test_split_tf32_gemms_within_fp32(torch, T, B, I, H):
     """Under the fp32 compute type a sequence's products run on TF32 tensor
     cores with split operands (lstm-split-tf32-gemms, on by default) where
@@ -197,7 +197,12 @@ def test_split_tf32_gemms_within_fp32(torch, T, B, I, H):
     products through the first layer's input weights (4H = 2560 terms,
     three parts) and the weight gradients of 2560 x 640 and 2560 x 1024
     (T·B = 2400, three parts, on the side streams of
-    lstm-fork-independent-work). A two-layer LSTM through lc.torch_module
+    lstm-fork-independent-work). At I = H = 512, T = 2, B = 2048 the steps'
+    products too: the forward's h·Rᵀ, R split once before the loops, and
+    the backward's dG·R (2048 terms: two parts, 2^20 outputs), whose loop
+    carries the batch in states that trade their rows (the test of the
+    batch built from the loop's initial states). A two-layer LSTM through
+    lc.torch_module
     on the GPU: the forward and every gradient within fp32's 1e-5
     (norm-relative) of nn.LSTM in float64 with the same weights; the
     training step captured in a CUDA graph, as the eager step."""

@@ -21,7 +21,7 @@
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=tf32 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: lstm-opt --lstm-to-nvvm=compute-type=bf16 --dump-pass-pipeline -o /dev/null < /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 
-// PIPELINE: lstm-split-tf32-gemms{in-loops=true max-depth=1024 min-intensity=512 min-loop-work=134217728 min-rows=128}
+// PIPELINE: lstm-split-tf32-gemms{in-loops=true max-depth=1024 min-intensity=512 min-loop-work=134217728 min-part-outputs=1048576 min-rows=128}
 // OFF-NOT: lstm-split-tf32-gemms
 
 // CHECK-LABEL: IR Dump After SplitTF32GemmsPass
@@ -36,18 +36,31 @@
 // CHECK: %[[STEPROWS:.*]] = arith.cmpi sge, %{{.*}}, %c128{{.*}} : index
 // CHECK: %[[STEPWORK:.*]] = arith.cmpi sge, %{{.*}}, %c128{{.*}} : index
 // CHECK-NEXT: %[[STEP0:.*]] = arith.andi %[[STEPROWS]], %[[STEPWORK]] : i1
-// CHECK-NEXT: scf.if %[[STEP0]] -> (tensor<?x2048xf32>)
+// CHECK-NEXT: %[[SPLIT0:.*]] = arith.andi %[[STEP0]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[SPLIT0]] -> (tensor<?x2048xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x1536xf32>, tensor<2048x1536xf32>) {{.*}} attrs = {lstm.tf32_operands}
 // CHECK-COUNT-3: scf.for
 // CHECK: return
 
 // PARTS-LABEL: func.func @forward_backward
-// The backward's step product dh = dG·R (depth 2560) stays in fp32: its loop
-// carries the batch in two states that trade their rows each step, which
-// ValueBounds does not follow, so no test of the batch can be built before
-// the loop to guard the split of R there.
+// The backward's step product dh = dG·R (depth 2560, three parts) is split
+// where the batch gives it 2^27 multiply-adds (B >= 82) and, in parts that
+// run one after another, 2^20 outputs (B·640, B >= 1639): R's three parts
+// are split before the loop behind that test of the batch, read from the
+// loop's initial states (the loop carries the batch in two states that
+// trade their rows each step, which ValueBounds does not follow), and the
+// step's product reads them where its own rows pass the same test and the
+// test before the loop passed.
+// PARTS: %[[WORK_DH:.*]] = arith.cmpi sge, %{{.*}}, %c82 : index
+// PARTS: %[[OUTPUTS_DH:.*]] = arith.cmpi sge, %{{.*}}, %c1639 : index
+// PARTS: %[[START_DH:.*]] = arith.andi %{{.*}}, %[[OUTPUTS_DH]] : i1
+// PARTS-COUNT-3: = scf.if %[[START_DH]] -> (tensor<640x{{.*}}xf32>)
 // PARTS: scf.for
-// PARTS-NOT: lstm.tf32_operands
+// PARTS: %[[STEP_DH:.*]] = arith.cmpi sge, %{{.*}}, %c1639{{.*}} : index
+// PARTS: %[[STEPOK_DH:.*]] = arith.andi %{{.*}}, %[[STEP_DH]] : i1
+// PARTS: %[[BOTH_DH:.*]] = arith.andi %[[STEPOK_DH]], %[[START_DH]] : i1
+// PARTS: scf.if %[[BOTH_DH]]
+// PARTS-COUNT-3: attrs = {lstm.tf32_operands}
 // PARTS: %[[DEEP_R:.*]] = arith.cmpi sge, %{{.*}}, %c128{{.*}} : index
 // PARTS-NEXT: scf.if %[[DEEP_R]] -> (tensor<2560x640xf32>)
 // PARTS: %[[CEIL_R:.*]] = arith.ceildivui %[[ROWS_R:.*]], %c1024{{.*}} : index

@@ -40,8 +40,10 @@ std::optional<Contraction> matchContraction(linalg::LinalgOp op);
 Value extentHere(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
 
 /// The same extent built at `b`'s insertion point from the function's
-/// arguments (a step's extents as the loops around it keep them:
-/// ValueBounds proves them equal); a null Value where it cannot be.
+/// arguments: as the loops around the product keep it where ValueBounds
+/// proves that they do, else as the loops' states have it at their start
+/// (not a proof: the product's own test must hold too); a null Value where
+/// it cannot be built either way.
 Value extentBeforeLoops(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
 
 /// What a product must have to be split.
@@ -57,6 +59,10 @@ struct Bounds {
   /// Whether the first and the second operand are split at each call (not
   /// before the loops around the product).
   bool splitsFirst, splitsSecond;
+  /// The most terms of one part, and the fewest outputs (rows × columns,
+  /// the batch's included) of a product deeper than that, whose parts run
+  /// one after another; 1: no such bound.
+  int64_t maxDepth = 1, minPartOutputs = 1;
 };
 
 /// Whether `op` passes `bounds`: true or false where the extents that

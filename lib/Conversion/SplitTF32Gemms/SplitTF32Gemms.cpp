@@ -89,6 +89,12 @@ struct SplitTF32GemmsPass
           << static_cast<int64_t>(minIntensity) << ")";
       return signalPassFailure();
     }
+    if (minPartOutputs < 1 || minPartOutputs >= (int64_t(1) << 31)) {
+      getOperation()->emitError("lstm-split-tf32-gemms: min-part-outputs "
+                                "must be at least 1 and below 2^31 (got ")
+          << static_cast<int64_t>(minPartOutputs) << ")";
+      return signalPassFailure();
+    }
     if (minLoopWork < 1 || minLoopWork >= (int64_t(1) << 31)) {
       getOperation()->emitError("lstm-split-tf32-gemms: min-loop-work must "
                                 "be at least 1 and below 2^31 (got ")
@@ -132,18 +138,24 @@ struct SplitTF32GemmsPass
     auto hoisted = [&](Value v) {
       return loop && !loop->isAncestor(v.getParentBlock()->getParentOp());
     };
-    Bounds bounds{minRows, loop ? int64_t(minLoopWork) : 1, minIntensity,
+    Bounds bounds{minRows,
+                  loop ? int64_t(minLoopWork) : 1,
+                  minIntensity,
                   !hoisted(op.getDpsInputs()[0]),
-                  !hoisted(op.getDpsInputs()[1])};
+                  !hoisted(op.getDpsInputs()[1]),
+                  maxDepth,
+                  minPartOutputs};
     auto extentsHere = [&](unsigned dim) {
       return extentHere(rewriter, op, dim);
     };
     // A step's weights are split before the loops, and only for the calls
     // whose extents pass the same test there (the latency network's B = 1
     // would pay for a split it never reads): the test is built at the
-    // function's start from its arguments. Where it cannot be (the loops
-    // do not keep the extents in a way ValueBounds can follow: a backward
-    // step's states that trade their rows), the product stays as it is.
+    // function's start from its arguments, through the loops' initial
+    // states where ValueBounds cannot follow the loops (a backward step's
+    // states that trade their rows). The step's product reads the split
+    // only where that test passed as well as its own. Where no test can be
+    // built there, the product stays as it is.
     HoistGuard hoistGuard;
     bool hoists = !bounds.splitsFirst || !bounds.splitsSecond;
     if (hoists) {
@@ -173,6 +185,13 @@ struct SplitTF32GemmsPass
     Value condition;
     if (auto *dynamic = std::get_if<Value>(&enough))
       condition = *dynamic;
+    // The split weights exist only where the test before the loops passed:
+    // where it was built from the loops' initial states, the step's extents
+    // passing their own test does not prove it.
+    if (hoistGuard)
+      condition = condition ? Value(arith::AndIOp::create(
+                                  rewriter, op.getLoc(), condition, hoistGuard))
+                            : hoistGuard;
 
     // A zero fill of the accumulator that only the product reads goes
     // right before the (first) product of each version, where

@@ -8,6 +8,9 @@
 // BADINTENSITY: lstm-split-tf32-gemms: min-intensity must be at least 1 and below 2^31 (got 0)
 // RUN: not lstm-opt %s --lstm-split-tf32-gemms=min-loop-work=2147483648 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWORK
 // BADWORK: lstm-split-tf32-gemms: min-loop-work must be at least 1 and below 2^31 (got 2147483648)
+// RUN: not lstm-opt %s --lstm-split-tf32-gemms=min-part-outputs=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOUTPUTS
+// BADOUTPUTS: lstm-split-tf32-gemms: min-part-outputs must be at least 1 and below 2^31 (got 0)
+// RUN: lstm-opt %s --lstm-split-tf32-gemms="max-depth=48 min-part-outputs=4194304" -split-input-file | FileCheck %s --check-prefix=FEWOUT
 
 // A step's product h·R^T in the time loop: R, defined outside the loop, is
 // split once before it into [R_hi ; R_lo ; R_hi] along its reduction
@@ -17,7 +20,8 @@
 // min-loop-work multiply-adds (2^27 = B·512·128 from B = 2048); below, an
 // uninitialised buffer takes its place. The state h, a loop argument, is split once per
 // step into [h_lo | h_hi | h_hi], where the step's batch passes the same
-// tests (the product's columns, 512, and depth, 128, are static). The contraction reads both,
+// tests (the product's columns, 512, and depth, 128, are static) and the
+// test before the loop passed (R was split). The contraction reads both,
 // of depth 3·128, and is marked for TF32 arithmetic; the other branch keeps
 // the product as it was. The zero fill of the accumulator goes into each
 // branch.
@@ -62,7 +66,8 @@
 // CHECK: %[[ENOUGHROWS:.*]] = arith.cmpi sge, %{{.*}}, %[[MIN]] : index
 // CHECK: %[[ENOUGHWORK:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
 // CHECK: %[[ENOUGH:.*]] = arith.andi %[[ENOUGHROWS]], %[[ENOUGHWORK]] : i1
-// CHECK: %[[P:.*]] = scf.if %[[ENOUGH]] -> (tensor<?x512xf32>) {
+// CHECK: %[[BOTH:.*]] = arith.andi %[[ENOUGH]], %[[BIG]] : i1
+// CHECK: %[[P:.*]] = scf.if %[[BOTH]] -> (tensor<?x512xf32>) {
 // CHECK: %[[HE:.*]] = tensor.empty(%{{.*}}) : tensor<?x3x128xf32>
 // CHECK: %[[HP:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<?x128xf32>) outs(%[[HE]] : tensor<?x3x128xf32>)
 // The low part of the state is its first.
@@ -79,6 +84,17 @@
 // CHECK: tensor.extract_slice %[[P]]
 // CHECK: scf.yield
 // Only what is outside every loop with in-loops=false: nothing here.
+// In parts (max-depth=48), which run one after another, a step's product
+// needs min-part-outputs=4194304 outputs too: B·512 from B = 8192, tested
+// in the step with the rest.
+// FEWOUT-LABEL: func.func @step_loop
+// FEWOUT: scf.for
+// FEWOUT: %[[LEAST:.*]] = arith.constant 8192 : index
+// FEWOUT: %[[MANY:.*]] = arith.cmpi sge, %{{.*}}, %[[LEAST]] : index
+// FEWOUT: %[[ALL:.*]] = arith.andi %{{.*}}, %[[MANY]] : i1
+// FEWOUT: %[[BOTH:.*]] = arith.andi %[[ALL]], %{{.*}} : i1
+// FEWOUT: scf.if %[[BOTH]]
+// FEWOUT: lstm.tf32_operands
 // OUTSIDE-LABEL: func.func @step_loop
 // OUTSIDE-NOT: collapse_shape
 // OUTSIDE-NOT: lstm.tf32_operands
@@ -156,6 +172,11 @@ func.func @step_loop(%h0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index)
 // CHECK: return
 // OUTSIDE-LABEL: func.func @sequence_products
 // OUTSIDE-COUNT-2: lstm.tf32_operands
+// In parts (max-depth=48), 2·1024·1536 outputs are below
+// min-part-outputs=4194304: left alone.
+// FEWOUT-LABEL: func.func @sequence_products
+// FEWOUT-NOT: lstm.tf32_operands
+// FEWOUT: return
 // Their depth (128) is below min-rows=256: left alone.
 // ROWS-LABEL: func.func @sequence_products
 // ROWS-NOT: lstm.tf32_operands
@@ -200,6 +221,16 @@ func.func @sequence_products(%x: tensor<2x1024x128xf32>, %y: tensor<2x1024x128xf
 #km = affine_map<(m, n, k) -> (k, m)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
+// In parts (max-depth=48), which run one after another, the 2048 x 1024
+// outputs are below min-part-outputs=4194304: split only where the depth,
+// T·B at run time, makes one part (at most 48 terms: never with the 128
+// rows that min-rows asks, but the pass does not reason so far).
+// FEWOUT-LABEL: func.func @weight_gradient
+// FEWOUT: %[[TB:.*]] = tensor.dim
+// FEWOUT: %[[ROWSOK:.*]] = arith.cmpi sge, %[[TB]], %c128 : index
+// FEWOUT: %[[ONEPART:.*]] = arith.cmpi ule, %[[TB]], %c48 : index
+// FEWOUT: %[[BOTH:.*]] = arith.andi %[[ROWSOK]], %[[ONEPART]] : i1
+// FEWOUT: scf.if %[[BOTH]]
 // CHECK-LABEL: func.func @weight_gradient
 // CHECK-SAME: (%[[DG:.*]]: tensor<?x2048xf32>, %[[X:.*]]: tensor<?x1024xf32>)
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2048x1024xf32>
@@ -306,14 +337,30 @@ func.func @f64_product(%a: tensor<8x16xf64>, %b: tensor<16x4xf64>, %c: tensor<8x
 
 // A step's product whose batch the loop carries in two states that trade
 // their rows each step: ValueBounds cannot tie the product's rows to the
-// function's arguments, so no test of the batch can guard a split of R
-// before the loop (made there unguarded, every call would pay for it,
-// whatever its batch): the product is left alone.
+// function's arguments through the loop, so the test before the loop that
+// guards R's split reads the rows of the product's state as the loop
+// starts (%a0's), and the step's product takes the split version only
+// where both that test and its own (the rows of %a at that step) pass: a
+// step whose rows differ from %a0's never reads a split that was not made.
 #in2 = affine_map<(b, h, k) -> (b, k)>
 #w2 = affine_map<(b, h, k) -> (h, k)>
 #acc2 = affine_map<(b, h, k) -> (b, h)>
 // CHECK-LABEL: func.func @traded_rows
-// CHECK-NOT: lstm.tf32_operands
+// CHECK-SAME: (%[[A0:.*]]: tensor<?x128xf32>, %{{.*}}: tensor<?x128xf32>, %[[R:.*]]: tensor<512x128xf32>, %{{.*}}: index)
+// CHECK: %[[START:.*]] = tensor.dim %[[A0]], %{{.*}} : tensor<?x128xf32>
+// CHECK: %[[STARTROWS:.*]] = arith.cmpi sge, %[[START]], %{{.*}} : index
+// CHECK: %[[STARTOK:.*]] = arith.andi %[[STARTROWS]], %{{.*}} : i1
+// CHECK: %[[R3:.*]] = scf.if %[[STARTOK]] -> (tensor<512x384xf32>) {
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<512x128xf32>)
+// CHECK: scf.for %{{.*}} iter_args(%[[A:.*]] = %[[A0]], %{{.*}} = %{{.*}})
+// CHECK: %[[AROWS:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x128xf32>
+// CHECK: %[[ROWSOK:.*]] = arith.cmpi sge, %[[AROWS]], %{{.*}} : index
+// CHECK: %[[STEPOK:.*]] = arith.andi %[[ROWSOK]], %{{.*}} : i1
+// CHECK: %[[BOTH:.*]] = arith.andi %[[STEPOK]], %[[STARTOK]] : i1
+// CHECK: scf.if %[[BOTH]] -> (tensor<?x512xf32>) {
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[R3]] : tensor<?x384xf32>, tensor<512x384xf32>) {{.*}} attrs = {lstm.tf32_operands}
+// CHECK: } else {
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[R]] : tensor<?x128xf32>, tensor<512x128xf32>)
 // CHECK: return
 func.func @traded_rows(%a0: tensor<?x128xf32>, %b0: tensor<?x128xf32>, %r: tensor<512x128xf32>, %t: index) -> tensor<?x128xf32> {
   %c0 = arith.constant 0 : index
