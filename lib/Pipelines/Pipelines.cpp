@@ -301,15 +301,22 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // Two products that a cell adds (a wavefront diagonal's input and
   // recurrent ones) run as one cuBLAS call of twice the depth.
   if (options.cublas) {
-    // Products of different widths (Cho's GRU's) too, but not in fp32,
-    // where the zeros they multiply cost more than the launch they save.
+    // Products of different widths (Cho's GRU's input and recurrent ones,
+    // of 3 and 2 gates' columns) not concatenated with zero weights: in fp32
+    // the zeros cost more than the launch they save; under TF32 the
+    // concatenation made appleyard's GRU forward 17% faster and large's 9%
+    // slower, whose zeros are 16 times as many (docs/benchmarks.md, "Cho's
+    // GRU's products as one batch").
     lstm::ConcatSummedProductsPassOptions concat;
-    concat.padColumns = !fmaGemms;
+    concat.padColumns = false;
     // In fp32 cuBLAS runs a batch of twice the matrices at half the depth
     // on twice the tiles, faster than the deeper product (appleyard's
     // forward diagonal: 33.7 against 42.8 µs); with tensor cores the two
     // take the same time and the deeper one leaves the cell one read.
     concat.stackBatches = fmaGemms;
+    // Cho's GRU's input and recurrent products as one batch, the recurrent
+    // weights padded: 29.2 against 34.8 µs at appleyard's forward diagonal.
+    concat.padStacks = fmaGemms;
     pm.addPass(lstm::createConcatSummedProductsPass(concat));
   }
   // fp32 products on TF32 tensor cores, each operand split in two TF32

@@ -52,7 +52,7 @@
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
-// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=true stack-batches=false},
+// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=false pad-stacks=false stack-batches=false},
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments
@@ -65,9 +65,10 @@
 // PIPELINE-NEXT: one-shot-bufferize
 
 // FP32-NOT: lstm-gemm-operands-to-bf16
-// Products of different widths combined with zero weights under TF32 and
-// bf16, not in fp32 (lstm-concat-summed-products' pad-columns); products of
-// equal extents stacked as one batch in fp32 (stack-batches).
-// PADFP32: lstm-concat-summed-products{pad-columns=false stack-batches=true}
-// PADTF32: lstm-concat-summed-products{pad-columns=true stack-batches=false}
+// Products of different widths never concatenated with zero weights
+// (lstm-concat-summed-products' pad-columns); products of equal extents
+// stacked as one batch in fp32 (stack-batches), and those of equal depths
+// but different widths too, the narrower one's weights padded (pad-stacks).
+// PADFP32: lstm-concat-summed-products{pad-columns=false pad-stacks=true stack-batches=true}
+// PADTF32: lstm-concat-summed-products{pad-columns=false pad-stacks=false stack-batches=false}
 // FP32-NOT: bf16

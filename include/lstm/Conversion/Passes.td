@@ -1225,10 +1225,14 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     `r ⊙ h`). The narrower product's weights get zero rows for the other
     columns (once, before the loop); the other reads of the wider product
     (slices of columns the narrower has none of, read after the later
-    product) read the new one's. That computes zeros: `lstm-to-nvvm` takes
-    it under TF32 and bf16 only, where appleyard's Cho GRU training step
-    gained 6.6%; in fp32 it lost 2.3% (docs/benchmarks.md, "Cho's GRU:
-    fewer kernels a diagonal").
+    product) read the new one's. That computes zeros. The pairs of two
+    products may be added in several generics (Cho's GRU adds its reset
+    gate's in one, its update gate's in the next): they are taken
+    together. In fp32 the concatenation lost 2.3% of appleyard's Cho GRU
+    training step (docs/benchmarks.md, "Cho's GRU: fewer kernels a
+    diagonal"); under TF32 it made appleyard's GRU forward 17% faster and
+    large's 9% slower (its zeros 16 times as many): `lstm-to-nvvm` leaves
+    it out.
 
     With `stack-batches`, two batched products of equal extents (but for
     the batch: the same depth, columns and rows) run as one batch of both's
@@ -1245,6 +1249,16 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     gates"); under TF32 the two take the same time.
     `lstm-to-nvvm` stacks under the fp32 compute type, and concatenates
     what it cannot stack.
+
+    With `pad-stacks` too, two products of equal depth whose numbers of
+    columns differ are stacked as well: the narrower one's weights get zero
+    rows up to the wider one's columns (once, before the loop), both halves
+    of the batch have the wider one's columns, and the wider product's
+    other reads (its columns that the narrower has none of) read its half.
+    Cho's GRU's forward diagonal in fp32, `4 × [64 × 512] · [512 × 1536]`
+    and `4 × [64 × 512] · [512 × 1024]`: 34.8 µs as two products, 29.2 as
+    one padded batch of eight, 44.1 concatenated (cuBLAS through PyTorch,
+    CUDA graphs, H200). `lstm-to-nvvm` pads stacks under fp32.
   }];
   let options = [
     Option<"padColumns", "pad-columns", "bool", /*default=*/"true",
@@ -1252,7 +1266,11 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
            "narrower one's weights padded with zeros">,
     Option<"stackBatches", "stack-batches", "bool", /*default=*/"false",
            "Run two batched products of equal extents as one batch of both's "
-           "matrices instead of one product of twice the depth">
+           "matrices instead of one product of twice the depth">,
+    Option<"padStacks", "pad-stacks", "bool", /*default=*/"false",
+           "With stack-batches, also stack two products of equal depth whose "
+           "numbers of columns differ, the narrower one's weights padded with "
+           "zeros (whatever pad-columns says)">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",

@@ -44,6 +44,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONCATSUMMEDPRODUCTSPASS
@@ -147,19 +148,26 @@ std::optional<BatchDims> batchDims(linalg::LinalgOp op) {
 /// Whether two products that compute alike (computeAlike) can run as one
 /// batch of both's matrices: batched, with static batch extents, and
 /// operands and results of equal extents but for the batch's (the rows'
-/// may be dynamic: the generic that adds the results makes them equal).
-bool stackable(linalg::LinalgOp a, linalg::LinalgOp b) {
+/// may be dynamic: the generic that adds the results makes them equal) and,
+/// with `padded`, for the weights' and the results' columns.
+bool stackable(linalg::LinalgOp a, linalg::LinalgOp b, bool padded) {
   std::optional<BatchDims> dims = batchDims(a);
   if (!dims)
     return false;
-  auto equalBesides = [](Value x, Value y, int64_t batch) {
+  // With `padded`, the weights' and the results' columns may differ (the
+  // narrower product's weights get zero rows).
+  std::optional<ColumnDims> columns = columnDims(a);
+  if (padded && !columns)
+    return false;
+  auto equalBesides = [](Value x, Value y, int64_t batch,
+                         std::optional<int64_t> free) {
     auto tx = cast<RankedTensorType>(x.getType());
     auto ty = cast<RankedTensorType>(y.getType());
     if (tx.getRank() != ty.getRank() || tx.isDynamicDim(batch) ||
         ty.isDynamicDim(batch))
       return false;
     for (int64_t i = 0, e = tx.getRank(); i < e; ++i)
-      if (i != batch && tx.getDimSize(i) != ty.getDimSize(i))
+      if (i != batch && i != free && tx.getDimSize(i) != ty.getDimSize(i))
         return false;
     return true;
   };
@@ -167,9 +175,17 @@ bool stackable(linalg::LinalgOp a, linalg::LinalgOp b) {
   int64_t depth = summableProduct(a)->lhs;
   if (cast<RankedTensorType>(a.getDpsInputs()[0].getType()).isDynamicDim(depth))
     return false;
-  return equalBesides(a.getDpsInputs()[0], b.getDpsInputs()[0], dims->lhs) &&
-         equalBesides(a.getDpsInputs()[1], b.getDpsInputs()[1], dims->rhs) &&
-         equalBesides(a->getResult(0), b->getResult(0), dims->result);
+  std::optional<int64_t> rhsColumns, resultColumns;
+  if (padded) {
+    rhsColumns = columns->rhs;
+    resultColumns = columns->result;
+  }
+  return equalBesides(a.getDpsInputs()[0], b.getDpsInputs()[0], dims->lhs,
+                      std::nullopt) &&
+         equalBesides(a.getDpsInputs()[1], b.getDpsInputs()[1], dims->rhs,
+                      rhsColumns) &&
+         equalBesides(a->getResult(0), b->getResult(0), dims->result,
+                      resultColumns);
 }
 
 /// Whether `a` and `b` compute alike: the same op with the same attributes
@@ -499,9 +515,8 @@ void eraseReplaced(RewriterBase &rewriter, linalg::LinalgOp first,
 /// Replaces the two products of `pairs` with one over the concatenated
 /// operands; each pair's first read takes the slice of it, the addition
 /// takes that read alone.
-void combine(RewriterBase &rewriter, linalg::GenericOp generic,
-             linalg::LinalgOp first, linalg::LinalgOp second,
-             ArrayRef<SummedPair> pairs,
+void combine(RewriterBase &rewriter, linalg::LinalgOp first,
+             linalg::LinalgOp second, ArrayRef<SummedPair> pairs,
              ArrayRef<tensor::ExtractSliceOp> others,
              DominanceInfo &dominance) {
   ReductionDims dims = *summableProduct(first);
@@ -547,8 +562,9 @@ void combine(RewriterBase &rewriter, linalg::GenericOp generic,
         slice, [&] { slice.getSourceMutable().set(product->getResult(0)); });
   }
 
-  rewriter.setInsertionPoint(generic);
   for (SummedPair pair : pairs) {
+    auto generic = cast<linalg::GenericOp>(pair.first.operand->getOwner());
+    rewriter.setInsertionPoint(generic);
     Value read = product->getResult(0);
     if (pair.first.slice) {
       IRMapping source;
@@ -586,33 +602,51 @@ OpFoldResult addOffset(OpBuilder &b, Location loc, OpFoldResult offset,
 /// Replaces the two products of `pairs` with one batch of both's matrices
 /// (`first`'s, then `second`'s) over the operands concatenated along the
 /// batch dimension; each pair's reads take their halves of it and the
-/// generic still adds them.
-void stack(RewriterBase &rewriter, linalg::GenericOp generic,
-           linalg::LinalgOp first, linalg::LinalgOp second,
-           ArrayRef<SummedPair> pairs, DominanceInfo &dominance) {
+/// generic still adds them. Where their numbers of columns differ, the
+/// narrower product's weights get zero rows for the others (both halves
+/// have the wider one's columns), and the wider product's `others` (reads
+/// of the columns the narrower has none of) read its half.
+void stack(RewriterBase &rewriter, linalg::LinalgOp first,
+           linalg::LinalgOp second, ArrayRef<SummedPair> pairs,
+           ArrayRef<tensor::ExtractSliceOp> others, DominanceInfo &dominance) {
   BatchDims dims = *batchDims(first);
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
+  Value firstWeights = first.getDpsInputs()[1];
+  Value secondWeights = second.getDpsInputs()[1];
+  linalg::LinalgOp wide = first;
+  if (first->getResultTypes() != second->getResultTypes()) {
+    ColumnDims columns = *columnDims(first);
+    int64_t a = *columnCount(first), b = *columnCount(second);
+    if (a < b) {
+      wide = second;
+      firstWeights =
+          padColumns(rewriter, first.getLoc(), firstWeights, columns.rhs, b);
+    } else {
+      secondWeights =
+          padColumns(rewriter, second.getLoc(), secondWeights, columns.rhs, a);
+    }
+  }
   Value lhs =
       concatenateEarly(rewriter, first.getDpsInputs()[0],
                        second.getDpsInputs()[0], dims.lhs, later, dominance);
-  Value rhs =
-      concatenateEarly(rewriter, first.getDpsInputs()[1],
-                       second.getDpsInputs()[1], dims.rhs, later, dominance);
+  Value rhs = concatenateEarly(rewriter, firstWeights, secondWeights, dims.rhs,
+                               later, dominance);
   rewriter.setInsertionPoint(later);
   Location loc = later.getLoc();
-  auto type = cast<RankedTensorType>(first->getResult(0).getType());
-  int64_t firstMatrices = type.getDimSize(dims.result);
+  auto type = cast<RankedTensorType>(wide->getResult(0).getType());
+  int64_t firstMatrices = cast<RankedTensorType>(first->getResult(0).getType())
+                              .getDimSize(dims.result);
   int64_t matrices =
       firstMatrices + cast<RankedTensorType>(second->getResult(0).getType())
                           .getDimSize(dims.result);
   // The zeros right before the product, where the GEMM call-outs look for
-  // them (a fill they can replace with beta = 0); their extents the first
+  // them (a fill they can replace with beta = 0); their extents the wider
   // product's zeros', but for the batch.
-  Value firstInit = lstm::getZeroFill(first.getDpsInits()[0]).getOutputs()[0];
-  auto firstEmpty = firstInit.getDefiningOp<tensor::EmptyOp>();
+  Value wideInit = lstm::getZeroFill(wide.getDpsInits()[0]).getOutputs()[0];
+  auto wideEmpty = wideInit.getDefiningOp<tensor::EmptyOp>();
   SmallVector<OpFoldResult> sizes =
-      firstEmpty ? firstEmpty.getMixedSizes()
-                 : tensor::getMixedSizes(rewriter, loc, firstInit);
+      wideEmpty ? wideEmpty.getMixedSizes()
+                : tensor::getMixedSizes(rewriter, loc, wideInit);
   sizes[dims.result] = rewriter.getIndexAttr(matrices);
   Value empty =
       tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
@@ -623,8 +657,22 @@ void stack(RewriterBase &rewriter, linalg::GenericOp generic,
                              {lhs, rhs, zeros});
   Value result = product->getResult(0);
 
-  // Each read: the same part of its product's half.
-  rewriter.setInsertionPoint(generic);
+  // The wider product's other columns: the same slices of its half, right
+  // after the new product (their readers come after the later product).
+  int64_t wideBase = wide == first ? 0 : firstMatrices;
+  rewriter.setInsertionPointAfter(product);
+  for (tensor::ExtractSliceOp slice : others) {
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+    offsets[dims.result] =
+        addOffset(rewriter, loc, offsets[dims.result], wideBase);
+    Value moved = tensor::ExtractSliceOp::create(
+        rewriter, slice.getLoc(), slice.getType(), result, offsets,
+        slice.getMixedSizes(), slice.getMixedStrides());
+    rewriter.replaceOp(slice, moved);
+  }
+
+  // Each read: the same part of its product's half, made right before the
+  // generic that reads it.
   auto half = [&](ProductRead read, int64_t base) {
     SmallVector<OpFoldResult> offsets, sizes, strides;
     if (read.slice) {
@@ -643,6 +691,8 @@ void stack(RewriterBase &rewriter, linalg::GenericOp generic,
         .getResult();
   };
   for (const SummedPair &pair : pairs) {
+    Operation *generic = pair.first.operand->getOwner();
+    rewriter.setInsertionPoint(generic);
     Value firstHalf = half(pair.first, 0);
     Value secondHalf = half(pair.second, firstMatrices);
     rewriter.modifyOpInPlace(generic, [&] {
@@ -658,35 +708,47 @@ struct ConcatSummedProductsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> generics;
-    getOperation()->walk(
-        [&](linalg::GenericOp generic) { generics.push_back(generic); });
+    // The pairs of reads that generics add, by the two products they read:
+    // the pairs of one pair of products may be in several generics (Cho's
+    // GRU's forward diagonal adds the reset gate's in one, the update
+    // gate's in the next).
+    PairsByProducts summed;
+    getOperation()->walk([&](linalg::GenericOp generic) {
+      for (auto &[products, pairs] :
+           findSummedPairs(generic, padColumns || (stackBatches && padStacks)))
+        summed[products].append(pairs.begin(), pairs.end());
+    });
     DominanceInfo dominance(getOperation());
     IRRewriter rewriter(&getContext());
-    SmallVector<Operation *> changed;
-    for (linalg::GenericOp generic : generics) {
-      bool combined = false;
-      for (auto &[products, pairs] : findSummedPairs(generic, padColumns)) {
-        auto first = cast<linalg::LinalgOp>(products.first);
-        auto second = cast<linalg::LinalgOp>(products.second);
-        // Both products in one block, so that the combined one can take the
-        // later one's place.
-        if (first->getBlock() != second->getBlock())
-          continue;
-        linalg::LinalgOp later =
-            first->isBeforeInBlock(second) ? second : first;
-        std::optional<SmallVector<tensor::ExtractSliceOp>> others =
-            otherReads(first, second, pairs, later);
-        if (!others)
-          continue;
-        if (stackBatches && others->empty() && stackable(first, second))
-          stack(rewriter, generic, first, second, pairs, dominance);
-        else
-          combine(rewriter, generic, first, second, pairs, *others, dominance);
-        combined = true;
-      }
-      if (combined)
-        changed.push_back(generic);
+    llvm::SetVector<Operation *> changed;
+    llvm::SmallPtrSet<Operation *, 8> replaced;
+    for (auto &[products, pairs] : summed) {
+      auto first = cast<linalg::LinalgOp>(products.first);
+      auto second = cast<linalg::LinalgOp>(products.second);
+      // Each product combined once; both in one block, so that the
+      // combined one can take the later one's place.
+      if (replaced.contains(first) || replaced.contains(second) ||
+          first->getBlock() != second->getBlock())
+        continue;
+      linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
+      std::optional<SmallVector<tensor::ExtractSliceOp>> others =
+          otherReads(first, second, pairs, later);
+      if (!others)
+        continue;
+      bool sameWidth = first->getResultTypes() == second->getResultTypes();
+      SmallVector<Operation *> readers;
+      for (const SummedPair &pair : pairs)
+        readers.push_back(pair.first.operand->getOwner());
+      if (stackBatches && (sameWidth || padStacks) &&
+          stackable(first, second, /*padded=*/!sameWidth))
+        stack(rewriter, first, second, pairs, *others, dominance);
+      else if (sameWidth || padColumns)
+        combine(rewriter, first, second, pairs, *others, dominance);
+      else
+        continue;
+      replaced.insert(first);
+      replaced.insert(second);
+      changed.insert(readers.begin(), readers.end());
     }
     if (changed.empty())
       return;
@@ -694,7 +756,8 @@ struct ConcatSummedProductsPass
     // second: upstream's patterns drop those operands.
     RewritePatternSet patterns(&getContext());
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyOpPatternsGreedily(changed, std::move(patterns))))
+    if (failed(applyOpPatternsGreedily(changed.getArrayRef(),
+                                       std::move(patterns))))
       return signalPassFailure();
   }
 };

@@ -2,6 +2,7 @@
 // RUN: lstm-opt %s --lstm-concat-summed-products -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-concat-summed-products=pad-columns=false -split-input-file | FileCheck %s --check-prefix=NOPAD
 // RUN: lstm-opt %s --lstm-concat-summed-products=stack-batches=true -split-input-file | FileCheck %s --check-prefix=STACK
+// RUN: lstm-opt %s --lstm-concat-summed-products="stack-batches=true pad-columns=false pad-stacks=true" -split-input-file | FileCheck %s --check-prefix=PADSTACK
 
 #x = affine_map<(l, b, h, k) -> (l, b, k)>
 #w = affine_map<(l, b, h, k) -> (l, h, k)>
@@ -294,6 +295,31 @@ func.func @some_rows(%x: tensor<?x16xf32>, %w: tensor<16x64xf32>,
 // NOPAD-LABEL: func.func @gru_columns
 // NOPAD-COUNT-2: linalg.batch_matmul
 // NOPAD: return
+// With pad-stacks (lstm-to-nvvm's choice in fp32) the two run as one batch
+// of four matrices, each of the wider product's 12 columns: the recurrent
+// weights padded with zero rows for n's columns, stacked after the input
+// weights; the reset and update gates read their columns of both halves,
+// n its columns of the first half, in a slice made after the product.
+// PADSTACK-LABEL: func.func @gru_columns
+// PADSTACK-SAME: (%[[X:[^:]*]]: tensor<2x?x4xf32>, %[[H:[^:]*]]: tensor<2x?x4xf32>, %[[W:[^:]*]]: tensor<2x12x4xf32>, %[[R:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: index)
+// PADSTACK: %[[XH0:.*]] = tensor.insert_slice %[[X]] into %{{.*}}[0, 0, 0] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> into tensor<4x?x4xf32>
+// PADSTACK: %[[XH:.*]] = tensor.insert_slice %[[H]] into %[[XH0]][2, 0, 0] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> into tensor<4x?x4xf32>
+// PADSTACK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x4xf32>)
+// PADSTACK: %[[R0:.*]] = tensor.insert_slice %[[R]] into %{{.*}}[0, 0, 0] [2, 8, 4] [1, 1, 1] : tensor<2x8x4xf32> into tensor<2x12x4xf32>
+// PADSTACK: %[[RPAD:.*]] = tensor.insert_slice %[[Z]] into %[[R0]][0, 8, 0] [2, 4, 4] [1, 1, 1] : tensor<2x4x4xf32> into tensor<2x12x4xf32>
+// PADSTACK: %[[W0:.*]] = tensor.insert_slice %[[W]] into %{{.*}}[0, 0, 0] [2, 12, 4] [1, 1, 1] : tensor<2x12x4xf32> into tensor<4x12x4xf32>
+// PADSTACK: %[[WR:.*]] = tensor.insert_slice %[[RPAD]] into %[[W0]][2, 0, 0] [2, 12, 4] [1, 1, 1] : tensor<2x12x4xf32> into tensor<4x12x4xf32>
+// PADSTACK-NOT: linalg.batch_matmul
+// PADSTACK: %[[ZEROS:.*]] = linalg.fill
+// PADSTACK-NEXT: %[[P:.*]] = linalg.batch_matmul {{.*}} ins(%[[XH]], %[[WR]] : tensor<4x?x4xf32>, tensor<4x12x4xf32>) outs(%[[ZEROS]] : tensor<4x?x12xf32>)
+// PADSTACK-NEXT: %[[N:.*]] = tensor.extract_slice %[[P]][0, 0, 8] [2, %[[B]], 4]
+// PADSTACK-NOT: linalg.batch_matmul
+// PADSTACK-DAG: %[[X0:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [2, %[[B]], 4]
+// PADSTACK-DAG: %[[H0:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [2, %[[B]], 4]
+// PADSTACK-DAG: %[[X1:.*]] = tensor.extract_slice %[[P]][0, 0, 4] [2, %[[B]], 4]
+// PADSTACK-DAG: %[[H1:.*]] = tensor.extract_slice %[[P]][2, 0, 4] [2, %[[B]], 4]
+// PADSTACK: linalg.generic {{.*}} ins(%[[X0]], %[[H0]], %[[X1]], %[[H1]] : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+// PADSTACK: linalg.generic {{.*}} ins(%[[N]] : tensor<2x?x4xf32>)
 // CHECK-LABEL: func.func @gru_columns
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<2x?x4xf32>, %[[H:[^:]*]]: tensor<2x?x4xf32>, %[[W:[^:]*]]: tensor<2x12x4xf32>, %[[R:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: index)
 // CHECK: %[[ZE:.*]] = tensor.empty() : tensor<2x4x4xf32>
@@ -349,6 +375,78 @@ func.func @gru_columns(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
     linalg.yield %t : f32
   } -> tensor<2x?x4xf32>
   return %rz#0, %rz#1, %n : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+}
+
+// -----
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// Cho's GRU's forward diagonal as the pipeline has it: the reset gate's
+// pair added in one generic (r ⊙ h, which the third gate's recurrent
+// product reads), the update gate's in the next, which reads n's input
+// columns too. The pairs of one pair of products are taken together
+// across generics: one product (concatenated by default, stacked with
+// pad-stacks), each generic reading its columns of it.
+// CHECK-LABEL: func.func @gru_two_generics
+// CHECK: linalg.batch_matmul {{.*}} outs(%{{.*}} : tensor<2x?x12xf32>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// PADSTACK-LABEL: func.func @gru_two_generics
+// PADSTACK: %[[P:.*]] = linalg.batch_matmul {{.*}} outs(%{{.*}} : tensor<4x?x12xf32>)
+// PADSTACK-NEXT: %[[N:.*]] = tensor.extract_slice %[[P]][0, 0, 8] [2, %{{.*}}, 4]
+// PADSTACK-NOT: linalg.batch_matmul
+// PADSTACK-DAG: %[[X0:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [2, %{{.*}}, 4]
+// PADSTACK-DAG: %[[H0:.*]] = tensor.extract_slice %[[P]][2, 0, 0] [2, %{{.*}}, 4]
+// PADSTACK: linalg.generic {{.*}} ins(%[[X0]], %[[H0]], %{{.*}} : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+// PADSTACK-DAG: %[[X1:.*]] = tensor.extract_slice %[[P]][0, 0, 4] [2, %{{.*}}, 4]
+// PADSTACK-DAG: %[[H1:.*]] = tensor.extract_slice %[[P]][2, 0, 4] [2, %{{.*}}, 4]
+// PADSTACK: linalg.generic {{.*}} ins(%[[X1]], %[[H1]], %[[N]], %{{.*}} : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+// NOPAD-LABEL: func.func @gru_two_generics
+// NOPAD-COUNT-2: linalg.batch_matmul
+// NOPAD: return
+func.func @gru_two_generics(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
+                            %w: tensor<2x12x4xf32>, %r: tensor<2x8x4xf32>, %b: index)
+    -> (tensor<2x?x4xf32>, tensor<2x?x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty(%b) : tensor<2x?x12xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%x, %w : tensor<2x?x4xf32>, tensor<2x12x4xf32>)
+      outs(%pz : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px0 = tensor.extract_slice %px[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %px1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %pxn = tensor.extract_slice %px[0, 0, 8] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %he = tensor.empty(%b) : tensor<2x?x8xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%h, %r : tensor<2x?x4xf32>, tensor<2x8x4xf32>)
+      outs(%hz : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph0 = tensor.extract_slice %ph[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %ph1 = tensor.extract_slice %ph[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %e = tensor.empty(%b) : tensor<2x?x4xf32>
+  %rh = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px0, %ph0, %h : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    %gate = math.tanh %sum : f32
+    %m = arith.mulf %gate, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<2x?x4xf32>
+  %zn = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px1, %ph1, %pxn, %rh : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %n: f32, %q: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    %t = arith.mulf %sum, %n : f32
+    %u = arith.addf %t, %q : f32
+    linalg.yield %u : f32
+  } -> tensor<2x?x4xf32>
+  return %rh, %zn : tensor<2x?x4xf32>, tensor<2x?x4xf32>
 }
 
 // -----
