@@ -46,6 +46,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <tuple>
+
 namespace mlir::lstm {
 #define GEN_PASS_DEF_CONCATSUMMEDPRODUCTSPASS
 #include "lstm/Conversion/Passes.h.inc"
@@ -487,6 +489,26 @@ Value padColumns(RewriterBase &rewriter, Location loc, Value weights,
   return concatenate(rewriter, loc, weights, zeros, dim);
 }
 
+/// The product of `first` and `second` with more columns (`first` where
+/// they have as many), and both's weights with the narrower one's padded
+/// with zeros to the wider one's columns.
+std::tuple<linalg::LinalgOp, Value, Value>
+weightsOfWider(RewriterBase &rewriter, linalg::LinalgOp first,
+               linalg::LinalgOp second) {
+  Value firstWeights = first.getDpsInputs()[1];
+  Value secondWeights = second.getDpsInputs()[1];
+  if (first->getResultTypes() == second->getResultTypes())
+    return {first, firstWeights, secondWeights};
+  ColumnDims columns = *columnDims(first);
+  int64_t a = *columnCount(first), b = *columnCount(second);
+  if (a < b)
+    return {second,
+            padColumns(rewriter, first.getLoc(), firstWeights, columns.rhs, b),
+            secondWeights};
+  return {first, firstWeights,
+          padColumns(rewriter, second.getLoc(), secondWeights, columns.rhs, a)};
+}
+
 /// Erases what is left of two replaced products: the slices that read them,
 /// extents read of them, the products and their zeros.
 void eraseReplaced(RewriterBase &rewriter, linalg::LinalgOp first,
@@ -524,21 +546,8 @@ void combine(RewriterBase &rewriter, linalg::LinalgOp first,
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
   // It computes the columns of the wider one: the narrower one's weights
   // get zeros for the others.
-  Value firstWeights = first.getDpsInputs()[1];
-  Value secondWeights = second.getDpsInputs()[1];
-  linalg::LinalgOp wide = first;
-  if (first->getResultTypes() != second->getResultTypes()) {
-    ColumnDims columns = *columnDims(first);
-    int64_t a = *columnCount(first), b = *columnCount(second);
-    if (a < b) {
-      wide = second;
-      firstWeights =
-          padColumns(rewriter, first.getLoc(), firstWeights, columns.rhs, b);
-    } else {
-      secondWeights =
-          padColumns(rewriter, second.getLoc(), secondWeights, columns.rhs, a);
-    }
-  }
+  auto [wide, firstWeights, secondWeights] =
+      weightsOfWider(rewriter, first, second);
   Value lhs =
       concatenateEarly(rewriter, first.getDpsInputs()[0],
                        second.getDpsInputs()[0], dims.lhs, later, dominance);
@@ -611,21 +620,8 @@ void stack(RewriterBase &rewriter, linalg::LinalgOp first,
            ArrayRef<tensor::ExtractSliceOp> others, DominanceInfo &dominance) {
   BatchDims dims = *batchDims(first);
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
-  Value firstWeights = first.getDpsInputs()[1];
-  Value secondWeights = second.getDpsInputs()[1];
-  linalg::LinalgOp wide = first;
-  if (first->getResultTypes() != second->getResultTypes()) {
-    ColumnDims columns = *columnDims(first);
-    int64_t a = *columnCount(first), b = *columnCount(second);
-    if (a < b) {
-      wide = second;
-      firstWeights =
-          padColumns(rewriter, first.getLoc(), firstWeights, columns.rhs, b);
-    } else {
-      secondWeights =
-          padColumns(rewriter, second.getLoc(), secondWeights, columns.rhs, a);
-    }
-  }
+  auto [wide, firstWeights, secondWeights] =
+      weightsOfWider(rewriter, first, second);
   Value lhs =
       concatenateEarly(rewriter, first.getDpsInputs()[0],
                        second.getDpsInputs()[0], dims.lhs, later, dominance);
