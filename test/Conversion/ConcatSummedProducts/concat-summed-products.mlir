@@ -486,3 +486,61 @@ func.func @gru_columns_overlap(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
   %pz1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
   return %s, %pz1 : tensor<2x?x4xf32>, tensor<2x?x4xf32>
 }
+
+// -----
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// Products of different widths and depths (an input of 6 features, a state
+// of 4): concatenated with zero weights under pad-columns (the default),
+// left apart with pad-stacks alone, which stacks only equal depths.
+// CHECK-LABEL: func.func @gru_other_depths
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x?x10xf32>, tensor<2x12x10xf32>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+// PADSTACK-LABEL: func.func @gru_other_depths
+// PADSTACK-COUNT-2: linalg.batch_matmul
+// PADSTACK-NOT: linalg.batch_matmul
+// PADSTACK: return
+func.func @gru_other_depths(%x: tensor<2x?x6xf32>, %h: tensor<2x?x4xf32>,
+                            %w: tensor<2x12x6xf32>, %r: tensor<2x8x4xf32>, %b: index)
+    -> (tensor<2x?x4xf32>, tensor<2x?x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty(%b) : tensor<2x?x12xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%x, %w : tensor<2x?x6xf32>, tensor<2x12x6xf32>)
+      outs(%pz : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px0 = tensor.extract_slice %px[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %px1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %pxn = tensor.extract_slice %px[0, 0, 8] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %he = tensor.empty(%b) : tensor<2x?x8xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%h, %r : tensor<2x?x4xf32>, tensor<2x8x4xf32>)
+      outs(%hz : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph0 = tensor.extract_slice %ph[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %ph1 = tensor.extract_slice %ph[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %e = tensor.empty(%b) : tensor<2x?x4xf32>
+  %rz = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px0, %ph0 : tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<2x?x4xf32>
+  %zn = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px1, %ph1, %pxn, %rz : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %n: f32, %q: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = arith.mulf %s, %n : f32
+    %u = arith.addf %t, %q : f32
+    linalg.yield %u : f32
+  } -> tensor<2x?x4xf32>
+  return %rz, %zn : tensor<2x?x4xf32>, tensor<2x?x4xf32>
+}

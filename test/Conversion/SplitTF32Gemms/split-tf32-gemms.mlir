@@ -383,3 +383,40 @@ func.func @traded_rows(%a0: tensor<?x128xf32>, %b0: tensor<?x128xf32>, %r: tenso
   }
   return %res#0 : tensor<?x128xf32>
 }
+
+// -----
+
+// A step's product whose rows come from a loop state that starts with a
+// number read from memory (a tensor.extract), which neither ValueBounds nor
+// the loops' initial states tie to the function's arguments: no test of the
+// batch can be built before the loop to guard R's split there, and the
+// product is left alone.
+#in3 = affine_map<(b, h, k) -> (b, k)>
+#w3 = affine_map<(b, h, k) -> (h, k)>
+#acc3 = affine_map<(b, h, k) -> (b, h)>
+// CHECK-LABEL: func.func @rows_from_memory
+// CHECK-NOT: lstm.tf32_operands
+// CHECK: return
+func.func @rows_from_memory(%sizes: tensor<1xindex>, %r: tensor<512x128xf32>, %t: index) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.extract %sizes[%c0] : tensor<1xindex>
+  %h0 = tensor.empty(%rows) : tensor<?x128xf32>
+  %res = scf.for %i = %c0 to %t step %c1 iter_args(%h = %h0) -> (tensor<?x128xf32>) {
+    %b = tensor.dim %h, %c0 : tensor<?x128xf32>
+    %e = tensor.empty(%b) : tensor<?x512xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+    %p = linalg.generic {indexing_maps = [#in3, #w3, #acc3],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%h, %r : tensor<?x128xf32>, tensor<512x128xf32>) outs(%acc : tensor<?x512xf32>) {
+    ^bb0(%x: f32, %w: f32, %o: f32):
+      %m = arith.mulf %x, %w : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<?x512xf32>
+    %next = tensor.extract_slice %p[0, 0] [%b, 128] [1, 1] : tensor<?x512xf32> to tensor<?x128xf32>
+    scf.yield %next : tensor<?x128xf32>
+  }
+  return %res : tensor<?x128xf32>
+}
