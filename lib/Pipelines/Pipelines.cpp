@@ -329,6 +329,14 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     // "3xTF32 in parts").
     pm.addPass(lstm::createSplitTF32GemmsPass());
   }
+  // cuBLAS's fp32 kernels multiply some of a step's weights faster stored
+  // [K, N] than as a gate keeps them, [N, K] (appleyard's forward diagonal
+  // 29.5 against 32.9 µs), others slower (large's step at B = 32): the
+  // runtime measures which before each loop, after the passes above have
+  // chosen which products stay fp32.
+  if (options.cublas && fmaGemms)
+    pm.addPass(lstm::createTransposeLoopWeightsPass(
+        lstm::TransposeLoopWeightsPassOptions{options.computeType}));
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.

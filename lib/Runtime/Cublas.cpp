@@ -230,9 +230,12 @@ bool runBatched(const CublasLibrary *lib, cublasHandle_t handle,
 /// (timeRuns); negative on a failure.
 float timeForm(const CublasLibrary *lib, cublasHandle_t handle,
                const GemmTypes &types, const BatchedGemm &g, bool looped,
-               CUstream stream, int reps) {
-  return timeRuns(stream, reps,
-                  [&] { return runBatched(lib, handle, types, g, looped); });
+               CUstream stream, int reps, BCopies bCopies = {}) {
+  return timeRuns(stream, reps, [&](int rep) {
+    BatchedGemm trial = g;
+    trial.b = bCopies.of(rep, g.b);
+    return runBatched(lib, handle, types, trial, looped);
+  });
 }
 
 /// How a GEMM shape runs: cuBLAS's batched call, one cuBLAS call per
@@ -377,6 +380,35 @@ GemmChoice chooseForm(const CublasLibrary *lib, cublasHandle_t handle,
 }
 
 } // namespace
+
+float lstm::runtime::timeFastestGemm(int32_t computeType, const BatchedGemm &g,
+                                     CUstream stream, int reps,
+                                     BCopies bCopies) {
+  GemmTypes types;
+  if (!gemmTypes(computeType, types) || !ensureContext())
+    return -1;
+  const CublasLibrary *lib = cublas();
+  cublasHandle_t handle = lib ? handleOnStream(lib) : nullptr;
+  if (!handle || !LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(handle, stream)))
+    return -1;
+  float best =
+      timeForm(lib, handle, types, g, /*looped=*/false, stream, reps, bCopies);
+  if (best > 0 && g.batch > 1) {
+    float looped =
+        timeForm(lib, handle, types, g, /*looped=*/true, stream, reps, bCopies);
+    if (looped > 0 && looped < best)
+      best = looped;
+  }
+  float planMs = 0;
+  if (best > 0 && g.k > 0 && !hasFailed())
+    if (const LtPlan *plan =
+            tuneLtGemm(types, g, stream, reps, best, &planMs, bCopies)) {
+      best = planMs;
+      releaseLtPlan(plan);
+    }
+  LSTM_CUBLAS_CHECK(lib, cublasSetStream_v2(handle, currentStream()));
+  return best;
+}
 
 extern "C" {
 

@@ -69,8 +69,21 @@ inline uint32_t operandAlignment(const void *pointer, int64_t stride,
 void *openCudaLibrary(const std::string &stem, const char *envVar, int major,
                       std::string &tried);
 
-/// GPU milliseconds of `reps` runs of `run()`: captured on `stream` (not
-/// the legacy default stream) into a CUDA graph, replayed once to warm up,
+/// Where the runs of a timing read B: `g.b` itself, or in turn each of
+/// `count` copies of it, so that B comes from memory at each run, as a
+/// step's weights do where the work between two steps (other products,
+/// other layers' weights) has evicted them from the L2 cache.
+struct BCopies {
+  const void *const *copies = nullptr;
+  int count = 0;
+  /// The B of run `i` of a GEMM whose B is `b`.
+  const void *of(int i, const void *b) const {
+    return count > 0 ? copies[i % count] : b;
+  }
+};
+
+/// GPU milliseconds of `reps` runs of `run(i)`, i < reps: captured on `stream`
+/// (not the legacy default stream) into a CUDA graph, replayed once to warm up,
 /// then timed by events around a second replay. Timing the calls as they
 /// are queued would time the host where a GEMM takes less than its call
 /// (cublasGemmEx's heuristics cost a few microseconds a call, a step's
@@ -85,7 +98,7 @@ template <typename Run> float timeRuns(CUstream stream, int reps, Run &&run) {
                  stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS;
   if (ran) {
     for (int i = 0; i < reps && ran; ++i)
-      ran = run();
+      ran = run(i);
     // Ends the capture whatever happened.
     ran = cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS && ran;
   }
@@ -119,9 +132,20 @@ struct LtPlan;
 /// `g.c` (scratch memory: beta is 0) by timeRuns on `stream`, if it beats
 /// `baselineMs` (cuBLAS's own call, the same runs) by 10% (any, where it is
 /// infinite); null otherwise, or where cublasLt cannot be loaded (not a
-/// failure: cuBLAS's call serves).
+/// failure: cuBLAS's call serves). Its time goes to `planMs` where given.
 const LtPlan *tuneLtGemm(const GemmTypes &types, const BatchedGemm &g,
-                         CUstream stream, int reps, float baselineMs);
+                         CUstream stream, int reps, float baselineMs,
+                         float *planMs = nullptr, BCopies bCopies = {});
+
+/// Frees a plan of tuneLtGemm's that no shape keeps.
+void releaseLtPlan(const LtPlan *plan);
+
+/// GPU milliseconds of `reps` runs of `g` in the fastest of the forms the
+/// runtime chooses among (Cublas.cpp: cuBLAS's batched call, its calls one
+/// by one, cublasLt's algorithms), timed on `stream` into `g.c` (scratch
+/// memory: beta is 0), B read from `bCopies`; negative after a failure.
+float timeFastestGemm(int32_t computeType, const BatchedGemm &g,
+                      CUstream stream, int reps, BCopies bCopies);
 
 /// Runs `g` with `plan` (made for its shape) on `stream`, its workspace from
 /// the stream's device memory. False after a failure (recorded).

@@ -196,7 +196,8 @@ bool run(const LtPlan &plan, const cublasLtMatmulAlgo_t &algo,
 
 const LtPlan *lstm::runtime::tuneLtGemm(const GemmTypes &types,
                                         const BatchedGemm &g, CUstream stream,
-                                        int reps, float baselineMs) {
+                                        int reps, float baselineMs,
+                                        float *planMs, BCopies bCopies) {
   const LtLibrary *lib = cublasLt();
   if (!lib || !ltHandle(lib))
     return nullptr;
@@ -246,9 +247,11 @@ const LtPlan *lstm::runtime::tuneLtGemm(const GemmTypes &types,
   for (int i = 0; described && i < found; ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS)
       continue;
-    float ms = timeRuns(stream, reps, [&] {
-      return run(*plan, results[i].algo, workspace, results[i].workspaceSize, g,
-                 stream);
+    float ms = timeRuns(stream, reps, [&](int rep) {
+      BatchedGemm trial = g;
+      trial.b = bCopies.of(rep, g.b);
+      return run(*plan, results[i].algo, workspace, results[i].workspaceSize,
+                 trial, stream);
     });
     if (ms > 0 && ms < bestMs) {
       bestMs = ms;
@@ -265,7 +268,16 @@ const LtPlan *lstm::runtime::tuneLtGemm(const GemmTypes &types,
   }
   plan->algo = results[best].algo;
   plan->workspace = results[best].workspaceSize;
+  if (planMs)
+    *planMs = bestMs;
   return plan.release();
+}
+
+void lstm::runtime::releaseLtPlan(const LtPlan *plan) {
+  if (!plan)
+    return;
+  destroy(const_cast<LtPlan &>(*plan));
+  delete plan;
 }
 
 bool lstm::runtime::runLtGemm(const LtPlan &plan, const BatchedGemm &g,

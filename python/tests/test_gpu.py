@@ -329,6 +329,17 @@ def test_persistent_tensor_cores_split_to_fit(torch):
         assert np.linalg.norm(o - exp) / np.linalg.norm(exp) < 2e-3
 
 
+def check_runtime_variable_error(torch, monkeypatch, variable, value, name):
+    """A call of example `name` (optimised) with the runtime's environment
+    variable `variable` set to an unknown `value` fails with a message
+    naming the variable, rather than going on with a default."""
+    monkeypatch.setenv(variable, value)
+    f = network(name).compile(target="cuda", pre_passes="lstm-optimize")
+    inputs = ref.make_inputs(name, 3, 2, np.random.default_rng(5))
+    with pytest.raises(RuntimeError, match=variable):
+        f(*[torch.from_numpy(a).cuda() for a in inputs])
+
+
 @pytest.mark.parametrize("form", ["batched", "looped", "auto"])
 def test_batched_gemm_forms(torch, form, monkeypatch):
     """The wavefront's batched GEMMs (stack3's three layers a diagonal, one
@@ -345,11 +356,8 @@ def test_batched_gemm_forms(torch, form, monkeypatch):
 def test_batched_gemm_form_unknown(torch, monkeypatch):
     """An unknown LSTM_RUNTIME_GEMM_BATCHED fails the call with a message
     naming the variable, rather than picking a form silently."""
-    monkeypatch.setenv("LSTM_RUNTIME_GEMM_BATCHED", "sideways")
-    f = network("stack3").compile(target="cuda", pre_passes="lstm-optimize")
-    inputs = ref.make_inputs("stack3", 3, 2, np.random.default_rng(5))
-    with pytest.raises(RuntimeError, match="LSTM_RUNTIME_GEMM_BATCHED"):
-        f(*[torch.from_numpy(a).cuda() for a in inputs])
+    check_runtime_variable_error(torch, monkeypatch, "LSTM_RUNTIME_GEMM_BATCHED", "sideways",
+                                 "stack3")
 
 
 @pytest.mark.parametrize("algo", ["cublas", "cublaslt", "tuned"])
@@ -370,11 +378,94 @@ def test_gemm_algorithms(torch, algo, name, T, B, monkeypatch):
 def test_gemm_algorithm_unknown(torch, monkeypatch):
     """An unknown LSTM_RUNTIME_GEMM_ALGO fails the call with a message
     naming the variable."""
-    monkeypatch.setenv("LSTM_RUNTIME_GEMM_ALGO", "fastest")
-    f = network("lstm").compile(target="cuda", pre_passes="lstm-optimize")
-    inputs = ref.make_inputs("lstm", 3, 2, np.random.default_rng(5))
-    with pytest.raises(RuntimeError, match="LSTM_RUNTIME_GEMM_ALGO"):
-        f(*[torch.from_numpy(a).cuda() for a in inputs])
+    check_runtime_variable_error(torch, monkeypatch, "LSTM_RUNTIME_GEMM_ALGO", "fastest", "lstm")
+
+
+def reference_stack(torch, cell, params, x, hidden):
+    """A stack of `cell` layers (docs/VARIANTS.md: "lstm" as nn.LSTM, Cho's
+    GRU with the reset gate before its recurrent product) in PyTorch's
+    autograd on x's dtype, from zero initial states, the parameters by
+    lstmc's names (W0, R0, bW0, bR0, W1, ...): [y, hT] and, for the LSTM,
+    cT."""
+    layers = len(params) // 4
+    inputs, finals, cells = x, [], []
+    for layer in range(layers):
+        W, R, bW, bR = (params[f"{n}{layer}"] for n in ("W", "R", "bW", "bR"))
+        h = x.new_zeros(x.shape[1], hidden)
+        c = x.new_zeros(x.shape[1], hidden)
+        ys = []
+        for x_t in inputs:
+            if cell == "lstm":
+                i, f, g, o = (x_t @ W.T + bW + h @ R.T + bR).chunk(4, 1)
+                c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+                h = o.sigmoid() * c.tanh()
+            else:
+                (Wr, Wz, Wn), (Rr, Rz, Rn) = W.chunk(3), R.chunk(3)
+                br, bz, bn = (bW + bR).chunk(3)
+                r = (x_t @ Wr.T + h @ Rr.T + br).sigmoid()
+                z = (x_t @ Wz.T + h @ Rz.T + bz).sigmoid()
+                n = (x_t @ Wn.T + (r * h) @ Rn.T + bn).tanh()
+                h = (1 - z) * n + z * h
+            ys.append(h)
+        inputs = torch.stack(ys)
+        finals.append(h)
+        cells.append(c)
+    out = [inputs, torch.stack(finals)]
+    return out + [torch.stack(cells)] if cell == "lstm" else out
+
+
+@pytest.mark.parametrize("layout", ["nk", "kn", "auto"])
+@pytest.mark.parametrize("name,T,B", [("stack3", 9, 6), ("lstmp", 7, 5), ("bidirectional", 5, 3),
+                                      ("cho_gru", 6, 4), ("greff_fgr", 6, 1)])
+def test_weights_layouts(torch, layout, name, T, B, monkeypatch):
+    """A step's products on the weights as the gates keep them (nk), on
+    the weights transposed before the loop (kn), or on whichever the
+    runtime measured faster for the product's sizes (auto, the default;
+    LSTM_RUNTIME_WEIGHTS_LAYOUT, lstm-transpose-loop-weights): within the
+    fp32 tolerance of the float64 reference, for the wavefront's batched
+    products, a projection, both directions, Cho's GRU's product of r ⊙ h
+    and a batch of one."""
+    monkeypatch.setenv("LSTM_RUNTIME_WEIGHTS_LAYOUT", layout)
+    f = network(name).compile(target="cuda", pre_passes="lstm-optimize")
+    check_on_side_stream(torch, f, name, T, B, 31)
+
+
+@pytest.mark.parametrize("layout", ["nk", "kn"])
+@pytest.mark.parametrize("cell", ["lstm", "cho_gru"])
+def test_weights_layouts_training(torch, layout, cell, monkeypatch):
+    """A training step of a two-layer stack (the forward and the backward
+    as wavefronts, their step products on the weights as kept or
+    transposed before the loops) against PyTorch's autograd in float64 on
+    the same weights: the outputs within 1e-5 and every gradient within
+    1e-4 of the reference's norm."""
+    monkeypatch.setenv("LSTM_RUNTIME_WEIGHTS_LAYOUT", layout)
+    torch.manual_seed(7)
+    T, B, I, H = 6, 5, 24, 32
+    cells = {"lstm": lc.cells.lstm, "cho_gru": lc.cells.cho_gru}
+    m = lc.torch_module(lc.Network(cells[cell], input_size=I, hidden=H, num_layers=2),
+                        target="cuda")
+    params = [p.detach().cpu().double().requires_grad_(True) for p in m.parameters()]
+    x = torch.randn(T, B, I, dtype=torch.float64, requires_grad=True)
+    ours_x = x.detach().float().cuda().requires_grad_(True)
+    outs = m(ours_x)
+    cotangents = [torch.randn(o.shape, dtype=torch.float64) for o in outs]
+    sum((o * c.float().cuda()).sum() for o, c in zip(outs, cotangents)).backward()
+    expected = reference_stack(torch, cell, dict(zip([n for n, _ in m.named_parameters()],
+                                                     params)), x, H)
+    for o, e in zip(outs, expected):
+        e = e.detach()
+        assert (o.detach().cpu().double() - e).norm() <= 1e-5 * e.norm()
+    sum((e * c).sum() for e, c in zip(expected, cotangents)).backward()
+    for (name, p), ref_p in zip(m.named_parameters(), params):
+        assert (p.grad.cpu().double() - ref_p.grad).norm() <= 1e-4 * ref_p.grad.norm(), name
+    assert (ours_x.grad.cpu().double() - x.grad).norm() <= 1e-4 * x.grad.norm()
+
+
+def test_weights_layout_unknown(torch, monkeypatch):
+    """An unknown LSTM_RUNTIME_WEIGHTS_LAYOUT fails the call with a message
+    naming the variable."""
+    check_runtime_variable_error(torch, monkeypatch, "LSTM_RUNTIME_WEIGHTS_LAYOUT", "diagonal",
+                                 "stack3")
 
 
 def kernels_launched(torch, f, inputs):

@@ -13,6 +13,12 @@
 // CHECK-NOT: arith.remui
 // CHECK: arith.remui %{{.*}}, %c8 : index
 // CHECK-NEXT: arith.divui %{{.*}}, %c8 : index
+// The recurrent weights' transposition before the loop
+// (lstm-transpose-loop-weights), every extent static:
+// CHECK: gpu.func @forward_kernel(%{{.*}}: memref<32x8xf32>, %{{.*}}: memref<8x32xf32>)
+// CHECK: arith.remui %{{.*}}, %c32 : index
+// CHECK-NEXT: arith.divui %{{.*}}, %c32 : index
+// CHECK-NEXT: arith.remui %{{.*}}, %c8 : index
 // CHECK: gpu.func @forward_kernel(
 // CHECK-NOT: arith.remui
 // CHECK: arith.remui %{{.*}}, %c8 : index

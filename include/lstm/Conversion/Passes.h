@@ -15,6 +15,7 @@
 #include "lstm/Conversion/ForkIndependentWork/ForkIndependentWork.h"
 #include "lstm/Conversion/FusePointwiseGenerics/FusePointwiseGenerics.h"
 #include "lstm/Conversion/GemmOperandsToBF16/GemmOperandsToBF16.h"
+#include "lstm/Conversion/TransposeLoopWeights/TransposeLoopWeights.h"
 #include "lstm/Conversion/GemmToBlas/GemmToBlas.h"
 #include "lstm/Conversion/GemmToCublas/GemmToCublas.h"
 #include "lstm/Conversion/HostMemoryToGPU/HostMemoryToGPU.h"

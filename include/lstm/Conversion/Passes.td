@@ -1179,6 +1179,64 @@ def SplitTF32GemmsPass : Pass<"lstm-split-tf32-gemms"> {
   ];
 }
 
+def TransposeLoopWeightsPass : Pass<"lstm-transpose-loop-weights"> {
+  let summary = "Transpose the weights of a loop's products before the loop "
+                "where the runtime measures the transposed layout faster";
+  let description = [{
+    A gate's product reads its weights as `[N, K]` (`C[b, n] += X[b, k] ·
+    W[n, k]`, PyTorch's layout and the one `convert-lstm-to-linalg`
+    gives), which cuBLAS multiplies in its "T" form. Stored `[K, N]` (the
+    "N" form) they run faster at some shapes and slower at others (H200,
+    fp32: a wavefront diagonal's `8 × [64 × 512] · [512 × 2048]` 31.7 µs
+    against 34.9, large's `2 × [32 × 2048] · [2048 × 8192]` 54 against 42
+    in the network; docs/benchmarks.md, "A step's weights transposed where
+    cuBLAS runs them faster"): which, the runtime measures.
+
+    Runs on tensors, after the passes that choose how products run
+    (`lstm-split-tf32-gemms`), for the GPU path (its calls go to the CUDA
+    runtime). Each f32 contraction inside a loop (`linalg.matmul`,
+    `linalg.batch_matmul` or a `linalg.generic` that
+    `linalg::isaContractionOpInterface` recognises, not one that
+    `lstm-split-tf32-gemms` made for TF32) whose second input is defined
+    outside the loop, indexed with the reduction last and the columns
+    before it, while the first input is defined in the loop, is rewritten
+    so: right before the outermost loop that does not define the weights,
+    `lstmRuntimeGemmFasterTransB` gets the product's sizes (built from the
+    function's arguments, as `lstm-split-tf32-gemms` builds its test; a
+    product whose sizes cannot be built there is left alone) and the
+    weights are transposed (their last two dimensions swapped by a
+    `linalg.transpose`) where it answers 0; in the loop an `scf.if` on the
+    answer runs the product on the transposed weights (the indexing map's
+    last two results swapped) or on the weights as they were. One question
+    and one transposition serve every product of the loop that reads the
+    same weights. Products outside loops (a sequence's projection, the
+    weight gradients) are left alone: a transposition would be paid for
+    one product.
+
+    Where the product runs only in the `else` branch of an `scf.if` whose
+    condition is a value `g` from before the loop, or `g ∧ x` (the fp32
+    version that `lstm-split-tf32-gemms` keeps beside a TF32 one, whose
+    weights it splits before the loop where `g` holds), the weights are
+    transposed only where `g` does not hold either: a call that takes the
+    TF32 version does not pay for a transposition it never reads.
+    `compute-type` is the products' arithmetic, as `lstm-gemm-to-cublas`
+    will run them (what the runtime measures).
+  }];
+  let options = [
+    Option<"computeType", "compute-type", "::mlir::lstm::GemmComputeType",
+           /*default=*/"::mlir::lstm::GemmComputeType::fp32",
+           "The products' arithmetic under cuBLAS: fp32, tf32 or bf16",
+           "::mlir::lstm::gemmComputeTypeValues()">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
   let summary = "Compute two products that an elementwise op adds as one "
                 "product of the concatenated operands";

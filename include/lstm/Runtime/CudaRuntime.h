@@ -127,6 +127,18 @@ void lstmRuntimeGemmStridedBatched(int32_t computeType, int32_t transA,
                                    void *c, int64_t ldc, int64_t strideC,
                                    int64_t batch);
 
+/// The transB (1: B stored [n, k] and read transposed; 0: stored [k, n])
+/// under which `batch` products C = op(A)·op(B) of these sizes (C m×n,
+/// fp32) run faster, measured on scratch operands once per shape and device
+/// (the transposed layout must win by 5%); 1 where nothing can be measured
+/// (during a stream capture, or after a failure). lstm-transpose-loop-weights
+/// asks it before a loop whose product reads weights that the loop does not
+/// change. LSTM_RUNTIME_WEIGHTS_LAYOUT=nk answers 1 and =kn 0 without
+/// measuring, =auto (or unset) measures.
+int32_t lstmRuntimeGemmFasterTransB(int32_t computeType, int32_t transA,
+                                    int64_t m, int64_t n, int64_t k,
+                                    int64_t batch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,8 @@
 #ifndef LSTM_LIB_CONVERSION_SPLITTF32GEMMS_PRODUCTBOUNDS_H
 #define LSTM_LIB_CONVERSION_SPLITTF32GEMMS_PRODUCTBOUNDS_H
 
+#include "lstm/Conversion/Utils/ProductExtents.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
@@ -22,29 +24,12 @@
 
 namespace mlir::lstm::tf32 {
 
-/// What the pass needs of a contraction: the loop dimensions of its rows
-/// (m), columns (n) and reduction (k), and where the reduction is in each
-/// operand.
-struct Contraction {
-  unsigned m, n, k;
-  std::array<int64_t, 2> reductionPositions;
-};
+using lstm::Contraction;
 
 /// A contraction on tensors of f32 operands into an f32 accumulator with one
 /// row, column and reduction dimension (and any batch); nothing if `op` is
 /// not one or was split already.
 std::optional<Contraction> matchContraction(linalg::LinalgOp op);
-
-/// The extent of the product's loop dimension `dim` as an input's size,
-/// read at `b`'s insertion point; a null Value where no input has it.
-Value extentHere(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
-
-/// The same extent built at `b`'s insertion point from the function's
-/// arguments: as the loops around the product keep it where ValueBounds
-/// proves that they do, else as the loops' states have it at their start
-/// (not a proof: the product's own test must hold too); a null Value where
-/// it cannot be built either way.
-Value extentBeforeLoops(OpBuilder &b, linalg::LinalgOp op, unsigned dim);
 
 /// What a product must have to be split.
 struct Bounds {

@@ -146,7 +146,7 @@ struct SplitTF32GemmsPass
                   maxDepth,
                   minPartOutputs};
     auto extentsHere = [&](unsigned dim) {
-      return extentHere(rewriter, op, dim);
+      return lstm::extentHere(rewriter, op, dim);
     };
     // A step's weights are split before the loops, and only for the calls
     // whose extents pass the same test there (the latency network's B = 1
@@ -170,7 +170,7 @@ struct SplitTF32GemmsPass
         OpBuilder atStart(function.getFunctionBody());
         std::variant<bool, Value> before =
             enoughWork(atStart, op, c, bounds, [&](unsigned dim) {
-              return extentBeforeLoops(atStart, op, dim);
+              return lstm::extentBeforeLoops(atStart, op, dim);
             });
         auto *guard = std::get_if<Value>(&before);
         if (!guard || !*guard)
