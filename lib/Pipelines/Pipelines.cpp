@@ -336,7 +336,8 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // chosen which products stay fp32.
   if (options.cublas && fmaGemms)
     pm.addPass(lstm::createTransposeLoopWeightsPass(
-        lstm::TransposeLoopWeightsPassOptions{options.computeType}));
+        lstm::TransposeLoopWeightsPassOptions{options.computeType,
+                                              options.cublasMinSize}));
   // bf16 GEMM operands are rounded copies made at tensor level, after the
   // pointwise fusion: earlier, the fusion would fold the rounding into the
   // contraction's body, which would then read fp32 memory again.

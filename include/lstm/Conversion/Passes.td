@@ -1220,13 +1220,18 @@ def TransposeLoopWeightsPass : Pass<"lstm-transpose-loop-weights"> {
     transposed only where `g` does not hold either: a call that takes the
     TF32 version does not pay for a transposition it never reads.
     `compute-type` is the products' arithmetic, as `lstm-gemm-to-cublas`
-    will run them (what the runtime measures).
+    will run them (what the runtime measures), and `min-size` its
+    `min-size`: a product of fewer multiply-adds (`m·n·k·batch`) stays a
+    generated kernel, so the runtime is not asked about it (at run time,
+    behind an `scf.if`, where the sizes are dynamic).
   }];
   let options = [
     Option<"computeType", "compute-type", "::mlir::lstm::GemmComputeType",
            /*default=*/"::mlir::lstm::GemmComputeType::fp32",
            "The products' arithmetic under cuBLAS: fp32, tf32 or bf16",
-           "::mlir::lstm::gemmComputeTypeValues()">
+           "::mlir::lstm::gemmComputeTypeValues()">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"0",
+           "Smallest m·n·k·batch that lstm-gemm-to-cublas sends to cuBLAS">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

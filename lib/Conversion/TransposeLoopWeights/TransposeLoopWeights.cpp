@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -216,6 +217,22 @@ struct TransposeLoopWeightsPass
     sizes.push_back(batch);
     if (llvm::is_contained(sizes, Value()))
       return std::nullopt;
+    // A product below min-size stays a generated kernel (lstm-gemm-to-cublas):
+    // the runtime is not asked about it (nor cuBLAS loaded for that).
+    Value enough;
+    if (minSize > 1) {
+      Value work = sizes[0];
+      for (Value size : ArrayRef(sizes).drop_front())
+        work = b.createOrFold<arith::MulIOp>(loc, work, size);
+      if (std::optional<int64_t> known = getConstantIntValue(work)) {
+        if (*known < minSize)
+          return std::nullopt;
+      } else {
+        enough = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::sge, work,
+            arith::ConstantIntOp::create(b, loc, minSize, 64));
+      }
+    }
 
     SmallVector<Value> arguments{
         arith::ConstantIntOp::create(
@@ -223,7 +240,24 @@ struct TransposeLoopWeightsPass
         arith::ConstantIntOp::create(b, loc, weight.transA ? 1 : 0, 32)};
     llvm::append_range(arguments, sizes);
     func::FuncOp query = declareQuery(module);
-    Value transB = func::CallOp::create(b, loc, query, arguments).getResult(0);
+    auto ask = [&](OpBuilder &ab) {
+      return func::CallOp::create(ab, loc, query, arguments).getResult(0);
+    };
+    Value transB;
+    if (!enough) {
+      transB = ask(b);
+    } else {
+      auto asked = scf::IfOp::create(b, loc, TypeRange{b.getI32Type()}, enough,
+                                     /*addThenBlock=*/true,
+                                     /*addElseBlock=*/true);
+      OpBuilder then = asked.getThenBodyBuilder();
+      scf::YieldOp::create(then, loc, ValueRange{ask(then)});
+      OpBuilder otherwise = asked.getElseBodyBuilder();
+      scf::YieldOp::create(
+          otherwise, loc,
+          ValueRange{arith::ConstantIntOp::create(otherwise, loc, 1, 32)});
+      transB = asked.getResult(0);
+    }
     Value used =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, transB,
                               arith::ConstantIntOp::create(b, loc, 0, 32));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-transpose-loop-weights --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-transpose-loop-weights=compute-type=tf32 --split-input-file | FileCheck %s --check-prefix=TF32
+// RUN: lstm-opt %s --lstm-transpose-loop-weights=min-size=100000000 --split-input-file | FileCheck %s --check-prefix=MINSIZE
 
 #in = affine_map<(b, n, k) -> (b, k)>
 #w = affine_map<(b, n, k) -> (n, k)>
@@ -33,6 +34,16 @@
 // CHECK:     linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<?x128xf32>, tensor<512x128xf32>)
 // TF32-LABEL: func.func @step
 // TF32: call @lstmRuntimeGemmFasterTransB(%c1_i32,
+// With min-size (lstm-gemm-to-cublas's), the runtime is asked only where
+// the product has that many multiply-adds: below, it stays a kernel.
+// MINSIZE-LABEL: func.func @step
+// MINSIZE: arith.muli
+// MINSIZE: %[[BIG:.*]] = arith.cmpi sge, %{{.*}}, %c100000000_i64 : i64
+// MINSIZE: %[[ANSWER:.*]] = scf.if %[[BIG]] -> (i32) {
+// MINSIZE:   func.call @lstmRuntimeGemmFasterTransB
+// MINSIZE: } else {
+// MINSIZE:   scf.yield %c1_i32
+// MINSIZE: arith.cmpi eq, %[[ANSWER]]
 func.func @step(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %t: index) -> tensor<?x128xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -275,4 +286,39 @@ func.func @left_alone(%x: tensor<?x128xf32>, %wkn: tensor<128x512xf32>, %w: tens
     scf.yield %next : tensor<?x128xf32>
   }
   return %res2, %outside : tensor<?x128xf32>, tensor<?x512xf32>
+}
+
+// -----
+
+#in = affine_map<(b, n, k) -> (b, k)>
+#w = affine_map<(b, n, k) -> (n, k)>
+#acc = affine_map<(b, n, k) -> (b, n)>
+
+// Static sizes below min-size: a generated kernel's product, left alone;
+// without min-size, transposed where the runtime says.
+// CHECK-LABEL: func.func @small_static
+// CHECK: call @lstmRuntimeGemmFasterTransB(%c0_i32, %c0_i32{{.*}}, %c16_i64, %c512_i64, %c128_i64, %c1_i64{{.*}})
+// MINSIZE-LABEL: func.func @small_static
+// MINSIZE-NOT: lstmRuntimeGemmFasterTransB
+// MINSIZE-NOT: linalg.transpose
+// MINSIZE: return
+func.func @small_static(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>, %t: index) -> tensor<16x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %res = scf.for %i = %c0 to %t step %c1 iter_args(%h = %x) -> (tensor<16x128xf32>) {
+    %e = tensor.empty() : tensor<16x512xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+    %p = linalg.generic {indexing_maps = [#in, #w, #acc],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%h, %w : tensor<16x128xf32>, tensor<512x128xf32>) outs(%acc : tensor<16x512xf32>) {
+    ^bb0(%a: f32, %v: f32, %o: f32):
+      %m = arith.mulf %a, %v : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<16x512xf32>
+    %next = tensor.extract_slice %p[0, 0] [16, 128] [1, 1] : tensor<16x512xf32> to tensor<16x128xf32>
+    scf.yield %next : tensor<16x128xf32>
+  }
+  return %res : tensor<16x128xf32>
 }
