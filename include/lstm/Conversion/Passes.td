@@ -1179,7 +1179,7 @@ def SplitTF32GemmsPass : Pass<"lstm-split-tf32-gemms"> {
   ];
 }
 
-def TransposeLoopWeightsPass : Pass<"lstm-transpose-loop-weights"> {
+def TransposeLoopWeightsPass : Pass<"lstm-transpose-loop-weights", "::mlir::ModuleOp"> {
   let summary = "Transpose the weights of a loop's products before the loop "
                 "where the runtime measures the transposed layout faster";
   let description = [{

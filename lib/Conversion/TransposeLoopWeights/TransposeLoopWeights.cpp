@@ -51,18 +51,13 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `v` is defined outside `op` (not in one of its regions).
-bool definedOutside(Value v, Operation *op) {
-  return !op->isAncestor(v.getParentBlock()->getParentOp());
-}
-
 constexpr StringLiteral kQueryFunction = "lstmRuntimeGemmFasterTransB";
 
 /// A product whose second input (its weights) the loops around it do not
 /// change.
 struct LoopWeight {
   /// The outermost loop around the product that does not define them.
-  Operation *loop;
+  LoopLikeOpInterface loop;
   /// The product's row, column and reduction dimensions, and its batch's.
   unsigned m, n, k;
   SmallVector<unsigned> batch;
@@ -98,18 +93,19 @@ std::optional<LoopWeight> matchLoopWeight(linalg::LinalgOp op) {
       !(transA && firstBefore == dim(k)))
     return std::nullopt;
   Value weights = op.getDpsInputs()[1];
-  Operation *loop = nullptr;
+  LoopLikeOpInterface loop;
   for (Operation *parent = op->getParentOp();
        parent && !isa<FunctionOpInterface>(parent);
        parent = parent->getParentOp()) {
-    if (!isa<LoopLikeOpInterface>(parent))
+    auto around = dyn_cast<LoopLikeOpInterface>(parent);
+    if (!around)
       continue;
-    if (!definedOutside(weights, parent))
+    if (!around.isDefinedOutsideOfLoop(weights))
       break;
-    loop = parent;
+    loop = around;
   }
   // A product that no loop around it changes is not a step's.
-  if (!loop || definedOutside(op.getDpsInputs()[0], loop))
+  if (!loop || loop.isDefinedOutsideOfLoop(op.getDpsInputs()[0]))
     return std::nullopt;
   return LoopWeight{loop, m, n, k, c->batch, transA};
 }
@@ -117,16 +113,16 @@ std::optional<LoopWeight> matchLoopWeight(linalg::LinalgOp op) {
 /// A test of `loop`'s start that the product must fail to run: where `op`
 /// is in the else branch of an scf.if whose condition is `g`, or `g ∧ x`,
 /// with `g` defined before `loop`. Null where there is none.
-Value guardBeforeLoop(Operation *op, Operation *loop) {
+Value guardBeforeLoop(Operation *op, LoopLikeOpInterface loop) {
   auto branch = dyn_cast<scf::IfOp>(op->getParentOp());
   if (!branch || op->getParentRegion() != &branch.getElseRegion())
     return Value();
   Value condition = branch.getCondition();
-  if (definedOutside(condition, loop))
+  if (loop.isDefinedOutsideOfLoop(condition))
     return condition;
   if (auto both = condition.getDefiningOp<arith::AndIOp>())
     for (Value side : {both.getLhs(), both.getRhs()})
-      if (definedOutside(side, loop))
+      if (loop.isDefinedOutsideOfLoop(side))
         return side;
   return Value();
 }
@@ -164,15 +160,8 @@ struct TransposeLoopWeightsPass
         products.push_back({op, *weight});
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, weight] : products) {
-      auto module = op->getParentOfType<ModuleOp>();
-      if (!module) {
-        op->emitError("lstm-transpose-loop-weights: a product outside a "
-                      "module (the runtime's function is declared in it)");
-        return signalPassFailure();
-      }
-      rewrite(rewriter, module, op, weight);
-    }
+    for (auto &[op, weight] : products)
+      rewrite(rewriter, op, weight);
   }
 
   /// The extent of `op`'s loop dimension `dim` before `weight.loop`, as an
@@ -192,17 +181,18 @@ struct TransposeLoopWeightsPass
   /// weights (where `guard` does not hold, where there is one), made once
   /// for each value, loop and guard; nothing where the product's sizes
   /// cannot be built there.
-  std::optional<Transposition> transpositionFor(OpBuilder &b, ModuleOp module,
+  std::optional<Transposition> transpositionFor(OpBuilder &b,
                                                 linalg::LinalgOp op,
                                                 const LoopWeight &weight,
                                                 Value guard) {
     Value weights = op.getDpsInputs()[1];
-    auto key = std::make_tuple(weights, weight.loop, guard);
+    LoopLikeOpInterface loop = weight.loop;
+    auto key = std::make_tuple(weights, loop.getOperation(), guard);
     if (auto it = transpositions.find(key); it != transpositions.end())
       return it->second;
     OpBuilder::InsertionGuard insertion(b);
-    b.setInsertionPoint(weight.loop);
-    Location loc = weight.loop->getLoc();
+    b.setInsertionPoint(loop);
+    Location loc = loop->getLoc();
     SmallVector<Value> sizes;
     for (unsigned dim : {weight.m, weight.n, weight.k})
       sizes.push_back(extentBefore(b, op, dim));
@@ -239,7 +229,7 @@ struct TransposeLoopWeightsPass
             b, loc, static_cast<int64_t>(computeType.getValue()), 32),
         arith::ConstantIntOp::create(b, loc, weight.transA ? 1 : 0, 32)};
     llvm::append_range(arguments, sizes);
-    func::FuncOp query = declareQuery(module);
+    func::FuncOp query = declareQuery();
     auto ask = [&](OpBuilder &ab) {
       return func::CallOp::create(ab, loc, query, arguments).getResult(0);
     };
@@ -294,8 +284,9 @@ struct TransposeLoopWeightsPass
 
   /// `int32_t lstmRuntimeGemmFasterTransB(int32_t computeType, int32_t
   /// transA, int64_t m, int64_t n, int64_t k, int64_t batch)`, declared
-  /// once in `module`.
-  func::FuncOp declareQuery(ModuleOp module) {
+  /// once in the module.
+  func::FuncOp declareQuery() {
+    ModuleOp module = getOperation();
     if (auto f = module.lookupSymbol<func::FuncOp>(kQueryFunction))
       return f;
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -330,11 +321,11 @@ struct TransposeLoopWeightsPass
     return product;
   }
 
-  void rewrite(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op,
+  void rewrite(IRRewriter &rewriter, linalg::LinalgOp op,
                const LoopWeight &weight) {
-    Value guard = guardBeforeLoop(op, weight.loop);
+    Value guard = guardBeforeLoop(op, LoopLikeOpInterface(weight.loop));
     std::optional<Transposition> t =
-        transpositionFor(rewriter, module, op, weight, guard);
+        transpositionFor(rewriter, op, weight, guard);
     if (!t)
       return;
     Value init = op.getDpsInits()[0];
