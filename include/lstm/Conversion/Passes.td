@@ -1361,8 +1361,8 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     before a loop that it does not change), multiplied as one batch of L·S
     matrices, and the partial products summed into C by a
     `linalg.generic` (one more kernel). It applies where the reduction is
-    at least `min-depth` terms deep and at least 1.5 times as deep as the
-    result is wide (a forward step's `[L, B, N] × [L, N, 4N]` is left
+    at least `min-depth` terms deep and at least `depth-ratio` (1.5) times
+    as deep as the result is wide (a forward step's `[L, B, N] × [L, N, 4N]` is left
     alone: its matrices have tiles enough, and split it measured slower;
     Cho's GRU's backward link product `[L, B, 3N] × [L, 2N, 3N]` measured
     faster split);
@@ -1387,6 +1387,19 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     bound (docs/benchmarks.md, "The forward diagonal's products as one
     batch; the backward's link product split at the gates").
 
+    Where the product's accumulator is zeros, only elementwise
+    `linalg.generic`s read its result (each once, as an input), and X is
+    either assembled from pieces as above or computed by an elementwise
+    generic, the split needs no kernel of its own: X's slices are written
+    by the generic that computes X (a generic reading X at
+    `(l, r, s·K/S + j)` for `(l, s, r, j)`, fused into X's by upstream's
+    elementwise fusion, X's other results and readers kept), and each
+    reader of the product sums the partial products itself (a copy of the
+    sum fused into it). Such a split costs only the partial products'
+    memory: it has its own bound, `fused-depth-ratio`, and no `scf.if` on
+    the rows. Cho's GRU's `R_n (r ⊙ h)` (`[L, B, N] × [L, N, N]`, as deep
+    as wide) is such a product, in the forward and in the backward.
+
     `lstm-to-nvvm` runs it under the fp32 compute type, after the pointwise
     fusion: with tensor cores (tf32, bf16) the batched product is already
     fast and the split measured slower.
@@ -1397,7 +1410,14 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"512",
            "The least reduction depth K that is split">,
     Option<"minRows", "min-rows", "int64_t", /*default=*/"8",
-           "The least number of rows B that is split">,
+           "The least number of rows B that is split (where the split needs "
+           "kernels of its own)">,
+    Option<"depthRatio", "depth-ratio", "double", /*default=*/"1.5",
+           "The least ratio of depth K to width N that is split where the "
+           "split needs kernels of its own">,
+    Option<"fusedDepthRatio", "fused-depth-ratio", "double", /*default=*/"1.5",
+           "The least ratio of depth K to width N that is split where the "
+           "generics around the product take the split's work in">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

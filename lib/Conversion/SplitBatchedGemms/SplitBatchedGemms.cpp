@@ -25,11 +25,14 @@
 #include "lstm/Utils/AssembledTensors.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
 
 namespace mlir::lstm {
 #define GEN_PASS_DEF_SPLITBATCHEDGEMMSPASS
@@ -59,6 +62,10 @@ struct SplitShape {
   bool atPieces = false;
   /// Those slices, once built (slicesFromPieces).
   Value xSlices = nullptr;
+  /// Whether the split needs no kernel of its own: X's slices written by
+  /// the generic that computes X (or its pieces'), the partial products
+  /// summed by the generic that reads the product (fuseIntoNeighbours).
+  bool fused = false;
 };
 
 /// Slices of `depth` into at most `splits` parts of a multiple of 4 terms.
@@ -223,10 +230,108 @@ Value slicesFromPieces(RewriterBase &rewriter, Value x, PieceResults pieces) {
       rewriter, loc, slices, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
 }
 
+/// The generic that computes `x` elementwise (every loop parallel, `x`'s
+/// map a permutation, no linalg.index): one that can also write it in a
+/// split's slices (fused with slicingGeneric), with its other results and
+/// readers as before.
+linalg::GenericOp elementwiseProducer(Value x) {
+  auto producer = x.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !producer.hasPureTensorSemantics() ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      !producer.getIndexingMapMatchingResult(cast<OpResult>(x))
+           .isPermutation() ||
+      !producer.getBody()->getOps<linalg::IndexOp>().empty())
+    return nullptr;
+  return producer;
+}
+
+/// Whether only elementwise generics read `op`'s product, each once, as an
+/// input: generics that can sum the partial products themselves.
+bool elementwiseConsumers(linalg::BatchMatmulOp op) {
+  Value product = op->getResult(0);
+  llvm::SmallPtrSet<Operation *, 4> consumers;
+  return !product.use_empty() &&
+         llvm::all_of(product.getUses(), [&](OpOperand &use) {
+           auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+           return consumer && consumers.insert(consumer).second &&
+                  consumer.hasPureTensorSemantics() &&
+                  consumer.isDpsInput(&use) &&
+                  consumer.getNumParallelLoops() == consumer.getNumLoops();
+         });
+}
+
+/// `[L, R, K]` as `[L·S, R, K/S]` by a generic that reads element
+/// `(l, r, s·K/S + j)` for `(l, s, r, j)`, right after the generic that
+/// computes `x`: a transposition that generic can take in
+/// (fuseIntoNeighbours), unlike SliceTransposer's reshapes; there, before
+/// the other readers of its results.
+linalg::GenericOp slicingGeneric(RewriterBase &rewriter, Value x,
+                                 int64_t splits) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto producer = x.getDefiningOp<linalg::GenericOp>();
+  rewriter.setInsertionPointAfter(producer);
+  Location loc = x.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t groups = type.getDimSize(0), slice = type.getDimSize(2) / splits;
+  // The rows as the producer's output has them: a use of `x` would keep
+  // that result alive once fused.
+  OpFoldResult rows = tensor::getMixedSize(
+      rewriter, loc,
+      producer.getDpsInits()[cast<OpResult>(x).getResultNumber()], 1);
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(groups),
+                                     rewriter.getIndexAttr(splits), rows,
+                                     rewriter.getIndexAttr(slice)};
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  AffineExpr l, s, r, j;
+  bindDims(ctx, l, s, r, j);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {l, r, s * slice + j}, ctx),
+      AffineMap::getMultiDimIdentityMap(4, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{x}, ValueRange{empty}, maps,
+      iterators, [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, args[0]);
+      });
+}
+
+/// Fuses `consumer`'s operand into it (upstream's elementwise fusion) and
+/// erases what that leaves dead.
+LogicalResult fuseOperand(RewriterBase &rewriter, OpOperand &operand) {
+  if (!linalg::areElementwiseOpsFusable(&operand))
+    return failure();
+  Operation *producer = operand.get().getDefiningOp();
+  Operation *consumer = operand.getOwner();
+  // The fused generic goes where the builder stands: at the consumer, after
+  // everything both read.
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<linalg::ElementwiseOpFusionResult> fused =
+      linalg::fuseElementwiseOps(rewriter, &operand);
+  if (failed(fused))
+    return failure();
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesExcept(original, replacement, fused->fusedOp);
+  rewriter.eraseOp(consumer);
+  if (isOpTriviallyDead(producer))
+    rewriter.eraseOp(producer);
+  return success();
+}
+
+/// A split product: its sum and, where X's slices are a generic's
+/// (slicingGeneric), that generic.
+struct SplitProduct {
+  linalg::GenericOp sum;
+  linalg::GenericOp slicing;
+};
+
 /// The split product of `op` (`C += X·Wᵀ` over K/S-term slices, summed
 /// into C).
-Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
-                        const SplitShape &shape, SliceTransposer &slicer) {
+SplitProduct buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
+                               const SplitShape &shape,
+                               SliceTransposer &slicer) {
   Location loc = op.getLoc();
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
   Value acc = op.getDpsInits()[0];
@@ -237,9 +342,17 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
   linalg::FillOp accZeros = lstm::getZeroFill(acc);
   Value init = accZeros ? accZeros.getOutputs()[0] : acc;
   Type elementType = accType.getElementType();
-  Value xSlices = shape.xSlices ? shape.xSlices
-                                : slicer.transpose(rewriter, x, shape.splits,
-                                                   /*afterDefinition=*/false);
+  linalg::GenericOp slicing;
+  Value xSlices = shape.xSlices;
+  if (!xSlices && shape.fused) {
+    slicing = slicingGeneric(rewriter, x, shape.splits);
+    xSlices = tensor::CollapseShapeOp::create(
+        rewriter, loc, slicing->getResult(0),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+  } else if (!xSlices) {
+    xSlices = slicer.transpose(rewriter, x, shape.splits,
+                               /*afterDefinition=*/false);
+  }
   Value wSlices = slicer.transpose(rewriter, w, shape.splits,
                                    /*afterDefinition=*/true);
 
@@ -287,16 +400,38 @@ Value buildSplitProduct(RewriterBase &rewriter, linalg::BatchMatmulOp op,
                               AffineMap::getMultiDimIdentityMap(3, ctx));
   SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
   bool fromZero = static_cast<bool>(accZeros);
-  return linalg::GenericOp::create(
-             rewriter, loc, accType, terms, ValueRange{init}, maps, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               // In C's order: C + P_0 + P_1 + ...
-               Value sum = fromZero ? args[0] : args.back();
-               for (Value term : args.drop_back().drop_front(fromZero ? 1 : 0))
-                 sum = arith::AddFOp::create(nb, nl, sum, term);
-               linalg::YieldOp::create(nb, nl, sum);
-             })
-      .getResult(0);
+  auto sum = linalg::GenericOp::create(
+      rewriter, loc, accType, terms, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        // In C's order: C + P_0 + P_1 + ...
+        Value sum = fromZero ? args[0] : args.back();
+        for (Value term : args.drop_back().drop_front(fromZero ? 1 : 0))
+          sum = arith::AddFOp::create(nb, nl, sum, term);
+        linalg::YieldOp::create(nb, nl, sum);
+      });
+  return {sum, slicing};
+}
+
+/// The kernels of `split` taken into their neighbours: the generic that
+/// computes X into the slicing one (which then writes X's slices itself),
+/// the sum into the generic that reads the product.
+void fuseIntoNeighbours(RewriterBase &rewriter, SplitProduct split) {
+  if (split.slicing)
+    (void)fuseOperand(rewriter, split.slicing->getOpOperand(0));
+  // Each generic that reads the product sums the terms itself: a copy of
+  // the sum fused into each (fused into one, the sum would stay a result of
+  // that one for the others).
+  SmallVector<OpOperand *> uses = llvm::map_to_vector(
+      split.sum->getResult(0).getUses(), [](OpOperand &use) { return &use; });
+  for (OpOperand *use : uses) {
+    rewriter.setInsertionPoint(split.sum);
+    Operation *copy = rewriter.clone(*split.sum);
+    rewriter.modifyOpInPlace(use->getOwner(),
+                             [&] { use->set(copy->getResult(0)); });
+    (void)fuseOperand(rewriter, *use);
+  }
+  if (split.sum->use_empty())
+    rewriter.eraseOp(split.sum);
 }
 
 struct SplitBatchedGemmsPass
@@ -319,13 +454,7 @@ struct SplitBatchedGemmsPass
     if (x.isDynamicDim(0) || x.isDynamicDim(2) || w.isDynamicDim(1))
       return std::nullopt;
     SplitShape shape{x.getDimSize(0), x.getDimSize(2), w.getDimSize(1), 0};
-    // A product whose matrices are wide enough for the GPU's tiles gains
-    // less from the split than its transpositions and sum cost: a forward
-    // step's [L, B, N] × [L, N, 4N] measured slower split, Cho's GRU's
-    // backward [L, B, 3N] × [L, 2N, 3N] (1.5 times as deep as wide) faster.
-    if (shape.depth < minDepth || 2 * shape.depth < 3 * shape.width)
-      return std::nullopt;
-    if (!x.isDynamicDim(1) && x.getDimSize(1) < minRows)
+    if (shape.depth < minDepth)
       return std::nullopt;
     // Split at the pieces X is assembled from where generics compute them:
     // they can lay them out as the split wants (no transposition). Unless
@@ -342,16 +471,41 @@ struct SplitBatchedGemmsPass
     }
     if (shape.splits < 2)
       return std::nullopt;
+    shape.fused = lstm::getZeroFill(op.getDpsInits()[0]) &&
+                  elementwiseConsumers(op) &&
+                  (shape.atPieces || elementwiseProducer(op.getDpsInputs()[0]));
+    // A product whose matrices are wide enough for the GPU's tiles gains
+    // less from the split than its transpositions and sum cost: a forward
+    // step's [L, B, N] × [L, N, 4N] measured slower split, Cho's GRU's
+    // backward [L, B, 3N] × [L, 2N, 3N] (1.5 times as deep as wide) faster.
+    // A split that needs no kernel of its own costs only the partial
+    // products' memory: its own bound.
+    double ratio = shape.fused ? fusedDepthRatio : depthRatio;
+    if (static_cast<double>(shape.depth) <
+        ratio * static_cast<double>(shape.width))
+      return std::nullopt;
+    // A static batch below min-rows keeps the whole product where the
+    // split would cost kernels (a dynamic one decides at run time).
+    if (!shape.fused && !x.isDynamicDim(1) && x.getDimSize(1) < minRows)
+      return std::nullopt;
     return shape;
   }
 
   void runOnOperation() override {
-    if (splits < 1 || minDepth < 1 || minRows < 0) {
+    if (splits < 1 || minDepth < 1 || minRows < 0 || !(depthRatio > 0) ||
+        !(fusedDepthRatio > 0)) {
+      // The ratios as written (%g), not in the diagnostic's scientific form.
+      auto ratioText = [](double ratio) {
+        std::string text;
+        llvm::raw_string_ostream(text) << llvm::format("%g", ratio);
+        return text;
+      };
       emitError(getOperation()->getLoc())
           << "lstm-split-batched-gemms: splits ("
-          << Twine(static_cast<int64_t>(splits)) << ") and min-depth ("
-          << Twine(static_cast<int64_t>(minDepth))
-          << ") must be positive, min-rows ("
+          << Twine(static_cast<int64_t>(splits)) << "), min-depth ("
+          << Twine(static_cast<int64_t>(minDepth)) << "), depth-ratio ("
+          << ratioText(depthRatio) << ") and fused-depth-ratio ("
+          << ratioText(fusedDepthRatio) << ") must be positive, min-rows ("
           << Twine(static_cast<int64_t>(minRows)) << ") not negative";
       return signalPassFailure();
     }
@@ -375,8 +529,12 @@ struct SplitBatchedGemmsPass
           shape.xSlices = slicesFromPieces(rewriter, x, *pieces);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
-      if (!cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {
-        rewriter.replaceOp(op, buildSplitProduct(rewriter, op, shape, slicer));
+      // A split that needs no kernel of its own is made whatever the batch.
+      if (shape.fused || !cast<RankedTensorType>(x.getType()).isDynamicDim(1)) {
+        SplitProduct split = buildSplitProduct(rewriter, op, shape, slicer);
+        rewriter.replaceOp(op, split.sum->getResults());
+        if (shape.fused)
+          fuseIntoNeighbours(rewriter, split);
         continue;
       }
       // Below min-rows rows the whole product: the transposition and the
@@ -388,8 +546,8 @@ struct SplitBatchedGemmsPass
       auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(),
                                       enough, /*withElseRegion=*/true);
       rewriter.setInsertionPointToStart(branch.thenBlock());
-      Value split = buildSplitProduct(rewriter, op, shape, slicer);
-      scf::YieldOp::create(rewriter, loc, split);
+      SplitProduct split = buildSplitProduct(rewriter, op, shape, slicer);
+      scf::YieldOp::create(rewriter, loc, split.sum->getResults());
       rewriter.setInsertionPointToStart(branch.elseBlock());
       // The whole product's zeros made in its branch: the split one does not
       // read them.

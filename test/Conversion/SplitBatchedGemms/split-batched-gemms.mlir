@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-split-batched-gemms -split-input-file | FileCheck %s
 // RUN: lstm-opt %s --lstm-split-batched-gemms=splits=4 -split-input-file | FileCheck %s --check-prefix=FOUR
+// RUN: lstm-opt %s --lstm-split-batched-gemms=fused-depth-ratio=1 -split-input-file | FileCheck %s --check-prefix=FUSED
 
 // A backward stack's link product at appleyard's sizes (L = 4, K = 2048,
 // N = 1024) with a dynamic batch: X sliced to [L·8, B, 256] where it is
@@ -193,8 +194,10 @@ func.func @left_alone(%x: tensor<4x?x512xf32>, %w: tensor<4x2048x512xf32>,
 // Options that cannot be meant are refused, naming them.
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=splits=0 2>&1 | FileCheck %s --check-prefix=SPLITS
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=min-rows=-1 2>&1 | FileCheck %s --check-prefix=ROWS
-// SPLITS: error: lstm-split-batched-gemms: splits (0) and min-depth (512) must be positive, min-rows (8) not negative
-// ROWS: error: lstm-split-batched-gemms: splits (8) and min-depth (512) must be positive, min-rows (-1) not negative
+// RUN: not lstm-opt %s --lstm-split-batched-gemms=fused-depth-ratio=0 2>&1 | FileCheck %s --check-prefix=RATIO
+// SPLITS: error: lstm-split-batched-gemms: splits (0), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1.5) must be positive, min-rows (8) not negative
+// ROWS: error: lstm-split-batched-gemms: splits (8), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1.5) must be positive, min-rows (-1) not negative
+// RATIO: error: lstm-split-batched-gemms: splits (8), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (0) must be positive, min-rows (8) not negative
 
 // -----
 
@@ -312,4 +315,139 @@ func.func @pieces_of_two_generics(%a: tensor<2x?x512xf32>, %rn: tensor<2x512x512
       ins(%dg, %w : tensor<2x?x1536xf32>, tensor<2x1024x1536xf32>)
       outs(%qz : tensor<2x?x1024xf32>) -> tensor<2x?x1024xf32>
   return %q : tensor<2x?x1024xf32>
+}
+
+// -----
+
+#pw = affine_map<(l, b, n) -> (l, b, n)>
+
+// Cho's GRU's R_n (r ⊙ h) at appleyard's sizes: as deep as wide, so left
+// whole under the default fused-depth-ratio (1.5). With fused-depth-ratio=1
+// the split needs no kernel of its own: the generic that computes r ⊙ h
+// also writes it as the 32 slices [4, 8, B, 64] (reading its operands at
+// (l, b, 64 s + j)) and still computes r ⊙ h for its other reader (the
+// function's result); each of the two generics that read the product sums
+// the 8 partial products itself, in order, before its own work. No scf.if
+// on the dynamic batch, no transposition of X, no sum kernel.
+// CHECK-LABEL: func.func @fused_split
+// CHECK-NOT: tensor<32x
+// CHECK: return
+// FUSED-DAG: #[[$SLICED:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1 * 64 + d3)>
+// FUSED-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// FUSED-LABEL: func.func @fused_split
+// FUSED-SAME: (%[[A:[^:]*]]: tensor<4x?x512xf32>, %[[H:[^:]*]]: tensor<4x?x512xf32>, %[[W:[^:]*]]: tensor<4x512x512xf32>, %[[G:[^:]*]]: tensor<4x?x512xf32>)
+// FUSED: %[[WT:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x512x8x64xf32>) outs(%{{.*}} : tensor<4x8x512x64xf32>)
+// FUSED: %[[WS:.*]] = tensor.collapse_shape %[[WT]] {{\[}}[0, 1], [2], [3]] : tensor<4x8x512x64xf32> into tensor<32x512x64xf32>
+// FUSED-NOT: scf.if
+// FUSED: %[[RH:.*]]:2 = linalg.generic {indexing_maps = [#[[$SLICED]], #[[$SLICED]], #[[$SLICED]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[A]], %[[H]] : {{.*}}) outs(%{{.*}}, %{{.*}} : tensor<4x?x512xf32>, tensor<4x8x?x64xf32>)
+// FUSED-NEXT: ^bb0(%[[X:[^:]*]]: f32, %[[Y:[^:]*]]: f32,
+// FUSED-NEXT: %[[M:.*]] = arith.mulf %[[X]], %[[Y]]
+// FUSED-NEXT: linalg.yield %[[M]], %[[M]]
+// FUSED: %[[XS:.*]] = tensor.collapse_shape %[[RH]]#1 {{\[}}[0, 1], [2], [3]] : tensor<4x8x?x64xf32> into tensor<32x?x64xf32>
+// FUSED: %[[P:.*]] = linalg.batch_matmul {{.*}} ins(%[[XS]], %[[WS]] : tensor<32x?x64xf32>, tensor<32x512x64xf32>) outs(%{{.*}} : tensor<32x?x512xf32>)
+// FUSED: %[[PG:.*]] = tensor.expand_shape %[[P]]
+// FUSED: %[[P0:.*]] = tensor.extract_slice %[[PG]][0, 0, 0, 0] [4, 1, %{{.*}}, 512]
+// FUSED-COUNT-7: tensor.extract_slice %[[PG]][0, {{[1-7]}}, 0, 0]
+// FUSED-NOT: linalg.transpose
+// FUSED: %[[N:.*]] = linalg.generic {{.*}} ins(%[[P0]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[G]] :
+// FUSED-NEXT: ^bb0(%[[T0:[^:]*]]: f32, %[[T1:[^:]*]]: f32, {{.*}}, %[[GV:[^:]*]]: f32, %{{[^:]*}}: f32):
+// FUSED-NEXT: %[[S1:.*]] = arith.addf %[[T0]], %[[T1]]
+// FUSED-COUNT-6: arith.addf
+// FUSED-NEXT: %[[SG:.*]] = arith.addf %{{.*}}, %[[GV]]
+// FUSED-NEXT: math.tanh %[[SG]]
+// FUSED: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[P0]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// FUSED-COUNT-7: arith.addf
+// FUSED-NEXT: %[[SQ:.*]] = arith.mulf %[[SUM:.*]], %[[SUM]]
+// FUSED: return %[[N]], %[[Q]], %[[RH]]#0
+func.func @fused_split(%a: tensor<4x?x512xf32>, %h: tensor<4x?x512xf32>,
+                       %w: tensor<4x512x512xf32>, %g: tensor<4x?x512xf32>)
+    -> (tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %a, %c1 : tensor<4x?x512xf32>
+  %e = tensor.empty(%b) : tensor<4x?x512xf32>
+  %rh = linalg.generic {indexing_maps = [#pw, #pw, #pw], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %h : tensor<4x?x512xf32>, tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x?x512xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %p = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%rh, %w : tensor<4x?x512xf32>, tensor<4x512x512xf32>)
+      outs(%z : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %n = linalg.generic {indexing_maps = [#pw, #pw, #pw], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %g : tensor<4x?x512xf32>, tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<4x?x512xf32>
+  %q = linalg.generic {indexing_maps = [#pw, #pw], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x?x512xf32>
+  return %n, %q, %rh : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>
+}
+
+// -----
+
+#pa = affine_map<(l, b, n) -> (l, b, n)>
+
+// Not taken in: a product read by something other than an elementwise
+// generic (here returned), one whose accumulator is not zeros, one whose X
+// no generic computes. Each is left whole (as deep as wide).
+// FUSED-LABEL: func.func @not_fused
+// FUSED-NOT: tensor<32x
+// FUSED: return
+func.func @not_fused(%a: tensor<4x?x512xf32>, %x: tensor<4x?x512xf32>,
+                     %w: tensor<4x512x512xf32>, %acc: tensor<4x?x512xf32>)
+    -> (tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %a, %c1 : tensor<4x?x512xf32>
+  %e = tensor.empty(%b) : tensor<4x?x512xf32>
+  %sq = linalg.generic {indexing_maps = [#pa, #pa], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<4x?x512xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %returned = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%sq, %w : tensor<4x?x512xf32>, tensor<4x512x512xf32>)
+      outs(%z : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %accumulated = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%sq, %w : tensor<4x?x512xf32>, tensor<4x512x512xf32>)
+      outs(%acc : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %argument = linalg.batch_matmul
+      indexing_maps = [affine_map<(l, b, h, k) -> (l, b, k)>,
+                       affine_map<(l, b, h, k) -> (l, h, k)>,
+                       affine_map<(l, b, h, k) -> (l, b, h)>]
+      ins(%x, %w : tensor<4x?x512xf32>, tensor<4x512x512xf32>)
+      outs(%z : tensor<4x?x512xf32>) -> tensor<4x?x512xf32>
+  %t1 = linalg.generic {indexing_maps = [#pa, #pa], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%accumulated : tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<4x?x512xf32>
+  %t2 = linalg.generic {indexing_maps = [#pa, #pa], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%argument : tensor<4x?x512xf32>) outs(%e : tensor<4x?x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<4x?x512xf32>
+  return %returned, %t1, %t2 : tensor<4x?x512xf32>, tensor<4x?x512xf32>, tensor<4x?x512xf32>
 }
