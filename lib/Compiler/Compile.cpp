@@ -33,9 +33,12 @@ unsigned lstm::CompileOptions::kernelModules() const {
   if (kernelThreads != 0)
     return kernelThreads;
   // The cores this process may use (its affinity mask), less the one that
-  // lowers the host code meanwhile.
+  // lowers the host code meanwhile; two on a 2-core machine too, where a
+  // persistent kernel's ptxas is the critical path and the other kernels'
+  // beside it gain (splitKernelModules splits only such modules by
+  // default).
   unsigned cores = llvm::hardware_concurrency().compute_thread_count();
-  return std::clamp(cores, 2u, 5u) - 1;
+  return std::clamp(cores, 3u, 5u) - 1;
 }
 
 llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
@@ -101,7 +104,8 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     if (failed(kernelsPM.run(module)))
       return makeError("lowering failed");
     kernelsTiming.stop();
-    splitKernelModules(module, options.kernelModules());
+    splitKernelModules(module, options.kernelModules(),
+                       /*onlyWithDominantKernel=*/options.kernelThreads == 0);
     FailureOr<SmallVector<std::string>> moved =
         moveKernelModules(module, *kernels);
     if (failed(moved))

@@ -184,7 +184,8 @@ static cl::opt<unsigned> kernelThreads(
     "kernel-threads",
     cl::desc("Threads that serialise the kernels (--target=cuda), the "
              "kernels split among as many modules (default 0: one fewer "
-             "than the cores, at most 4)"),
+             "than the cores, at least 2, at most 4, a module split only "
+             "where one kernel is a quarter of it)"),
     cl::init(0), cl::cat(toolCategory));
 static cl::opt<bool>
     keepObject("keep-object",

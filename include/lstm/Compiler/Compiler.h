@@ -138,9 +138,10 @@ struct CompileOptions {
   /// How many threads serialise the kernels (cuda): the kernels are split
   /// among this many modules, each compiled (LLVM's NVPTX code generation,
   /// then ptxas) on a thread of its own beside the host code's lowering.
-  /// 0: one fewer than the cores this process may run on, at most 4 (one on
-  /// a 2-core machine, where a second thread measured no faster: the host
-  /// code's lowering and ptxas's own threads already take both cores).
+  /// 0: one fewer than the cores this process may run on, at least 2 and
+  /// at most 4, each module split only where one kernel dominates it
+  /// (splitKernelModules' onlyWithDominantKernel; docs/benchmarks.md,
+  /// "Compile time").
   unsigned kernelThreads = 0;
   /// The number kernelThreads gives on this machine.
   unsigned kernelModules() const;
@@ -242,8 +243,13 @@ FailureOr<SmallVector<std::string>> moveKernelModules(ModuleOp host,
 /// module's other symbols (declarations, globals: what a part does not use
 /// goes in its dead-code elimination), and the launches in `host` follow
 /// their kernels. Each part is then serialised on a thread of its own.
-/// (KernelObject.cpp)
-void splitKernelModules(ModuleOp host, unsigned parts);
+/// With `onlyWithDominantKernel`, a module is split only where its largest
+/// kernel is at least a quarter of its operations (a persistent kernel,
+/// whose ptxas the others then run beside): split, many small kernels only
+/// add each module's fixed cost (libdevice's link, a ptxas process) on
+/// cores that the host code's lowering needs too. (KernelObject.cpp)
+void splitKernelModules(ModuleOp host, unsigned parts,
+                        bool onlyWithDominantKernel = false);
 
 /// In `host`, translated from a module that moveKernelModules split, makes
 /// each kernel module's fatbin an external symbol and its size, passed to
