@@ -199,6 +199,9 @@ static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  // Failed run-time checks report on stderr (upstream's cf.assert lowering
+  // prints on stdout).
+  pm.addPass(lstm::createReportFailedChecksPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
 }
 

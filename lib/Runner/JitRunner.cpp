@@ -67,6 +67,14 @@ static std::optional<TensorSpec> toSpec(Type type) {
 FailureOr<Signature> mlir::lstm::getSignature(ModuleOp module,
                                               StringRef entry) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
+  // A lowering given as a pre-pass leaves the entry an llvm.func.
+  if (auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(entry))
+    return lowered.emitError("function '")
+           << entry
+           << "' is in the LLVM dialect already: the pre-passes lowered it "
+              "(--pre-passes takes passes on the lstm IR, such as "
+              "lstm-optimize, not a lowering such as lstm-to-cpu or "
+              "lstm-to-nvvm)";
   if (!func || func.isExternal())
     return module.emitError("no function named '")
            << entry << "' with a body in this module";
@@ -366,6 +374,12 @@ CompiledFunction::compile(ModuleOp module, StringRef entry,
   FailureOr<Signature> sig = lstm::getSignature(module, entry);
   if (failed(sig))
     return makeError("invalid entry function '" + entry + "'");
+  if (failed(checkFunctionNames(module)))
+    return makeError("a function's name would take the compiled code's own "
+                     "calls (the error above)");
+  if (cuda && failed(checkComputeType(module, options.nvvm.computeType)))
+    return makeError("the compute type does not apply to this network (the "
+                     "error above)");
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));

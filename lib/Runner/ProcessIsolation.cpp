@@ -49,8 +49,9 @@ mlir::lstm::runInChildProcess(llvm::function_ref<int()> body) {
     return makeError(llvm::Twine("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     // The parent reports a fatal signal; LLVM's crash handler would only add
-    // a stack dump of the tool. cf.assert prints its message with puts():
-    // unbuffered stdout keeps it when the check aborts.
+    // a stack dump of the tool. A failed check writes its message to stderr
+    // itself (lstm-report-failed-checks); unbuffered stdout keeps what the
+    // function printed before it aborts.
     llvm::sys::unregisterHandlers();
     std::setvbuf(stdout, nullptr, _IONBF, 0);
     int rc = body();

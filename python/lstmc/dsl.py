@@ -65,14 +65,24 @@ class Emitter:
         self.elt = DTYPES[dtype]
         self.dtype = dtype
         self.counter = {}
+        self.names = set()  # the SSA names fresh gave out
+        self.reserved = set()  # function arguments' names, kept from fresh
         self.lines = []  # function-level ops
         self.region = None  # the lines of the region being built, if any
 
     def fresh(self, hint):
         hint = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in hint) or "v"
-        n = self.counter.get(hint, 0)
-        self.counter[hint] = n + 1
-        return f"%{hint}" if n == 0 else f"%{hint}_{n}"
+        while True:
+            n = self.counter.get(hint, 0)
+            self.counter[hint] = n + 1
+            name = f"%{hint}" if n == 0 else f"%{hint}_{n}"
+            if name not in self.names and name not in self.reserved:
+                self.names.add(name)
+                return name
+
+    def reserve(self, name):
+        """Keeps `%name` (a function argument) from the names fresh gives."""
+        self.reserved.add("%" + name)
 
     def type(self, shape, elt=None):
         dims = "x".join("?" if d is None else str(d) for d in shape)

@@ -308,9 +308,14 @@ class TorchLike:
     f(x, hx=None) -> (y, h_n) for GRU and RNN, (y, (h_n, c_n)) for LSTM,
     with PyTorch's shapes ([L·D, B, H] states, batch_first if the module had
     it); for a cell, f(x [B, I] or [I], hx=None) -> h' (GRUCell, RNNCell) or
-    (h', c') (LSTMCell). Inputs and outputs are numpy arrays or CPU tensors
-    (CPU), CUDA tensors (GPU); inputs of another float dtype (a float16
-    module's) are converted to the network's dtype, which the outputs have."""
+    (h', c') (LSTMCell); an unbatched sequence [T, I] with states
+    [L·D, H] gives outputs without the batch dimension, as PyTorch's. Inputs
+    and outputs are numpy arrays or CPU tensors (CPU), CUDA tensors (GPU);
+    inputs of another float dtype (a float16 module's) are converted to the
+    network's dtype, which the outputs have. What the module refuses is
+    refused (TypeError, naming the argument): an LSTM's hx that is not a pair,
+    another module's that is, integer inputs; a PackedSequence too (padded,
+    with lengths, it is taken)."""
 
     def __init__(self, module, target="cpu", **compile_options):
         net, params = from_torch(module)
@@ -326,32 +331,64 @@ class TorchLike:
         self.fn = compiled.bind(params)
         self.network = net
 
-    def _as_dtype(self, a):
+    def _as_dtype(self, a, what):
+        """`a` in the network's dtype, if it is of a floating-point one
+        (PyTorch's modules refuse integer inputs too)."""
         dtype = self.network.dtype
         if isinstance(a, np.ndarray):
+            if not np.issubdtype(a.dtype, np.floating):
+                raise TypeError(f"{what}: dtype {a.dtype}; expected a floating-point array")
             return a if a.dtype == dtype else a.astype(dtype)
-        if hasattr(a, "dtype") and hasattr(a, "to") and str(a.dtype) != "torch." + dtype:
-            import torch
-            return a.to(getattr(torch, dtype))
+        if hasattr(a, "dtype") and hasattr(a, "to"):
+            if not getattr(a, "is_floating_point", lambda: True)():
+                raise TypeError(f"{what}: dtype {a.dtype}; expected a floating-point tensor")
+            if str(a.dtype) != "torch." + dtype:
+                import torch
+                return a.to(getattr(torch, dtype))
         return a
 
+    def _states(self, hx):
+        """hx as the module takes it: (h_0, c_0) for an LSTM, one tensor for
+        the others."""
+        if self.kind == "LSTM":
+            if not (isinstance(hx, (tuple, list)) and len(hx) == 2):
+                raise TypeError(f"hx: an LSTM's initial state is a tuple (h_0, c_0), got "
+                                f"{type(hx).__name__}")
+            return hx
+        if isinstance(hx, (tuple, list)):
+            raise TypeError(f"hx: a {self.kind}'s initial state is one tensor, got "
+                            f"{type(hx).__name__}")
+        return (hx,)
+
     def __call__(self, x, hx=None):
-        x = self._as_dtype(x)
+        if type(x).__name__ == "PackedSequence":
+            raise TypeError("x: a PackedSequence is not taken; pad it "
+                            "(torch.nn.utils.rnn.pad_packed_sequence) and compile the network "
+                            "with per-sequence lengths (lstmc.Network(..., lengths=True))")
+        x = self._as_dtype(x, "x")
         if self.is_cell:
             return self._call_cell(x, hx)
+        # An unbatched sequence [T, I] (and states [L·D, H]), as PyTorch
+        # takes it: a batch of one.
+        unbatched = len(x.shape) == 2
         swap = (lambda a: a.transpose(1, 0, 2) if isinstance(a, np.ndarray)
                 else a.transpose(0, 1).contiguous())
-        if self.batch_first:
+        if unbatched:
+            x = x[:, None]
+        elif self.batch_first:
             x = swap(x)
         states = {}
         if hx is not None:
-            hs = hx if isinstance(hx, tuple) else (hx,)
-            for name, h in zip(("h0", "c0"), hs):
-                h = self._as_dtype(h)
+            for name, h in zip(("h0", "c0"), self._states(hx)):
+                h = self._as_dtype(h, "hx")
+                if unbatched:
+                    h = h[:, None]
                 states[name] = h if self.stacked else h[0]
         outs = self.fn(x, **states)
         y, finals = outs[0], [f if self.stacked else f[None] for f in outs[1:]]
-        if self.batch_first:
+        if unbatched:
+            y, finals = y[:, 0], [f[:, 0] for f in finals]
+        elif self.batch_first:
             y = swap(y)
         return (y, tuple(finals)) if self.kind == "LSTM" else (y, finals[0])
 
@@ -360,9 +397,8 @@ class TorchLike:
         x = x[None, None] if unbatched else x[None]
         states = {}
         if hx is not None:
-            hs = hx if isinstance(hx, tuple) else (hx,)
-            for name, h in zip(("h0", "c0"), hs):
-                h = self._as_dtype(h)
+            for name, h in zip(("h0", "c0"), self._states(hx)):
+                h = self._as_dtype(h, "hx")
                 states[name] = h[None] if unbatched else h
         finals = self.fn(x, **states)[1:]
         finals = [f[0] for f in finals] if unbatched else list(finals)

@@ -13,6 +13,7 @@ The function's signature follows examples/*.mlir (and nn.LSTM):
 and it returns y [T, B, D·N] and the final value of each returned state
 (same shapes as the initial ones).
 """
+import re
 import numpy as np
 
 from . import dsl
@@ -40,6 +41,40 @@ class Arg:
 
     def __repr__(self):
         return f"{self.name}: {list(self.shape)} {self.dtype}"
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_names(entry, args, em):
+    """The function's and its arguments' names: identifiers (the IR's SSA
+    names, the keywords of a call), each once, none the name of a value
+    the cells' IR already defines; then kept from the names the rest of
+    the IR takes."""
+    if not isinstance(entry, str) or not _IDENTIFIER.fullmatch(entry):
+        raise dsl.CellError(f"entry {entry!r}: a function name must be an identifier "
+                            "(letters, digits and _, not starting with a digit)")
+    origin = {"data": "the input", "lengths": "the lengths", "state": "the initial value of a state",
+              "param": "a parameter"}
+    seen = {}
+    for a in args:
+        if not _IDENTIFIER.fullmatch(a.name):
+            what = (f"state {a.name[:-1]!r}" if a.kind == "state" else
+                    f"param {a.name!r}")
+            raise dsl.CellError(f"{what}: the name {a.name!r} must be an identifier "
+                                "(letters, digits and _, not starting with a digit)")
+        if a.name in seen:
+            both = ("two parameters" if seen[a.name] == origin[a.kind] == origin["param"]
+                    else f"{seen[a.name]} and {origin[a.kind]}")
+            raise dsl.CellError(f"argument {a.name!r} is {both}: rename one (a state S "
+                                "takes the argument S0; layers and directions suffix "
+                                "their parameters with the layer index and _rev)")
+        seen[a.name] = origin[a.kind]
+        if "%" + a.name in em.names:
+            raise dsl.CellError(f"{origin[a.kind]} {a.name!r} takes the name of a value "
+                                "that the cell's IR defines: rename it")
+    for a in args:
+        em.reserve(a.name)
 
 
 class Network:
@@ -114,6 +149,10 @@ class Network:
 
     def _build(self):
         em = Emitter(self.dtype)
+        # The arguments every network has, kept from the cells' values (a
+        # state named x).
+        em.reserve("x")
+        em.reserve("lengths")
         D, L = len(self._dirs()), self.num_layers
         stacked = D * L > 1
         np_dtype = self.dtype
@@ -160,6 +199,7 @@ class Network:
                 for name, shape in c.params:
                     args.append(Arg(name + c.suffix, shape, np_dtype, "param"))
                     sig.append(f"%{name}{c.suffix}: {t(shape)}")
+        _check_names(self.entry, args, em)
         self.args = args
 
         body = list(em.lines)  # the slices of the parameters

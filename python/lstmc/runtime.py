@@ -570,8 +570,9 @@ class CompiledNetwork:
                 except (TypeError, ValueError, BufferError):
                     ptr = v.ctypes.data
             else:  # a torch CPU tensor
-                if not v.is_contiguous():
-                    v = v.contiguous()
+                # (A negative view's storage holds -v: resolve_neg copies.)
+                if not v.is_contiguous() or v.is_neg():
+                    v = v.resolve_neg().contiguous()
                 ptr = v.data_ptr()
             if spec.kind == "lengths":
                 lengths = v if type(v) is np.ndarray else v.numpy()

@@ -387,8 +387,9 @@ class _Runner:
             v = values.get(a.name)
             if v is None:  # an initial state or a cotangent left out
                 missing.append(len(tensors))
-            elif not v.is_contiguous():
-                v = v.contiguous()
+            elif not v.is_contiguous() or v.is_neg():
+                # (A negative view's storage holds -v: resolve_neg copies.)
+                v = v.resolve_neg().contiguous()
             tensors.append(v)
         if missing:
             self._zeros(fn, tensors, missing)
@@ -472,8 +473,19 @@ class _Apply(torch.autograd.Function):
         return outs[:n]
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, *cotangents):
+        # With create_graph=True (a gradient penalty, a Hessian-vector
+        # product) grad mode is on here: the gradients would come back
+        # without a graph and the penalty would add nothing, silently.
+        if torch.is_grad_enabled():
+            raise RuntimeError("lstmc: the gradients of a compiled network are computed "
+                               "once, without a graph: backward with create_graph=True "
+                               "(double backward) is not supported")
+        return _Apply._backward(ctx, *cotangents)
+
+    @staticmethod
+    @once_differentiable
+    def _backward(ctx, *cotangents):
         runner = ctx.runner
         stored = ctx.saved_tensors  # (raises once autograd freed them)
         values = dict(zip(ctx.names, stored[:ctx.n_args]))

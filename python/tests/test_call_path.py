@@ -238,6 +238,11 @@ def test_torch_tensors_in_and_out(lstm32):
     xb = torch.from_numpy(np.ascontiguousarray(x.transpose(1, 0, 2))).transpose(0, 1)
     assert not xb.is_contiguous()
     assert rel(f(xb, ht, ct)[0].numpy(), exp[0]) < TOL32
+    # A negative view is contiguous, but its storage holds -x: it is read
+    # as the values it stands for (resolved), not as its storage.
+    xneg = torch.from_numpy(-x)._neg_view()
+    assert xneg.is_neg() and xneg.is_contiguous()
+    assert rel(f(xneg, ht, ct)[0].numpy(), exp[0]) < TOL32
     # numpy in, numpy out, even with tensors bound.
     g = compiled.bind({k: torch.from_numpy(v) for k, v in p.items()})
     y = g(x, h0, c0)[0]
@@ -303,6 +308,41 @@ def test_torch_like_on_tensors(kind, opts):
         for a, b in zip(got, want):
             assert isinstance(a, torch.Tensor) and tuple(a.shape) == tuple(b.shape)
             assert rel(a.numpy(), b.numpy()) < TOL32
+    # An unbatched sequence [T, I] with states [L·D, H], as the module
+    # takes it: outputs without the batch dimension.
+    x1 = torch.rand(5, I) * 2 - 1
+    h1 = torch.rand(L, H) - 0.5
+    hx1 = (h1, torch.rand(L, H) - 0.5) if kind == "LSTM" else h1
+    with torch.no_grad():
+        ey, eh = m64(x1.double(), tuple(t.double() for t in hx1) if kind == "LSTM"
+                     else hx1.double())
+    y, h = f(x1, hx1)
+    assert tuple(y.shape) == tuple(ey.shape) and rel(y.numpy(), ey.numpy()) < TOL32
+    for a, b in zip(h if kind == "LSTM" else (h,), eh if kind == "LSTM" else (eh,)):
+        assert tuple(a.shape) == tuple(b.shape) and rel(a.numpy(), b.numpy()) < TOL32
+
+
+def test_torch_like_refuses_what_the_module_refuses():
+    """TorchLike refuses, naming the argument, what nn.LSTM and nn.GRU
+    refuse instead of guessing: an LSTM's state that is not a pair, a GRU's
+    that is, integer inputs; a PackedSequence gets the way to pass it."""
+    torch = pytest.importorskip("torch")
+    lstm, gru = torch.nn.LSTM(I, H), torch.nn.GRU(I, H)
+    f, g = lc.TorchLike(lstm), lc.TorchLike(gru)
+    x, h = torch.rand(3, 2, I), torch.rand(1, 2, H)
+    with pytest.raises(TypeError, match=r"hx: an LSTM's initial state is a tuple \(h_0, c_0\)"):
+        f(x, h)
+    with pytest.raises(TypeError, match=r"hx: a GRU's initial state is one tensor"):
+        g(x, (h, h))
+    with pytest.raises(TypeError, match=r"x: dtype torch.int64; expected a floating-point"):
+        f(torch.randint(0, 3, (3, 2, I)))
+    with pytest.raises(TypeError, match=r"x: dtype int64; expected a floating-point array"):
+        g(np.ones((3, 2, I), np.int64))
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, torch.tensor([3, 1]))
+    with pytest.raises(TypeError, match=r"PackedSequence is not taken; pad it"):
+        f(packed)
+    # Lists are pairs too (PyTorch indexes hx).
+    assert f(x, [h, h])[0].shape == (3, 2, H)
 
 
 def test_results_are_the_library_buffers(lstm32):

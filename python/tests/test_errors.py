@@ -330,3 +330,47 @@ def test_compiler_defaults_come_from_the_compiler(tmp_path):
     compile_for_cuda(net, tmp_path)
     import json
     assert json.loads((tmp_path / "network.json").read_text())["chip"] == defaults["chip"]
+
+
+def _named_cell(param="W", state="h"):
+    def cell(c, x):
+        h = c.state(state, 4)
+        W, R = c.param(param, 4, x.size), c.param("R", 4, 4)
+        hn = lc.tanh(x @ W + h @ R)
+        return hn, {state: hn}
+    return cell
+
+
+@pytest.mark.parametrize("param, state, kwargs, message", [
+    ("h0", "h", {}, r"argument 'h0' is the initial value of a state and a parameter"),
+    ("x", "h", {}, r"argument 'x' is the input and a parameter"),
+    ("R_rev", "h", {"direction": "bidirectional"}, r"argument 'R_rev' is two parameters"),
+    ("my W", "h", {}, r"param 'my W': the name 'my W' must be an identifier"),
+    ("1W", "h", {}, r"param '1W': the name '1W' must be an identifier"),
+    ("W", "", {}, r"state '': the name '0' must be an identifier"),
+    ("xt", "h", {}, r"a parameter 'xt' takes the name of a value that the cell's IR defines"),
+    ("W", "h", {"entry": "my-func"}, r"entry 'my-func': a function name must be an identifier"),
+])
+def test_argument_names(param, state, kwargs, message):
+    """Names the IR or a call cannot take are refused while the network is
+    built, naming them (not a parse error in generated text)."""
+    with pytest.raises(lc.CellError, match=message):
+        lc.Network(_named_cell(param, state), input_size=3, **kwargs)
+
+
+def test_state_named_like_an_argument():
+    """A state named x: its values take other names than the input x."""
+    net = lc.Network(_named_cell("W", "x"), input_size=3)
+    p = {n: np.full(s, 0.1, np.float32) for n, s in net.param_shapes().items()}
+    y, xT = net.compile(target="cpu").bind(p)(np.ones((2, 1, 3), np.float32))
+    assert y.shape == (2, 1, 4) and np.allclose(y[-1], xT)
+
+
+def test_entry_named_like_a_c_function():
+    """A function named like one of the C library's would take the compiled
+    code's own calls (free: the library freed its buffers through the
+    network): the compiler refuses it, naming the function."""
+    net = lc.Network(_named_cell(), input_size=3, entry="free")
+    with pytest.raises(RuntimeError, match=r"function 'free' has the name of a function of "
+                                           r"the C library"):
+        net.compile(target="cpu")

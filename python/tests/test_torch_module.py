@@ -218,6 +218,22 @@ def test_no_grad_runs_the_plain_forward():
     torch.testing.assert_close(cT2, cT.detach(), rtol=0, atol=0)
 
 
+def test_double_backward_is_refused():
+    """A backward with create_graph=True (a gradient penalty) raises: the
+    gradients would come back without a graph and the penalty would add
+    nothing. The plain backward after it works."""
+    m = module("lstm")
+    x, states, _ = inputs(m)
+    x.requires_grad_(True)
+    y = m(x, *states)[0]
+    with pytest.raises(RuntimeError, match=r"create_graph=True \(double backward\) is not "
+                                           r"supported"):
+        torch.autograd.grad(y.sum(), x, create_graph=True)
+    y = m(x, *states)[0]
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert g.shape == x.shape and g.grad_fn is None and bool(g.abs().sum() > 0)
+
+
 def test_states_by_name_and_defaults():
     m = module("lstm")
     x, (h0, c0), _ = inputs(m)

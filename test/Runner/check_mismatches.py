@@ -9,8 +9,9 @@ For every example of reference.py and every argument with a batch extent
 batch differs from the others' (one less, or one more for an argument that
 the cell reads whole), after each --pre-passes pipeline (the empty pipeline
 is the plain lowering). Each run must stop at a run-time check: exit 1, a
-"run-time check failed" or "has a different ..." message on stdout, and the
-runner's report. A run that exits 0 is a silent wrong answer; anything else
+"run-time check failed" or "has a different ..." message on stderr (where
+lstm-report-failed-checks writes it; stdout stays empty), and the runner's
+report. A run that exits 0 is a silent wrong answer; anything else
 (a crash) fails too.
 
 Per-layer states [L, B, H] are made one row short only: the example slices
@@ -68,9 +69,11 @@ def run_case(args, cell, k, name, delta, pre, seed):
             cmd.append('--pre-passes=' + pre)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     what = f'{cell} {name} batch {B + delta} (others {B}), pre-passes "{pre}"'
-    checked = any(s in proc.stdout for s in CHECK_SIGNS)
+    checked = any(s in proc.stderr for s in CHECK_SIGNS) and not proc.stdout.strip()
     if proc.returncode == 1 and checked and 'failed run-time check' in proc.stderr:
-        return True, f'{what}: stopped: {proc.stdout.strip().splitlines()[-1][:150]}'
+        message = [line for line in proc.stderr.splitlines()
+                   if any(s in line for s in CHECK_SIGNS)][-1]
+        return True, f'{what}: stopped: {message.strip()[:150]}'
     return False, (f'{what}: NOT STOPPED BY A CHECK (exit {proc.returncode})\n'
                    f'  stdout: {proc.stdout.strip()[:300]}\n  stderr: {proc.stderr.strip()[:300]}')
 

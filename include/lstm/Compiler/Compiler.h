@@ -178,6 +178,20 @@ LogicalResult buildPrePassPipeline(OpPassManager &pm,
                                    const CompileOptions &options,
                                    raw_ostream &errorStream);
 
+/// Refuses (an error at each function) the functions with a body whose
+/// name the compiled code's own calls may take: a function of the C or the
+/// math library (malloc, free, memcpy, tanhf, exit), a prefix of the
+/// runtimes' entry points (mgpu, lstmRuntime, _mlir_, cublas, ...), a CUDA
+/// driver function's (cu and a capital), a name C reserves (__). Such a
+/// function would take those calls. (Preconditions.cpp)
+LogicalResult checkFunctionNames(ModuleOp module);
+
+/// Refuses (an error at each function) a compute type other than fp32 for
+/// functions with float arguments of another type than f32: TF32 and bf16
+/// round f32 products, and the products of another type would stay as
+/// they are. (Preconditions.cpp)
+LogicalResult checkComputeType(ModuleOp module, GemmComputeType computeType);
+
 /// Adds to `pm` the lowering of `options.target` (lstm-to-cpu or
 /// lstm-to-nvvm). (Lower.cpp)
 void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);

@@ -216,9 +216,31 @@ def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
 
         lstm: out of memory: cannot allocate a buffer of 25600000000 bytes (for the value made at lstm.mlir:52:18)
 
-    on stdout, flushes it and aborts, like a failed `cf.assert`.
+    on stderr (`dprintf` to file descriptor 2, after `fflush(NULL)` of the
+    process's streams) and aborts, like a failed `cf.assert`
+    (`lstm-report-failed-checks`).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ReportFailedChecksPass : Pass<"lstm-report-failed-checks", "ModuleOp"> {
+  let summary = "Lower the host code's cf.assert to a message on stderr and "
+                "abort";
+  let description = [{
+    Upstream's lowering of `cf.assert` (in `convert-cf-to-llvm`) prints the
+    message with `puts`, on stdout; a caller that keeps stderr for errors (a
+    log, `lstm-run`'s parent process, a test harness) saw that the compiled
+    function stopped at a failed run-time check but not why. This pass,
+    run just before `convert-cf-to-llvm` in `lstm-to-cpu` and
+    `lstm-to-nvvm`, lowers every `cf.assert` of the host code itself: a
+    branch on the condition to a block that writes the message and a
+    newline to file descriptor 2 (`write`, unbuffered: nothing is lost when
+    the process aborts) and calls `abort`. Identical messages share one
+    global. The kernels' assertions (inside `gpu.module`s) are left to the
+    GPU lowering.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 def ConvertLSTMToPersistentPass

@@ -74,14 +74,14 @@ struct CheckAllocationsPass
     OpBuilder b(ctx);
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = IntegerType::get(ctx, 32);
-    FailureOr<LLVM::LLVMFuncOp> printfFn = LLVM::lookupOrCreateFn(
-        b, module, "printf", {ptr}, i32, /*isVarArg=*/true);
+    FailureOr<LLVM::LLVMFuncOp> dprintfFn = LLVM::lookupOrCreateFn(
+        b, module, "dprintf", {i32, ptr}, i32, /*isVarArg=*/true);
     FailureOr<LLVM::LLVMFuncOp> fflushFn =
         LLVM::lookupOrCreateFn(b, module, "fflush", {ptr}, i32);
     FailureOr<LLVM::LLVMFuncOp> abortFn = LLVM::lookupOrCreateFn(
         b, module, "abort", {}, LLVM::LLVMVoidType::get(ctx));
-    if (failed(printfFn) || failed(fflushFn) || failed(abortFn)) {
-      module.emitError("lstm-check-allocations: the module declares printf, "
+    if (failed(dprintfFn) || failed(fflushFn) || failed(abortFn)) {
+      module.emitError("lstm-check-allocations: the module declares dprintf, "
                        "fflush or abort with another type");
       return signalPassFailure();
     }
@@ -102,8 +102,9 @@ struct CheckAllocationsPass
                                           call.getResult(), null);
       LLVM::CondBrOp::create(b, loc, isNull, fail, after);
 
-      // printf("lstm: out of memory: ... %llu bytes ... at LOC\n", size);
-      // fflush(NULL); abort(). On stdout, as cf.assert prints its message.
+      // fflush(NULL); dprintf(2, "lstm: out of memory: ... %llu bytes ... at
+      // LOC\n", size); abort(). On stderr, as a failed cf.assert's message
+      // (lstm-report-failed-checks).
       b.setInsertionPointToEnd(fail);
       std::string name;
       do
@@ -119,8 +120,10 @@ struct CheckAllocationsPass
       Value size64 = size;
       if (size.getType() != b.getI64Type())
         size64 = LLVM::ZExtOp::create(b, loc, b.getI64Type(), size);
-      LLVM::CallOp::create(b, loc, *printfFn, ValueRange{format, size64});
+      Value stderrFd = LLVM::ConstantOp::create(b, loc, i32, 2);
       LLVM::CallOp::create(b, loc, *fflushFn, ValueRange{null});
+      LLVM::CallOp::create(b, loc, *dprintfFn,
+                           ValueRange{stderrFd, format, size64});
       LLVM::CallOp::create(b, loc, *abortFn, ValueRange{});
       LLVM::UnreachableOp::create(b, loc);
     }

@@ -19,6 +19,7 @@ namespace lstm {
 #define GEN_PASS_DECL_CHECKALLOCATIONSPASS
 #define GEN_PASS_DECL_GENERATERUNTIMECHECKSPASS
 #define GEN_PASS_DECL_HOISTRUNTIMECHECKSPASS
+#define GEN_PASS_DECL_REPORTFAILEDCHECKSPASS
 #include "lstm/Conversion/Passes.h.inc"
 
 } // namespace lstm

@@ -59,7 +59,10 @@ def LSTM_LayerOp : LSTM_Op<"layer", [
 
     With `lengths` (one integer per batch row), steps `t >= lengths[b]` leave
     row `b`'s state unchanged and write zeros to its outputs: the semantics of
-    PyTorch's packed sequences, in both directions.
+    PyTorch's packed sequences, in both directions. A length of 0 or less
+    makes every step of its row padding, one of T or more none (PyTorch
+    takes lengths in [1, T] only; the Python package refuses the others
+    before a call).
 
     The region may use values defined above it (weights, biases). The op is
     a `LoopLikeOpInterface` (the cell is the loop body): upstream
