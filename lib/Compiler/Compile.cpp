@@ -167,6 +167,9 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     return makeError("translation to LLVM IR failed");
   if (auto err = referToKernelObject(*llvmModule, kernelNames))
     return err;
+  // The CPU runtime's guarded calls take one pointer.
+  if (options.target == "cpu")
+    addPackedEntryPoints(*llvmModule);
   translateTiming.stop();
   if (!options.llvmIRPath.empty()) {
     std::error_code ec;

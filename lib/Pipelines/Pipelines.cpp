@@ -180,9 +180,10 @@ static void buildBufferizationPipeline(OpPassManager &pm) {
 }
 
 /// Host code (and, on the GPU path, what is left of it) to the LLVM dialect.
-/// `cachedAllocation`: buffers through the CPU runtime's allocation
-/// functions (lstm/Runtime/CpuRuntime.h), which reuse large blocks.
-static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
+/// `cpuRuntime`: buffers through the CPU runtime's allocation functions
+/// (lstm/Runtime/CpuRuntime.h), which reuse large blocks, and failed checks
+/// reported through it (a guarded call returns from them).
+static void buildHostToLLVMPipeline(OpPassManager &pm, bool cpuRuntime) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // LLVM 22's expand-strided-metadata crashes on the [T·B, N] -> [T, B, N]
@@ -191,7 +192,7 @@ static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = cachedAllocation;
+  memrefToLLVM.useGenericFunctions = cpuRuntime;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   // What has no LLVM intrinsic (tanh) becomes a libm call.
@@ -201,7 +202,8 @@ static void buildHostToLLVMPipeline(OpPassManager &pm, bool cachedAllocation) {
   pm.addPass(createConvertFuncToLLVMPass());
   // Failed run-time checks report on stderr (upstream's cf.assert lowering
   // prints on stdout).
-  pm.addPass(lstm::createReportFailedChecksPass());
+  pm.addPass(lstm::createReportFailedChecksPass(
+      lstm::ReportFailedChecksPassOptions{cpuRuntime}));
   pm.addPass(createConvertControlFlowToLLVMPass());
 }
 
@@ -259,12 +261,13 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   if (options.threads)
     pm.addPass(lstm::createOutlineParallelLoopsPass());
-  buildHostToLLVMPipeline(pm, /*cachedAllocation=*/true);
+  buildHostToLLVMPipeline(pm, /*cpuRuntime=*/true);
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (options.threads)
     pm.addPass(lstm::createDispatchParallelBodiesPass());
   // A buffer too large for the process stops the run with its size.
-  pm.addPass(lstm::createCheckAllocationsPass());
+  pm.addPass(lstm::createCheckAllocationsPass(
+      lstm::CheckAllocationsPassOptions{/*cpuRuntime=*/true}));
   pm.addPass(createCanonicalizer());
 }
 
@@ -422,7 +425,7 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
 }
 
 void lstm::buildLSTMToNVVMHostPipeline(OpPassManager &pm) {
-  buildHostToLLVMPipeline(pm, /*cachedAllocation=*/false);
+  buildHostToLLVMPipeline(pm, /*cpuRuntime=*/false);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(lstm::createCheckAllocationsPass());

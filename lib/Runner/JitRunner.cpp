@@ -354,6 +354,12 @@ static void registerCpuRuntime(ExecutionEngine &engine) {
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
     // Strided copies (the CPU runtime's, not libmlir_c_runner_utils').
     add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+    // Failed checks and allocations (unguarded here: they abort the child
+    // process that runs the call, after their message).
+    add("lstmRuntimeCpuCheckFailed",
+        reinterpret_cast<void *>(&lstmRuntimeCpuCheckFailed));
+    add("lstmRuntimeCpuOutOfMemory",
+        reinterpret_cast<void *>(&lstmRuntimeCpuOutOfMemory));
     return symbols;
   });
 }

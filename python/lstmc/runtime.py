@@ -146,7 +146,7 @@ class _Plan:
     and result per call: making and filling those was most of the time of a
     small call."""
 
-    def __init__(self, fn, args, results):
+    def __init__(self, fn, args, results, guard=None):
         self.args = []
         offset = 0
         for k, a in enumerate(args):
@@ -170,6 +170,13 @@ class _Plan:
         self.fn = fn
         self.fn.argtypes = [ctypes.c_void_p] * (1 + len(args))
         self.fn.restype = None
+        # Where the library has them, the call goes through the CPU
+        # runtime's guard: a failed check or allocation (a batch too large
+        # for the memory) returns instead of aborting the process.
+        self.guarded = self.packed = self.last_failure = None
+        if guard is not None:
+            self.guarded, self.packed, self.last_failure = guard
+            self.Pointers = ctypes.c_void_p * (1 + len(args))
 
 
 _addressof, _from_buffer, _memmove = ctypes.addressof, ctypes.c_char.from_buffer, ctypes.memmove
@@ -302,7 +309,22 @@ class CompiledNetwork:
             release.argtypes = [ctypes.c_void_p]
             release.restype = None
             self._release = release
-            self._plan = _Plan(self.lib["_mlir_ciface_" + self.entry], self.args, self.results)
+            self._plan = _Plan(self.lib["_mlir_ciface_" + self.entry], self.args, self.results,
+                               self._guard())
+
+    def _guard(self):
+        """(guarded call, packed entry point, last failure) of the CPU
+        runtime, where the library has them."""
+        guarded = getattr(self.lib, "lstmRuntimeCpuGuardedCall", None)
+        packed = getattr(self.lib, "_lstm_packed_" + self.entry, None)
+        last = getattr(self.lib, "lstmRuntimeCpuLastFailure", None)
+        if guarded is None or packed is None or last is None:
+            return None
+        guarded.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        guarded.restype = ctypes.c_int32
+        last.argtypes = []
+        last.restype = ctypes.c_char_p
+        return guarded, ctypes.cast(packed, ctypes.c_void_p).value, last
 
     def _attach_per_step_fallback(self, fallback):
         """Makes this network and its gradient functions switch to
@@ -379,6 +401,12 @@ class CompiledNetwork:
         if unknown:
             raise CallError(f"bind: unknown parameters {sorted(unknown)} (the network has "
                             f"{sorted(names)})")
+        # A parameter's shape is static: a wrong one is refused here, not at
+        # the first call.
+        for a in self.args:
+            shape = getattr(params.get(a.name), "shape", None)
+            if a.kind == "param" and shape is not None and tuple(shape) != tuple(a.shape):
+                raise CallError(f"bind: {a.name}: shape {list(shape)}, expected {list(a.shape)}")
         out = CompiledNetwork.__new__(CompiledNetwork)
         out.__dict__.update(self.__dict__)
         out._tmp = None  # the original owns the directory
@@ -598,7 +626,15 @@ class CompiledNetwork:
                 spec.pack(args, spec.offset, ptr, ptr, 0, *shape, *_contiguous_strides(shape))
         base = _addressof(args)
         results = plan.Results()
-        plan.fn(_addressof(results), *[base + o for o in plan.offsets])
+        if plan.guarded is None:
+            plan.fn(_addressof(results), *[base + o for o in plan.offsets])
+        else:
+            pointers = plan.Pointers(_addressof(results), *[base + o for o in plan.offsets])
+            if plan.guarded(plan.packed, pointers):
+                message = plan.last_failure().decode(errors="replace")
+                if message.startswith("lstm: out of memory"):
+                    raise MemoryError(message)
+                raise CallError(message)
         fields = plan.unpack(results)
         outs, owned, blocks = [], [], {}
         # A buffer that only one result lies in is taken over; results that

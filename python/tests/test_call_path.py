@@ -121,20 +121,25 @@ def test_plan_made_once(lstm32, monkeypatch):
     g = compiled.bind(net.init_params(seed=3))
     assert f._plan is compiled._plan and g._plan is compiled._plan
     Args, Results = compiled._plan.Args, compiled._plan.Results
+    # The call goes through the CPU runtime's guard (a failed allocation
+    # returns), with one pointer array of a type made once too.
+    assert compiled._plan.guarded is not None
+    Pointers = compiled._plan.Pointers
     seen = []
-    real_fn = compiled._plan.fn
+    real_guarded = compiled._plan.guarded
 
-    def spy(results, *args):
-        seen.append((results, args))
-        return real_fn(results, *args)
+    def spy(packed, pointers):
+        seen.append((pointers[0], tuple(pointers[1:])))
+        return real_guarded(packed, pointers)
 
-    monkeypatch.setattr(compiled._plan, "fn", spy)
+    monkeypatch.setattr(compiled._plan, "guarded", spy)
     for T, B in [(1, 1), (4, 3), (2, 6)]:
         x = np.ones((T, B, I), np.float32)
         f(x)
         g(x, h0=np.zeros((B, H), np.float32))
     assert len(made) == 1
     assert compiled._plan.Args is Args and compiled._plan.Results is Results
+    assert compiled._plan.Pointers is Pointers
     assert len(seen) == 6 and all(len(a) == len(compiled.args) for _, a in seen)
     assert runtime._descriptor_type(3) is runtime._descriptor_type(3)
 
@@ -215,6 +220,16 @@ def test_errors_name_the_argument(lstm32):
         f(np.zeros((2, 0, I), np.float32))
     # After the errors, a good call.
     assert f(x)[0].shape == (2, 3, H)
+
+
+def test_bind_checks_parameter_shapes(lstm32):
+    """A parameter of the wrong shape is refused when bound, naming it."""
+    net, compiled = lstm32
+    p = net.init_params()
+    name = next(iter(p))
+    bad = dict(p, **{name: np.zeros(p[name].shape + (1,), np.float32)})
+    with pytest.raises(lc.CallError, match=rf"bind: {name}: shape \[.*\], expected \["):
+        compiled.bind(bad)
 
 
 def test_torch_tensors_in_and_out(lstm32):

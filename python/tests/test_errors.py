@@ -374,3 +374,42 @@ def test_entry_named_like_a_c_function():
     with pytest.raises(RuntimeError, match=r"function 'free' has the name of a function of "
                                            r"the C library"):
         net.compile(target="cpu")
+
+
+_OUT_OF_MEMORY = r"""
+import resource
+import numpy as np
+import lstmc as lc
+net = lc.Network(lc.cells.rnn, input_size=1, hidden=1024)
+f = net.compile(target="cpu").bind(net.init_params(0))
+small = np.full((3, 2, 1), 0.5, np.float32)
+before = f(small)[0]
+# 600 MB above what the process maps now; y alone would take 1.6 GB.
+mapped = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (mapped + 600 * 2**20,
+                                        resource.getrlimit(resource.RLIMIT_AS)[1]))
+try:
+    f(np.ones((4000, 100, 1), np.float32))
+    print("NO ERROR")
+except MemoryError as e:
+    print("MemoryError:", e)
+after = f(small)[0]
+print("AGAIN", bool(np.array_equal(before, after)))
+"""
+
+
+def test_out_of_memory_is_an_exception():
+    """A buffer the compiled function cannot allocate (a batch too large for
+    the memory) raises MemoryError with its size, and the process goes on:
+    the call returns through the CPU runtime's guard instead of aborting
+    (here in a child process whose address space is limited); a later call
+    gives what it gave before."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _OUT_OF_MEMORY], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import re
+    assert re.search(r"MemoryError: lstm: out of memory: cannot allocate a buffer of "
+                     r"1[0-9]{9} bytes", proc.stdout), proc.stdout + proc.stderr[-2000:]
+    assert "AGAIN True" in proc.stdout

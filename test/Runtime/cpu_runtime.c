@@ -334,8 +334,8 @@ static void checkParallelFor(const char *what, int threads, int64_t lo,
 }
 
 static void checkParallelFors(void) {
-  checkParallelFor("parallel-for: two threads, large work", 2, 5, 105,
-                   1 << 20, 2);
+  checkParallelFor("parallel-for: two threads, large work", 2, 5, 105, 1 << 20,
+                   2);
   checkParallelFor("parallel-for: two threads, small work", 2, 5, 105, 1, 1);
   checkParallelFor("parallel-for: one thread", 1, 0, kRange, 1 << 20, 1);
   checkParallelFor("parallel-for: more threads than iterations", 4, 7, 9,
@@ -344,6 +344,62 @@ static void checkParallelFors(void) {
                    INT64_MAX / 2, 2);
   checkParallelFor("parallel-for: empty range", 2, 9, 9, 1 << 20, 0);
   checkParallelFor("parallel-for: reversed range", 2, 9, 3, 1 << 20, 0);
+}
+
+/* Guarded calls: a packed function that finishes returns 0; one that fails
+ * a check or an allocation returns 1 with its message (which goes to
+ * stderr only unguarded), deeper guards restore the outer one, and a
+ * failure inside a parallel region is not returned from (it would abort:
+ * not exercised here). */
+static int reached;
+
+static void finishes(void **arguments) { *(int *)arguments[0] = 42; }
+
+static void runsOutOfMemory(void **arguments) {
+  (void)arguments;
+  lstmRuntimeCpuOutOfMemory(123456789, "net.mlir:3:7");
+  reached = 1;
+}
+
+static void failsACheck(void **arguments) {
+  (void)arguments;
+  lstmRuntimeCpuCheckFailed(
+      "lstm.layer: operand #1 has a different batch size");
+  reached = 1;
+}
+
+static void guardsAnother(void **arguments) {
+  int inner = lstmRuntimeCpuGuardedCall(failsACheck, arguments);
+  *(int *)arguments[0] = inner;
+  lstmRuntimeCpuOutOfMemory(7, "outer");
+  reached = 1;
+}
+
+static void checkGuardedCalls(void) {
+  int value = 0;
+  void *arguments[] = {&value};
+  if (lstmRuntimeCpuGuardedCall(finishes, arguments) != 0 || value != 42) {
+    printf("FAIL guarded call: a finished call returned 1 or did not run\n");
+    ++failures;
+  }
+  if (lstmRuntimeCpuGuardedCall(runsOutOfMemory, arguments) != 1 || reached ||
+      strcmp(lstmRuntimeCpuLastFailure(),
+             "lstm: out of memory: cannot allocate a buffer of 123456789 "
+             "bytes (for the value made at net.mlir:3:7)") != 0) {
+    printf("FAIL guarded call: out of memory returned or said '%s'\n",
+           lstmRuntimeCpuLastFailure());
+    ++failures;
+  }
+  value = 0;
+  if (lstmRuntimeCpuGuardedCall(guardsAnother, arguments) != 1 || reached ||
+      value != 1 ||
+      strcmp(lstmRuntimeCpuLastFailure(),
+             "lstm: out of memory: cannot allocate a buffer of "
+             "7 bytes (for the value made at outer)") != 0) {
+    printf("FAIL guarded call: nested guards (inner %d, '%s')\n", value,
+           lstmRuntimeCpuLastFailure());
+    ++failures;
+  }
 }
 
 int main(void) {
@@ -374,6 +430,7 @@ int main(void) {
   checkThreads();
   checkPreparedProducts();
   checkParallelFors();
+  checkGuardedCalls();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

@@ -218,6 +218,12 @@ void hoistLaunchAllocas(llvm::Module &module);
 void preferWideVectors(llvm::Module &module,
                        const llvm::TargetMachine &machine);
 
+/// Adds `_lstm_packed_NAME(void **arguments)` beside each C interface
+/// `_mlir_ciface_NAME` of `module`, which calls it with the pointers of the
+/// array: the one-argument form the CPU runtime's guarded call takes
+/// (lstmRuntimeCpuGuardedCall). (PackedEntryPoints.cpp)
+void addPackedEntryPoints(llvm::Module &module);
+
 /// Translates a module in the LLVM dialect to LLVM IR. (Translate.cpp)
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);

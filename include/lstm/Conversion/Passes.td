@@ -218,8 +218,16 @@ def CheckAllocationsPass : Pass<"lstm-check-allocations", "ModuleOp"> {
 
     on stderr (`dprintf` to file descriptor 2, after `fflush(NULL)` of the
     process's streams) and aborts, like a failed `cf.assert`
-    (`lstm-report-failed-checks`).
+    (`lstm-report-failed-checks`). With `cpu-runtime` (`lstm-to-cpu`'s) it
+    calls the CPU runtime's `lstmRuntimeCpuOutOfMemory(bytes, where)`
+    instead, which reports the same and returns a guarded call to its
+    caller (`lstmRuntimeCpuGuardedCall`) rather than abort.
   }];
+  let options = [
+    Option<"cpuRuntime", "cpu-runtime", "bool", /*default=*/"false",
+           "Call the CPU runtime's lstmRuntimeCpuOutOfMemory, which a guarded "
+           "call returns from">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
@@ -238,7 +246,18 @@ def ReportFailedChecksPass : Pass<"lstm-report-failed-checks", "ModuleOp"> {
     the process aborts) and calls `abort`. Identical messages share one
     global. The kernels' assertions (inside `gpu.module`s) are left to the
     GPU lowering.
+
+    With `cpu-runtime` (`lstm-to-cpu`'s) the block calls the CPU runtime's
+    `lstmRuntimeCpuCheckFailed(message)` instead, which writes the message
+    to stderr and, inside `lstmRuntimeCpuGuardedCall` (the Python
+    package's calls), returns the call to the caller with the message
+    (`lstmRuntimeCpuLastFailure`) rather than abort the caller's process.
   }];
+  let options = [
+    Option<"cpuRuntime", "cpu-runtime", "bool", /*default=*/"false",
+           "Call the CPU runtime's lstmRuntimeCpuCheckFailed, which a guarded "
+           "call returns from">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::cf::ControlFlowDialect"];
 }

@@ -89,6 +89,23 @@ void lstmRuntimeCpuParallelFor(void (*task)(void *, int64_t, int64_t),
                                void *context, int64_t lo, int64_t hi,
                                int64_t work);
 
+/// A failed run-time check (`message`) or a buffer of `bytes` that could not
+/// be allocated for the value made at `where`, in generated CPU code
+/// (lstm-report-failed-checks, lstm-check-allocations): inside
+/// lstmRuntimeCpuGuardedCall the call returns 1 with the message, else the
+/// message goes to stderr and the process aborts.
+void lstmRuntimeCpuCheckFailed(const char *message);
+void lstmRuntimeCpuOutOfMemory(uint64_t bytes, const char *where);
+
+/// Calls `packed(arguments)` (a library's `_lstm_packed_NAME`: the
+/// arguments of `_mlir_ciface_NAME` as an array of pointers) and returns 0;
+/// or 1 when the call stopped at a failed check or allocation, whose
+/// message lstmRuntimeCpuLastFailure then returns (this thread's). The
+/// buffers the call made before the failure are not freed; a failure in a
+/// parallel region still aborts.
+int32_t lstmRuntimeCpuGuardedCall(void (*packed)(void **), void **arguments);
+const char *lstmRuntimeCpuLastFailure(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,6 +55,8 @@ static Value allocationSize(LLVM::CallOp call) {
 
 struct CheckAllocationsPass
     : lstm::impl::CheckAllocationsPassBase<CheckAllocationsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -74,13 +76,26 @@ struct CheckAllocationsPass
     OpBuilder b(ctx);
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = IntegerType::get(ctx, 32);
-    FailureOr<LLVM::LLVMFuncOp> dprintfFn = LLVM::lookupOrCreateFn(
-        b, module, "dprintf", {i32, ptr}, i32, /*isVarArg=*/true);
-    FailureOr<LLVM::LLVMFuncOp> fflushFn =
-        LLVM::lookupOrCreateFn(b, module, "fflush", {ptr}, i32);
-    FailureOr<LLVM::LLVMFuncOp> abortFn = LLVM::lookupOrCreateFn(
-        b, module, "abort", {}, LLVM::LLVMVoidType::get(ctx));
-    if (failed(dprintfFn) || failed(fflushFn) || failed(abortFn)) {
+    // The functions the failing block calls: the CPU runtime's, or libc's.
+    FailureOr<LLVM::LLVMFuncOp> dprintfFn, fflushFn, abortFn, outOfMemoryFn;
+    if (cpuRuntime) {
+      outOfMemoryFn = LLVM::lookupOrCreateFn(
+          b, module, "lstmRuntimeCpuOutOfMemory", {b.getI64Type(), ptr},
+          LLVM::LLVMVoidType::get(ctx));
+      if (failed(outOfMemoryFn)) {
+        module.emitError("lstm-check-allocations: the module declares "
+                         "lstmRuntimeCpuOutOfMemory with another type");
+        return signalPassFailure();
+      }
+    } else {
+      dprintfFn = LLVM::lookupOrCreateFn(b, module, "dprintf", {i32, ptr}, i32,
+                                         /*isVarArg=*/true);
+      fflushFn = LLVM::lookupOrCreateFn(b, module, "fflush", {ptr}, i32);
+      abortFn = LLVM::lookupOrCreateFn(b, module, "abort", {},
+                                       LLVM::LLVMVoidType::get(ctx));
+    }
+    if (!cpuRuntime &&
+        (failed(dprintfFn) || failed(fflushFn) || failed(abortFn))) {
       module.emitError("lstm-check-allocations: the module declares dprintf, "
                        "fflush or abort with another type");
       return signalPassFailure();
@@ -102,11 +117,29 @@ struct CheckAllocationsPass
                                           call.getResult(), null);
       LLVM::CondBrOp::create(b, loc, isNull, fail, after);
 
+      b.setInsertionPointToEnd(fail);
+      Value size64 = size;
+      if (size.getType() != b.getI64Type())
+        size64 = LLVM::ZExtOp::create(b, loc, b.getI64Type(), size);
+      std::string name;
+      if (cpuRuntime) {
+        // lstmRuntimeCpuOutOfMemory(size, "LOC"): the runtime reports and
+        // returns to a guarded call, or aborts.
+        do
+          name = "lstm_out_of_memory_at_" + std::to_string(counter++);
+        while (symbols.lookup(name));
+        std::string where = lstm::describeLocation(loc);
+        Value whereText = LLVM::createGlobalString(
+            loc, b, name, StringRef(where.c_str(), where.size() + 1),
+            LLVM::Linkage::Private);
+        LLVM::CallOp::create(b, loc, *outOfMemoryFn,
+                             ValueRange{size64, whereText});
+        LLVM::UnreachableOp::create(b, loc);
+        continue;
+      }
       // fflush(NULL); dprintf(2, "lstm: out of memory: ... %llu bytes ... at
       // LOC\n", size); abort(). On stderr, as a failed cf.assert's message
       // (lstm-report-failed-checks).
-      b.setInsertionPointToEnd(fail);
-      std::string name;
       do
         name = "lstm_out_of_memory_msg_" + std::to_string(counter++);
       while (symbols.lookup(name));
@@ -117,9 +150,6 @@ struct CheckAllocationsPass
       Value format = LLVM::createGlobalString(
           loc, b, name, StringRef(text.c_str(), text.size() + 1),
           LLVM::Linkage::Private);
-      Value size64 = size;
-      if (size.getType() != b.getI64Type())
-        size64 = LLVM::ZExtOp::create(b, loc, b.getI64Type(), size);
       Value stderrFd = LLVM::ConstantOp::create(b, loc, i32, 2);
       LLVM::CallOp::create(b, loc, *fflushFn, ValueRange{null});
       LLVM::CallOp::create(b, loc, *dprintfFn,

@@ -34,6 +34,8 @@ namespace {
 
 struct ReportFailedChecksPass
     : lstm::impl::ReportFailedChecksPassBase<ReportFailedChecksPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -53,14 +55,27 @@ struct ReportFailedChecksPass
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = IntegerType::get(ctx, 32);
     auto i64 = IntegerType::get(ctx, 64);
-    FailureOr<LLVM::LLVMFuncOp> writeFn =
-        LLVM::lookupOrCreateFn(b, module, "write", {i32, ptr, i64}, i64);
-    FailureOr<LLVM::LLVMFuncOp> abortFn = LLVM::lookupOrCreateFn(
-        b, module, "abort", {}, LLVM::LLVMVoidType::get(ctx));
-    if (failed(writeFn) || failed(abortFn)) {
-      module.emitError("lstm-report-failed-checks: the module declares write "
-                       "or abort with another type");
-      return signalPassFailure();
+    // The functions the failing block calls: the CPU runtime's, or libc's.
+    FailureOr<LLVM::LLVMFuncOp> writeFn, abortFn, checkFailedFn;
+    if (cpuRuntime) {
+      checkFailedFn =
+          LLVM::lookupOrCreateFn(b, module, "lstmRuntimeCpuCheckFailed", {ptr},
+                                 LLVM::LLVMVoidType::get(ctx));
+      if (failed(checkFailedFn)) {
+        module.emitError("lstm-report-failed-checks: the module declares "
+                         "lstmRuntimeCpuCheckFailed with another type");
+        return signalPassFailure();
+      }
+    } else {
+      writeFn =
+          LLVM::lookupOrCreateFn(b, module, "write", {i32, ptr, i64}, i64);
+      abortFn = LLVM::lookupOrCreateFn(b, module, "abort", {},
+                                       LLVM::LLVMVoidType::get(ctx));
+      if (failed(writeFn) || failed(abortFn)) {
+        module.emitError("lstm-report-failed-checks: the module declares "
+                         "write or abort with another type");
+        return signalPassFailure();
+      }
     }
 
     SymbolTable symbols(module);
@@ -77,7 +92,10 @@ struct ReportFailedChecksPass
       cf::CondBranchOp::create(b, loc, assertOp.getArg(), after, fail);
 
       b.setInsertionPointToEnd(fail);
-      std::string text = (assertOp.getMsg() + "\n").str();
+      // For the CPU runtime a C string (it adds the newline), else the
+      // bytes write() writes.
+      std::string text = cpuRuntime ? assertOp.getMsg().str() + '\0'
+                                    : (assertOp.getMsg() + "\n").str();
       LLVM::GlobalOp &global = globals[text];
       Value message;
       if (global) {
@@ -90,6 +108,12 @@ struct ReportFailedChecksPass
         message = LLVM::createGlobalString(loc, b, name, text,
                                            LLVM::Linkage::Private);
         global = module.lookupSymbol<LLVM::GlobalOp>(name);
+      }
+      if (cpuRuntime) {
+        LLVM::CallOp::create(b, loc, *checkFailedFn, ValueRange{message});
+        LLVM::UnreachableOp::create(b, loc);
+        assertOp.erase();
+        continue;
       }
       Value stderrFd = LLVM::ConstantOp::create(b, loc, i32, 2);
       Value length = LLVM::ConstantOp::create(b, loc, i64, text.size());

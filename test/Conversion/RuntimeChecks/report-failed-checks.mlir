@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RUN: lstm-opt %s --lstm-report-failed-checks | FileCheck %s
+// RUN: lstm-opt %s --lstm-report-failed-checks=cpu-runtime=true | FileCheck %s --check-prefix=CPU
 
 // The host code's cf.assert becomes a branch to a block that writes the
 // message and a newline to file descriptor 2 and aborts (upstream's lowering
@@ -41,3 +42,16 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// With cpu-runtime (lstm-to-cpu's) the message, a C string, goes to the CPU
+// runtime's lstmRuntimeCpuCheckFailed, which returns a guarded call to its
+// caller; nothing of libc's is declared.
+// CPU-DAG: llvm.mlir.global private constant @[[MSG:lstm_check_failed_msg_[0-9]+]]("operand #1 has a different batch size\00")
+// CPU-DAG: llvm.func @lstmRuntimeCpuCheckFailed(!llvm.ptr)
+// CPU-NOT: llvm.func @write
+// CPU-LABEL: func.func @checks
+// CPU: cf.cond_br
+// CPU: %[[P:.*]] = llvm.mlir.addressof @[[MSG]]
+// CPU: llvm.call @lstmRuntimeCpuCheckFailed(%{{.*}}) : (!llvm.ptr) -> ()
+// CPU-NEXT: llvm.unreachable
+// CPU-NOT: llvm.call @abort
