@@ -29,11 +29,13 @@
 using namespace mlir;
 
 /// Prefixes of the symbols of the runtimes the compiled code calls (ours,
-/// MLIR's, CUDA's, the BLAS libraries', OpenMP's) and of names C reserves.
+/// MLIR's, CUDA's, the BLAS libraries', OpenMP's), of the entry points the
+/// compiler adds (_mlir_ciface_NAME, _lstm_packed_NAME) and of names C
+/// reserves.
 static constexpr StringLiteral kReservedPrefixes[] = {
-    "__",     "_mlir_", "mgpu",  "lstmRuntime", "memrefCopy",
-    "cublas", "cuda",   "dnnl_", "cblas_",      "openblas_",
-    "GOMP_",  "omp_",   "llvm.", "nvvm."};
+    "__",         "_mlir_", "_lstm_", "mgpu",  "lstmRuntime",
+    "memrefCopy", "cublas", "cuda",   "dnnl_", "cblas_",
+    "openblas_",  "GOMP_",  "omp_",   "llvm.", "nvvm."};
 
 /// The system library among libc and libm that defines `name`, if one does
 /// (both are loaded in every process that compiles; the compiled code links
