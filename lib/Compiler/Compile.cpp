@@ -7,9 +7,7 @@
 #include "lstm/Compiler/Compiler.h"
 #include "lstm/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
@@ -73,15 +71,8 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
                                          "failed"
                                        : "the pre-passes failed");
   preTiming.stop();
-  // A lowering given as a pre-pass leaves llvm.funcs, which the lowering
-  // would take as they are (and fail on, far from the cause).
-  if (llvm::none_of(module.getOps<func::FuncOp>(),
-                    [](func::FuncOp func) { return !func.isExternal(); }) &&
-      llvm::any_of(module.getOps<LLVM::LLVMFuncOp>(),
-                   [](LLVM::LLVMFuncOp func) { return !func.isExternal(); }))
-    return makeError("the pre-passes left the functions in the LLVM dialect: "
-                     "--pre-passes takes passes on the lstm IR (lstm-optimize, "
-                     "...), not a lowering (lstm-to-cpu, lstm-to-nvvm)");
+  if (failed(checkNotLowered(module)))
+    return makeError("the pre-passes lowered the module (the error above)");
   if (failed(checkFunctionNames(module)))
     return makeError("a function's name would take the compiled code's own "
                      "calls (the error above)");

@@ -7,12 +7,16 @@
 // Function names. A function of the module is a symbol of the compiled code, in
 // the same namespace as what that code calls: the C library's allocation and
 // copies (malloc, free, memcpy, aligned_alloc), the math library's functions
-// (tanhf, expf), the assertions' abort and puts, and the entry points of
+// (tanhf, expf), the failed checks' write and abort, and the entry points of
 // the runtimes. A function named like one of them takes its calls: a
 // library exporting `free` called the network on its own buffers
 // ("free(): invalid pointer"), one named `malloc` returned garbage, `exit`
 // ended the calling process. Such names are refused before the lowering,
 // at the function.
+//
+// Lowered functions. A lowering given as a pre-pass (lstm-to-cpu) leaves
+// llvm.funcs, which the lowering would take as they are and fail on far from
+// the cause.
 //
 // Compute types. TF32 and bf16 (lstm-gemm-operands-to-bf16, the persistent
 // kernels' operands) are roundings of f32 products: a network of another
@@ -23,6 +27,7 @@
 #include "lstm/Compiler/Compiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include <dlfcn.h>
 
@@ -114,4 +119,19 @@ LogicalResult lstm::checkComputeType(ModuleOp module,
     }
   }
   return failure(refused);
+}
+
+LogicalResult lstm::checkNotLowered(ModuleOp module) {
+  if (llvm::any_of(module.getOps<func::FuncOp>(),
+                   [](func::FuncOp func) { return !func.isExternal(); }))
+    return success();
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (!func.isExternal())
+      return func.emitError("function '")
+             << func.getSymName()
+             << "' is in the LLVM dialect already: the pre-passes lowered it "
+                "(--pre-passes takes passes on the lstm IR, such as "
+                "lstm-optimize, not a lowering such as lstm-to-cpu or "
+                "lstm-to-nvvm)";
+  return success();
 }

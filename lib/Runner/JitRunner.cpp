@@ -67,14 +67,8 @@ static std::optional<TensorSpec> toSpec(Type type) {
 FailureOr<Signature> mlir::lstm::getSignature(ModuleOp module,
                                               StringRef entry) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
-  // A lowering given as a pre-pass leaves the entry an llvm.func.
-  if (auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(entry))
-    return lowered.emitError("function '")
-           << entry
-           << "' is in the LLVM dialect already: the pre-passes lowered it "
-              "(--pre-passes takes passes on the lstm IR, such as "
-              "lstm-optimize, not a lowering such as lstm-to-cpu or "
-              "lstm-to-nvvm)";
+  if (failed(checkNotLowered(module)))
+    return failure();
   if (!func || func.isExternal())
     return module.emitError("no function named '")
            << entry << "' with a body in this module";

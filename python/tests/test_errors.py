@@ -359,11 +359,20 @@ def test_argument_names(param, state, kwargs, message):
 
 
 def test_state_named_like_an_argument():
-    """A state named x: its values take other names than the input x."""
+    """A state named x: its values take other names than the input x, and
+    the network computes h' = tanh(x W^T + h R^T) (float64 numpy)."""
     net = lc.Network(_named_cell("W", "x"), input_size=3)
-    p = {n: np.full(s, 0.1, np.float32) for n, s in net.param_shapes().items()}
-    y, xT = net.compile(target="cpu").bind(p)(np.ones((2, 1, 3), np.float32))
-    assert y.shape == (2, 1, 4) and np.allclose(y[-1], xT)
+    rng = np.random.default_rng(3)
+    p = {n: rng.uniform(-0.5, 0.5, s).astype(np.float32)
+         for n, s in net.param_shapes().items()}
+    xs = rng.uniform(-1, 1, (2, 1, 3)).astype(np.float32)
+    y, xT = net.compile(target="cpu").bind(p)(xs)
+    h = np.zeros((1, 4))
+    W, R = p["W"].astype(np.float64), p["R"].astype(np.float64)
+    for t in range(2):
+        h = np.tanh(xs[t] @ W.T + h @ R.T)
+        assert np.abs(y[t] - h).max() < 1e-5
+    assert np.abs(xT - h).max() < 1e-5
 
 
 def test_entry_named_like_a_c_function():

@@ -186,6 +186,11 @@ LogicalResult buildPrePassPipeline(OpPassManager &pm,
 /// function would take those calls. (Preconditions.cpp)
 LogicalResult checkFunctionNames(ModuleOp module);
 
+/// Refuses (an error at the first) a module whose functions with a body are
+/// all llvm.funcs: what a lowering given as a pre-pass leaves.
+/// (Preconditions.cpp)
+LogicalResult checkNotLowered(ModuleOp module);
+
 /// Refuses (an error at each function) a compute type other than fp32 for
 /// functions with float arguments of another type than f32: TF32 and bf16
 /// round f32 products, and the products of another type would stay as

@@ -12,7 +12,9 @@
 // pass, run on the LLVM dialect, follows every such call with a check that
 // prints how many bytes were asked for, and where, then aborts: the same way
 // out as a failed run-time check (cf.assert), which lstm-run reports as an
-// error.
+// error. With cpu-runtime (the CPU pipeline) both go to the CPU runtime's
+// lstmRuntimeCpuOutOfMemory instead, which returns a guarded call to its
+// caller (lib/Runtime/CpuFailure.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -10,7 +10,9 @@
 // message. This pass lowers the host code's cf.asserts itself, before
 // convert-cf-to-llvm: the message and a newline written to file descriptor
 // 2 (write(), unbuffered, so nothing is lost when the process aborts), then
-// abort(), as upstream aborts.
+// abort(), as upstream aborts. With cpu-runtime (the CPU pipeline) the
+// message goes to the CPU runtime's lstmRuntimeCpuCheckFailed instead, which
+// returns a guarded call to its caller (lib/Runtime/CpuFailure.cpp).
 //
 //===----------------------------------------------------------------------===//
 

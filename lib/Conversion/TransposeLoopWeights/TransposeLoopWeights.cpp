@@ -323,7 +323,7 @@ struct TransposeLoopWeightsPass
 
   void rewrite(IRRewriter &rewriter, linalg::LinalgOp op,
                const LoopWeight &weight) {
-    Value guard = guardBeforeLoop(op, LoopLikeOpInterface(weight.loop));
+    Value guard = guardBeforeLoop(op, weight.loop);
     std::optional<Transposition> t =
         transpositionFor(rewriter, op, weight, guard);
     if (!t)
