@@ -104,6 +104,9 @@ typedef struct {
   /// into two TF32 values (3xTF32, within fp32's tolerance); default true;
   /// false keeps fp32 FMAs (lstm-compile --split-tf32-gemms).
   bool splitTF32Gemms;
+  /// Verify the IR after every pass of the lowering, as lstm-opt does;
+  /// default false: once after each stage (lstm-compile --verify-each).
+  bool verifyEachPass;
 } LstmCompileOptions;
 
 /// Options with every field at its default (target "cuda").

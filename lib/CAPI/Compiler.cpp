@@ -47,6 +47,7 @@ LstmCompileOptions lstmCompileOptionsDefault(void) {
   options.persistentTensorCores = defaults.persistentTensorCores;
   options.persistentSplitDepth = defaults.persistentSplitDepth;
   options.splitTF32Gemms = defaults.splitTF32Gemms;
+  options.verifyEachPass = defaults.verifyEachPass;
   return options;
 }
 
@@ -94,6 +95,7 @@ lstmCompileToSharedLibrary(MlirModule module, MlirStringRef output,
   o.persistentTensorCores = given.persistentTensorCores;
   o.persistentSplitDepth = given.persistentSplitDepth;
   o.splitTF32Gemms = given.splitTF32Gemms;
+  o.verifyEachPass = given.verifyEachPass;
 
   // C callers see diagnostics only: the pipeline parser's message becomes
   // part of the error.

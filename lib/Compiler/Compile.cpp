@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -104,14 +105,26 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   };
   llvm::scope_exit joinKernels(joinAll);
   PassManager pm(context, ModuleOp::getOperationName());
+  pm.enableVerifier(options.verifyEachPass);
+  // Where the passes are not verified one by one, the module is verified
+  // at the end of each stage, before anything reads it as valid.
+  auto verifyStage = [&](StringRef stage) -> llvm::Error {
+    if (options.verifyEachPass || succeeded(verify(module)))
+      return llvm::Error::success();
+    return makeError("the lowering made invalid IR (" + stage +
+                     "; --verify-each finds the pass)");
+  };
   TimingScope loweringTiming = root.nest("lowering");
   if (splitKernels) {
     PassManager kernelsPM(context, ModuleOp::getOperationName());
+    kernelsPM.enableVerifier(options.verifyEachPass);
     buildCudaLoweringPipelines(kernelsPM, pm, options);
     TimingScope kernelsTiming = loweringTiming.nest("to the kernels in NVVM");
     kernelsPM.enableTiming(kernelsTiming);
     if (failed(kernelsPM.run(module)))
       return makeError("lowering failed");
+    if (auto err = verifyStage("the kernels in NVVM"))
+      return err;
     kernelsTiming.stop();
     splitKernelModules(module, options.kernelModules(),
                        /*onlyWithDominantKernel=*/options.kernelThreads == 0);
@@ -134,6 +147,9 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
           [&, partModule = part.get(),
            kernelTiming = std::move(kernelTiming)]() mutable {
             PassManager kernelPM(context, ModuleOp::getOperationName());
+            // Verified as part of the whole module above; what the pass
+            // leaves is a gpu.binary.
+            kernelPM.enableVerifier(options.verifyEachPass);
             buildKernelBinaryPipeline(kernelPM, options.cudaPath);
             kernelPM.enableTiming(kernelTiming);
             if (failed(kernelPM.run(partModule)))
@@ -148,6 +164,8 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   pm.enableTiming(splitKernels ? hostTiming : loweringTiming);
   if (failed(pm.run(module)))
     return makeError("lowering failed");
+  if (auto err = verifyStage(splitKernels ? "the host code" : "the lowering"))
+    return err;
   hostTiming.stop();
   loweringTiming.stop();
 

@@ -83,6 +83,8 @@ static void testCompileAndRun(const char *dir) {
   options.target = mlirStringRefCreateFromCString("cpu");
   options.prePasses =
       mlirStringRefCreateFromCString("canonicalize,lstm-combine-gate-gemms");
+  // Every pass verified, as a caller looking for a pass's bug would ask.
+  options.verifyEachPass = true;
   if (!compile(path, options))
     return;
   // RTLD_NODELETE: the library's GEMMs (oneDNN, OpenBLAS) may start
@@ -180,10 +182,12 @@ static void testDefaults(void) {
   fprintf(stderr, "tensor cores %d, split depth %lld, 3xTF32 GEMMs %d\n",
           options.persistentTensorCores,
           (long long)options.persistentSplitDepth, options.splitTF32Gemms);
+  fprintf(stderr, "verify each pass %d\n", options.verifyEachPass);
   // CHECK-LABEL: @defaults
   // CHECK-NEXT: cuda sm_90 +ptx81 fp32
   // CHECK-NEXT: persistent 0, per-step fallback 1
   // CHECK-NEXT: tensor cores 1, split depth -1, 3xTF32 GEMMs 1
+  // CHECK-NEXT: verify each pass 0
 }
 
 int main(int argc, char **argv) {

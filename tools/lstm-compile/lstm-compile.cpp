@@ -180,6 +180,12 @@ static cl::opt<bool>
                     "the host object, so the wall times overlap), the host "
                     "object and the link"),
            cl::cat(toolCategory));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass of the lowering, as lstm-opt "
+             "does (default: after each stage; the pre-passes after every "
+             "pass either way)"),
+    cl::cat(toolCategory));
 static cl::opt<unsigned> kernelThreads(
     "kernel-threads",
     cl::desc("Threads that serialise the kernels (--target=cuda), the "
@@ -266,6 +272,7 @@ int main(int argc, char **argv) {
   options.splitBatch = splitBatch;
   options.llvmIRPath = emitLLVM;
   options.timing = timing;
+  options.verifyEachPass = verifyEach;
   options.gradients = gradients;
   options.gradFunction = gradFunction;
   if (auto err = lstm::verifyCompileOptions(options))

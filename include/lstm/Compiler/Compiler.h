@@ -157,6 +157,13 @@ struct CompileOptions {
   /// host object, so their wall times overlap), the host object (LLVM's
   /// optimisation and code generation), the kernels' object and the link.
   bool timing = false;
+  /// Verify the IR after every pass of the lowering, as lstm-opt does. By
+  /// default it is verified once after each stage instead (the lowering to
+  /// kernels in NVVM, the host code's lowering): every pass's verification
+  /// of the whole module was a fifth of a persistent library's compile
+  /// time. The pre-passes, which a caller may write, are verified after
+  /// each pass either way.
+  bool verifyEachPass = false;
 };
 
 /// Adds to `registry` what compiling needs beyond the lstm dialects: the
