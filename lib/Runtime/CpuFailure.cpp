@@ -9,12 +9,21 @@
 // the interpreter to a batch too large for the memory. A call made through
 // lstmRuntimeCpuGuardedCall instead returns 1, the message kept for the
 // caller (lstmRuntimeCpuLastFailure): the failure longjmps back to the
-// guard. Unguarded, the message goes to stderr before the abort. Between the
-// guard and the failure there are only the generated functions (no destructors)
-// and these functions; a failure inside a parallel region (on a team's thread,
-// or on the calling thread within it) still aborts, as does one without a guard
-// (lstm-run's child process, a C caller of _mlir_ciface_NAME). The buffers the
-// call made before the failure are not freed.
+// guard. Between the guard and the failure there are only the generated
+// functions (no destructors) and this runtime's functions, which hold
+// nothing with a destructor across a call that may fail.
+//
+// A failure in a part of a parallel region (CpuParallelFor.cpp, on any
+// thread of the team) longjmps to the start of that part instead, which
+// is inside the region; the region's other parts finish, and after it the
+// calling thread fails with the message. Unguarded (lstm-run's child
+// process, a C caller of _mlir_ciface_NAME) the message goes to stderr and
+// the process aborts.
+//
+// The blocks that generated code allocates during a guarded call
+// (CpuMemory.cpp) are recorded as the call's until they are freed; when
+// the call fails, those still held are freed (nothing was returned), and
+// when it returns, those left (its results) become the caller's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,43 +34,147 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+namespace lstm {
+/// A guarded call: where its failures go, and the blocks it holds.
+struct CpuGuard {
+  std::jmp_buf jump;
+  /// The guarded call this one runs in, if any.
+  CpuGuard *outer = nullptr;
+  /// The blocks it allocated and has not freed, in the order allocated
+  /// (a step's buffers are freed in about the reverse order: a free finds
+  /// its block near the end). Outside parallel regions only the calling
+  /// thread touches them; within one every thread of the team, the calling
+  /// thread included, holds `mutex` for it.
+  std::vector<void *> blocks;
+  std::mutex mutex;
+};
+} // namespace lstm
+
+using lstm::CpuGuard;
 
 namespace {
 
-/// The innermost guard of this thread's calls, if any.
-thread_local std::jmp_buf *guard = nullptr;
-/// How deep this thread is in parallel regions of the runtime.
-thread_local int parallelDepth = 0;
+/// The innermost guarded call of this thread, if any.
+thread_local CpuGuard *guard = nullptr;
+/// Where a failure on this thread goes while it runs a part of a parallel
+/// region; null outside one.
+thread_local std::jmp_buf *partExit = nullptr;
+/// The call whose blocks this thread's allocations are: its guarded call,
+/// or in a part of a parallel region the calling thread's.
+thread_local CpuGuard *owner = nullptr;
 /// The message of this thread's last failure.
 thread_local std::string lastFailure;
 
-/// Back to the guard with `message`, or (without one, or in a parallel
-/// region) `message` on stderr and abort.
-[[noreturn]] void fail(std::string message) {
-  lastFailure = std::move(message);
-  if (guard && parallelDepth == 0)
-    std::longjmp(*guard, 1);
+/// Removes `block` from `blocks` if it is there.
+bool removeBlock(std::vector<void *> &blocks, void *block) {
+  for (size_t i = blocks.size(); i-- > 0;)
+    if (blocks[i] == block) {
+      blocks.erase(blocks.begin() + i);
+      return true;
+    }
+  return false;
+}
+
+} // namespace
+
+void lstm::trackCpuBlock(void *block) {
+  if (!owner || !block)
+    return;
+  if (!partExit) {
+    owner->blocks.push_back(block);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(owner->mutex);
+  owner->blocks.push_back(block);
+}
+
+void lstm::untrackCpuBlock(void *block) {
+  // A block of a call that returned is its caller's, no longer tracked;
+  // one that an enclosing guarded call made, that call's.
+  for (CpuGuard *call = owner; call; call = call->outer) {
+    if (!partExit) {
+      if (removeBlock(call->blocks, block))
+        return;
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(call->mutex);
+    if (removeBlock(call->blocks, block))
+      return;
+  }
+}
+
+[[noreturn]] void lstm::failWithLastMessage() {
+  if (partExit)
+    std::longjmp(*partExit, 1);
+  if (guard)
+    std::longjmp(guard->jump, 1);
   std::fputs((lastFailure + "\n").c_str(), stderr);
   std::fflush(nullptr);
   std::abort();
 }
 
-} // namespace
+lstm::CpuParallelRegion::CpuParallelRegion() : caller(owner) {}
 
-lstm::CpuParallelRegion::CpuParallelRegion() { ++parallelDepth; }
-lstm::CpuParallelRegion::~CpuParallelRegion() { --parallelDepth; }
+void lstm::CpuParallelRegion::runPart(void (*task)(void *, int64_t, int64_t),
+                                      void *context, int64_t begin,
+                                      int64_t end) {
+  std::jmp_buf exit;
+  std::jmp_buf *outerExit = partExit;
+  CpuGuard *outerOwner = owner;
+  if (setjmp(exit) == 0) {
+    partExit = &exit;
+    owner = caller;
+    task(context, begin, end);
+  } else {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!failed) {
+      failed = true;
+      message = lastFailure;
+    }
+  }
+  partExit = outerExit;
+  owner = outerOwner;
+}
+
+bool lstm::CpuParallelRegion::takeFailure() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (failed)
+    lastFailure = message;
+  return failed;
+}
 
 extern "C" int32_t lstmRuntimeCpuGuardedCall(void (*packed)(void **),
                                              void **arguments) {
-  std::jmp_buf here;
-  std::jmp_buf *outer = guard;
-  if (setjmp(here) != 0) {
-    guard = outer;
+  CpuGuard here;
+  here.outer = owner;
+  CpuGuard *outerGuard = guard;
+  std::jmp_buf *outerExit = partExit;
+  if (setjmp(here.jump) != 0) {
+    guard = outerGuard;
+    owner = here.outer;
+    partExit = outerExit;
+    // Nothing was returned: what the call still held goes back.
+    for (void *block : here.blocks)
+      lstm::releaseCpuBlock(block);
     return 1;
   }
-  guard = &here;
+  guard = owner = &here;
+  partExit = nullptr;
   packed(arguments);
-  guard = outer;
+  guard = outerGuard;
+  owner = here.outer;
+  partExit = outerExit;
+  // What the call still holds it returned: the caller's now (the enclosing
+  // guarded call's, if any).
+  if (here.outer) {
+    std::unique_lock<std::mutex> lock(here.outer->mutex, std::defer_lock);
+    if (partExit)
+      lock.lock();
+    here.outer->blocks.insert(here.outer->blocks.end(), here.blocks.begin(),
+                              here.blocks.end());
+  }
   return 0;
 }
 
@@ -69,11 +182,16 @@ extern "C" const char *lstmRuntimeCpuLastFailure(void) {
   return lastFailure.c_str();
 }
 
+// The message is made in statements of its own: a longjmp would skip the
+// destruction of a temporary alive across the failure.
 extern "C" void lstmRuntimeCpuCheckFailed(const char *message) {
-  fail(message);
+  lastFailure = message;
+  lstm::failWithLastMessage();
 }
 
 extern "C" void lstmRuntimeCpuOutOfMemory(uint64_t bytes, const char *where) {
-  fail("lstm: out of memory: cannot allocate a buffer of " +
-       std::to_string(bytes) + " bytes (for the value made at " + where + ")");
+  lastFailure = "lstm: out of memory: cannot allocate a buffer of " +
+                std::to_string(bytes) + " bytes (for the value made at " +
+                where + ")";
+  lstm::failWithLastMessage();
 }

@@ -1,25 +1,63 @@
-//===- CpuFailure.h - The CPU runtime's parallel regions ---------*- C++
-//-*-===//
+//===- CpuFailure.h - Failures of generated CPU code, back to the call ----===//
 //
 // Part of lstm-compiler, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LSTM_RUNTIME_CPUFAILURE_H
 #define LSTM_RUNTIME_CPUFAILURE_H
 
+#include <cstdint>
+#include <mutex>
+#include <string>
+
 namespace lstm {
 
-/// While one lives, a failure on this thread aborts instead of returning
-/// to the guarded call (CpuFailure.cpp): a parallel region cannot be left
-/// by a longjmp.
+struct CpuGuard;
+
+/// A block that generated code allocated (CpuMemory.cpp): while a guarded
+/// call runs on this thread (or this thread runs a part of its parallel
+/// region), the call's until it is freed or the call returns, and freed
+/// with the call's other blocks if the call fails.
+void trackCpuBlock(void *block);
+/// A block that generated code frees: no longer a call's.
+void untrackCpuBlock(void *block);
+/// Back to the allocator's cache (CpuMemory.cpp), without untracking.
+void releaseCpuBlock(void *block);
+
+/// A parallel region of the runtime (CpuParallelFor.cpp). A longjmp cannot
+/// leave the region, so a failure in one of its parts ends that part only
+/// and is kept here; once the region is over, the calling thread fails
+/// with the first part's message (failWithLastMessage), outside it.
 class CpuParallelRegion {
 public:
+  /// On the calling thread, before the region.
   CpuParallelRegion();
-  ~CpuParallelRegion();
   CpuParallelRegion(const CpuParallelRegion &) = delete;
   CpuParallelRegion &operator=(const CpuParallelRegion &) = delete;
+
+  /// On a thread of the team: task(context, begin, end), the blocks it
+  /// allocates the calling thread's call's.
+  void runPart(void (*task)(void *, int64_t, int64_t), void *context,
+               int64_t begin, int64_t end);
+  /// On the calling thread, after the region: whether a part failed; if so
+  /// its message is this thread's last failure.
+  bool takeFailure();
+
+private:
+  /// The calling thread's call, whose the parts' blocks are.
+  CpuGuard *caller;
+  std::mutex mutex;
+  bool failed = false;
+  std::string message;
 };
+
+/// Fails with this thread's last failure message: back to the guarded
+/// call, or on stderr and abort. Nothing with a destructor may be alive
+/// between the guard and the caller.
+[[noreturn]] void failWithLastMessage();
 
 } // namespace lstm
 

@@ -16,9 +16,12 @@
 //
 // Every block comes from malloc/posix_memalign, so a buffer that a compiled
 // function returns may be released with free() by its caller, as before.
+// During a guarded call the blocks are recorded as the call's, to be freed
+// if it fails (CpuFailure.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuFailure.h"
 #include "lstm/Runtime/CpuRuntime.h"
 
 #include <cstddef>
@@ -90,30 +93,39 @@ BlockCache &cache() {
 
 } // namespace
 
+void lstm::releaseCpuBlock(void *block) {
+  if (block)
+    cache().give(block);
+}
+
 extern "C" {
 
 void *_mlir_memref_to_llvm_alloc(uint64_t size) {
-  if (size >= kMinCachedBytes)
-    if (void *block = cache().take(size, alignof(std::max_align_t)))
-      return block;
-  return std::malloc(size);
+  void *block = size >= kMinCachedBytes
+                    ? cache().take(size, alignof(std::max_align_t))
+                    : nullptr;
+  if (!block)
+    block = std::malloc(size);
+  lstm::trackCpuBlock(block);
+  return block;
 }
 
 void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size) {
   if (alignment < sizeof(void *))
     alignment = sizeof(void *);
-  if (size >= kMinCachedBytes)
-    if (void *block = cache().take(size, alignment))
-      return block;
-  void *block = nullptr;
-  if (posix_memalign(&block, alignment, size) != 0)
+  void *block =
+      size >= kMinCachedBytes ? cache().take(size, alignment) : nullptr;
+  if (!block && posix_memalign(&block, alignment, size) != 0)
     return nullptr;
+  lstm::trackCpuBlock(block);
   return block;
 }
 
 void _mlir_memref_to_llvm_free(void *block) {
-  if (block)
-    cache().give(block);
+  if (!block)
+    return;
+  lstm::untrackCpuBlock(block);
+  cache().give(block);
 }
 
 void lstmRuntimeCpuEmptyCache(void) { cache().clear(); }

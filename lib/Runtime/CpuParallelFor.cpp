@@ -57,20 +57,27 @@ lstmRuntimeCpuParallelFor(void (*task)(void *, int64_t, int64_t), void *context,
   // consecutive regions ask for teams of other sizes, which on 16 cores
   // made alternating 2-thread cells and 16-thread products 20 times slower
   // than either alone.
-  // A failure in the region aborts: a longjmp cannot leave it.
-  lstm::CpuParallelRegion region;
-#pragma omp parallel num_threads(static_cast <int>(threads))
+  // A failure in a part ends that part (a longjmp cannot leave the
+  // region); after the region the call fails with its message, with
+  // nothing of this function's left to destroy.
+  bool failed;
   {
-    lstm::CpuParallelRegion inTeam;
-    // Contiguous, nearly equal parts, one for each of the first `parts`
-    // threads of the team (which may be smaller than asked).
-    int64_t team = std::min<int64_t>(parts, omp_get_num_threads());
-    int64_t self = omp_get_thread_num();
-    if (self < team) {
-      int64_t share = count / team, extra = count % team;
-      int64_t begin = lo + self * share + std::min(self, extra);
-      int64_t end = begin + share + (self < extra ? 1 : 0);
-      task(context, begin, end);
+    lstm::CpuParallelRegion region;
+#pragma omp parallel num_threads(static_cast <int>(threads))
+    {
+      // Contiguous, nearly equal parts, one for each of the first `parts`
+      // threads of the team (which may be smaller than asked).
+      int64_t team = std::min<int64_t>(parts, omp_get_num_threads());
+      int64_t self = omp_get_thread_num();
+      if (self < team) {
+        int64_t share = count / team, extra = count % team;
+        int64_t begin = lo + self * share + std::min(self, extra);
+        int64_t end = begin + share + (self < extra ? 1 : 0);
+        region.runPart(task, context, begin, end);
+      }
     }
+    failed = region.takeFailure();
   }
+  if (failed)
+    lstm::failWithLastMessage();
 }

@@ -44,7 +44,9 @@ def _where():
         while frame is not None:
             path = os.path.abspath(frame.f_code.co_filename)
             if os.path.dirname(path) != here:
-                return os.path.basename(path), frame.f_lineno
+                # Inside an MLIR string literal: no quotes or backslashes.
+                name = os.path.basename(path).replace('"', "'").replace("\\", "/")
+                return name, frame.f_lineno
             frame = frame.f_back
     finally:
         del frame

@@ -240,8 +240,13 @@ class Network:
                            f"  ^bb0({x.name}: {x.type}, " +
                            ", ".join(f"{c._state_values[name].name}: {t((None, n))}"
                                      for name, n, _ in state_decl) + "):\n")
+                # The layer's location names it and the caller's line: a
+                # failure of its run (a buffer that cannot be allocated, a
+                # shape check) says which layer.
+                file, line = dsl._where()
                 yield_ = (f"    lstm.yield out({out.name} : {out.type}) state("
-                          f"{', '.join(v.name for v in new)} : {stypes})\n  }}")
+                          f"{', '.join(v.name for v in new)} : {stypes})\n  }}"
+                          f' loc("layer {k} ({d}) of {self.entry} at {file}:{line}")')
                 body.append(header + "".join(f"    {line}\n" for line in region) + yield_)
                 ys.append(y)
                 for name, f in zip(finals, fins):

@@ -411,14 +411,17 @@ def test_out_of_memory_is_an_exception():
     """A buffer the compiled function cannot allocate (a batch too large for
     the memory) raises MemoryError with its size, and the process goes on:
     the call returns through the CPU runtime's guard instead of aborting
-    (here in a child process whose address space is limited); a later call
-    gives what it gave before."""
+    (here in a child process whose address space is limited), saying which
+    layer's buffer; a later call gives what it gave before."""
     import subprocess
     import sys
     proc = subprocess.run([sys.executable, "-c", _OUT_OF_MEMORY], capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     import re
+    # The buffer is the layer's output; the message names the layer and the
+    # line of the script that built the network (lc.Network, its 5th line).
     assert re.search(r"MemoryError: lstm: out of memory: cannot allocate a buffer of "
-                     r"1[0-9]{9} bytes", proc.stdout), proc.stdout + proc.stderr[-2000:]
+                     r"1[0-9]{9} bytes \(for the value made at layer 0 \(forward\) of "
+                     r"forward at <string>:5\)", proc.stdout), proc.stdout + proc.stderr[-2000:]
     assert "AGAIN True" in proc.stdout

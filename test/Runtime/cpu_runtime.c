@@ -348,9 +348,10 @@ static void checkParallelFors(void) {
 
 /* Guarded calls: a packed function that finishes returns 0; one that fails
  * a check or an allocation returns 1 with its message (which goes to
- * stderr only unguarded), deeper guards restore the outer one, and a
- * failure inside a parallel region is not returned from (it would abort:
- * not exercised here). */
+ * stderr only unguarded), deeper guards restore the outer one, a failure in
+ * a part of a parallel region returns from the call once the region is
+ * over, and the blocks a failed call still held are freed (those it freed
+ * itself once, those it returned from an earlier call not at all). */
 static int reached;
 
 static void finishes(void **arguments) { *(int *)arguments[0] = 42; }
@@ -373,6 +374,93 @@ static void guardsAnother(void **arguments) {
   *(int *)arguments[0] = inner;
   lstmRuntimeCpuOutOfMemory(7, "outer");
   reached = 1;
+}
+
+/* A block of 1 MiB: the size the allocator caches, so that a freed block
+ * comes back from the next allocation of its size. */
+enum { kBlock = 1 << 20 };
+static void *heldBlock, *freedBlock;
+
+static void allocatesThenFails(void **arguments) {
+  (void)arguments;
+  heldBlock = _mlir_memref_to_llvm_alloc(kBlock);
+  freedBlock = _mlir_memref_to_llvm_alloc(kBlock);
+  _mlir_memref_to_llvm_free(freedBlock);
+  lstmRuntimeCpuOutOfMemory(kBlock, "held");
+  reached = 1;
+}
+
+static void returnsABlock(void **arguments) {
+  *(void **)arguments[1] = _mlir_memref_to_llvm_aligned_alloc(64, kBlock);
+}
+
+/* Iterations [lo, hi) of a part; the part with iteration 900 allocates a
+ * block and fails. */
+static int partsDone;
+static void failsInAPart(void *context, int64_t begin, int64_t end) {
+  (void)context;
+  if (begin <= 900 && 900 < end) {
+    heldBlock = _mlir_memref_to_llvm_alloc(kBlock);
+    lstmRuntimeCpuCheckFailed("a check in a part");
+    reached = 1;
+  }
+  __atomic_fetch_add(&partsDone, 1, __ATOMIC_RELAXED);
+}
+
+static void runsAParallelFor(void **arguments) {
+  (void)arguments;
+  lstmRuntimeCpuParallelFor(failsInAPart, NULL, 0, kRange, 1 << 20);
+  reached = 1;
+}
+
+static void checkGuardedCallsFreeBlocks(void) {
+  void *returned = NULL;
+  int value = 0;
+  void *arguments[] = {&value, &returned};
+  lstmRuntimeCpuEmptyCache();
+  int ok = lstmRuntimeCpuGuardedCall(returnsABlock, arguments) == 0 &&
+           returned != NULL;
+  reached = 0;
+  ok &= lstmRuntimeCpuGuardedCall(allocatesThenFails, arguments) == 1 &&
+        !reached;
+  // The two blocks are back in the cache, once each: the next two
+  // allocations of their size take them, the third is new (and not the
+  // block the first call returned, which is still the caller's).
+  void *first = _mlir_memref_to_llvm_alloc(kBlock);
+  void *second = _mlir_memref_to_llvm_alloc(kBlock);
+  void *third = _mlir_memref_to_llvm_alloc(kBlock);
+  ok &= (first == heldBlock && second == freedBlock) ||
+        (first == freedBlock && second == heldBlock);
+  ok &= third != heldBlock && third != freedBlock && third != returned &&
+        first != returned && second != returned;
+  printf("%-44s %s\n", "guarded call: a failed call's blocks freed",
+         ok ? "ok" : "FAIL");
+  failures += !ok;
+  _mlir_memref_to_llvm_free(first);
+  _mlir_memref_to_llvm_free(second);
+  _mlir_memref_to_llvm_free(third);
+  _mlir_memref_to_llvm_free(returned);
+
+  // A part of two threads' region fails: the call returns 1 with the
+  // part's message, the other part finished, the failing part's block is
+  // freed.
+  lstmRuntimeCpuEmptyCache();
+  lstmRuntimeCpuSetThreads(2);
+  reached = partsDone = 0;
+  heldBlock = NULL;
+  ok = lstmRuntimeCpuGuardedCall(runsAParallelFor, arguments) == 1 &&
+       !reached && partsDone == 1 &&
+       strcmp(lstmRuntimeCpuLastFailure(), "a check in a part") == 0;
+  void *again = _mlir_memref_to_llvm_alloc(kBlock);
+  ok &= heldBlock != NULL && again == heldBlock;
+  printf("%-44s %s\n", "guarded call: a failure in a parallel region",
+         ok ? "ok" : "FAIL");
+  if (!ok)
+    printf("  reached %d, parts done %d, '%s'\n", reached, partsDone,
+           lstmRuntimeCpuLastFailure());
+  failures += !ok;
+  _mlir_memref_to_llvm_free(again);
+  lstmRuntimeCpuSetThreads(0);
 }
 
 static void checkGuardedCalls(void) {
@@ -431,6 +519,7 @@ int main(void) {
   checkPreparedProducts();
   checkParallelFors();
   checkGuardedCalls();
+  checkGuardedCallsFreeBlocks();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

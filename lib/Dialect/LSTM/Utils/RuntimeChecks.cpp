@@ -17,7 +17,10 @@ std::string mlir::lstm::describeLocation(Location loc) {
   std::string s;
   llvm::raw_string_ostream os(s);
   FileLineColLoc file;
+  NameLoc name;
   loc->walk([&](Location inner) {
+    if (auto n = dyn_cast<NameLoc>(inner); n && !name)
+      name = n;
     if (auto f = dyn_cast<FileLineColLoc>(inner)) {
       file = f;
       return WalkResult::interrupt();
@@ -27,6 +30,10 @@ std::string mlir::lstm::describeLocation(Location loc) {
   if (file)
     os << file.getFilename().getValue() << ":" << file.getLine() << ":"
        << file.getColumn();
+  // A front end's name for where the op came from (lstmc: "layer 0
+  // (forward) of forward at train.py:12"), as it wrote it.
+  else if (name)
+    os << name.getName().getValue();
   else
     os << loc;
   return s;

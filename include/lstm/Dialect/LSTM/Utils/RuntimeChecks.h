@@ -22,7 +22,9 @@
 namespace mlir::lstm {
 
 /// `loc` as a user reads it: "file:line:col" of the first file location in
-/// it (a fused location's first, say), else as MLIR prints it.
+/// it (a fused location's first, say), else the first name location's name
+/// (a front end's description, such as lstmc's "layer 0 (forward) of
+/// forward at train.py:12"), else as MLIR prints it.
 std::string describeLocation(Location loc);
 
 /// Emits a run-time check that `x`'s extent `dx` equals `y`'s extent `dy`,
