@@ -238,3 +238,42 @@ def test_wheel_builds(tmp_path):
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     wheels = os.listdir(tmp_path / "dist")
     assert len(wheels) == 1 and wheels[0].endswith("-py3-none-linux_x86_64.whl"), wheels
+
+
+def _module_imports(path):
+    """The package's modules that the module at `path` imports when it is
+    loaded (its top-level relative imports; imports inside functions run
+    later and are left out)."""
+    import ast
+    tree = ast.parse(open(path).read(), path)
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_import_cycles():
+    """No module of the package imports, while it loads, one that imports it
+    back (directly or through others): each loads whole before its users."""
+    modules = {name[:-3]: os.path.join(PACKAGE, name) for name in os.listdir(PACKAGE)
+               if name.endswith(".py")}
+    graph = {m: _module_imports(p) & set(modules) for m, p in modules.items()}
+    state = {}
+
+    def visit(m, path):
+        if state.get(m) == "done":
+            return
+        assert state.get(m) != "open", "import cycle: " + " -> ".join(path + [m])
+        state[m] = "open"
+        for n in sorted(graph[m]):
+            visit(n, path + [m])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        visit(m, [])
+    # The check sees the package's imports: the ONNX importer's parts at least.
+    assert {"_onnx_cells", "_onnx_glue", "_onnx_values"} <= graph["onnx_import"]
