@@ -112,7 +112,7 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     if (options.verifyEachPass || succeeded(verify(module)))
       return llvm::Error::success();
     return makeError("the lowering made invalid IR (" + stage +
-                     "; --verify-each finds the pass)");
+                     "; lstm-compile --verify-each names the pass that did)");
   };
   TimingScope loweringTiming = root.nest("lowering");
   if (splitKernels) {
