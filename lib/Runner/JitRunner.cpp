@@ -6,6 +6,7 @@
 
 #include "lstm/Runner/JitRunner.h"
 
+#include "CudaApi.h"
 #include "lstm/Compiler/Compiler.h"
 #include "lstm/Pipelines/Pipelines.h"
 #include "lstm/Runtime/CpuRuntime.h"
@@ -25,102 +26,14 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <numeric>
 
 using namespace mlir;
 using namespace mlir::lstm;
+using namespace mlir::lstm::runner;
 
 static llvm::Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-std::string TensorSpec::str() const {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s +=
-        (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
-  static const char *names[] = {"f32", "f64", "i32", "i64"};
-  return s + names[static_cast<int>(dtype)] + ">";
-}
-
-static std::optional<TensorSpec> toSpec(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return std::nullopt;
-  Type e = tensor.getElementType();
-  TensorSpec spec;
-  if (e.isF32())
-    spec.dtype = DType::f32;
-  else if (e.isF64())
-    spec.dtype = DType::f64;
-  else if (e.isSignlessInteger(32))
-    spec.dtype = DType::i32;
-  else if (e.isSignlessInteger(64))
-    spec.dtype = DType::i64;
-  else
-    return std::nullopt;
-  spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-  return spec;
-}
-
-FailureOr<Signature> mlir::lstm::getSignature(ModuleOp module,
-                                              StringRef entry) {
-  auto func = module.lookupSymbol<func::FuncOp>(entry);
-  if (failed(checkNotLowered(module)))
-    return failure();
-  if (!func || func.isExternal())
-    return module.emitError("no function named '")
-           << entry << "' with a body in this module";
-  Signature sig;
-  FunctionType type = func.getFunctionType();
-  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-    auto spec = toSpec(t);
-    if (!spec)
-      return func.emitError("argument #")
-             << i << " has type " << t
-             << "; the runner passes ranked tensors of f32, f64, i32 or i64";
-    sig.args.push_back(*spec);
-  }
-  for (auto [i, t] : llvm::enumerate(type.getResults())) {
-    auto spec = toSpec(t);
-    if (!spec)
-      return func.emitError("result #")
-             << i << " has type " << t
-             << "; the runner returns ranked tensors of f32, f64, i32 or i64";
-    sig.results.push_back(*spec);
-  }
-  return sig;
-}
-
-llvm::Error mlir::lstm::checkInputs(const Signature &sig,
-                                    llvm::ArrayRef<Array> inputs,
-                                    llvm::ArrayRef<std::string> names) {
-  if (inputs.size() != sig.args.size())
-    return makeError("the entry function takes " +
-                     llvm::Twine(sig.args.size()) + " arguments but " +
-                     llvm::Twine(inputs.size()) + " inputs were given");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorSpec &spec = sig.args[i];
-    const Array &a = inputs[i];
-    std::string what = "argument #" + std::to_string(i) +
-                       (i < names.size() ? " (" + names[i] + ")" : "");
-    if (a.dtype != spec.dtype)
-      return makeError(what + ": dtype " + dtypeName(a.dtype) +
-                       " does not match the argument type " + spec.str() +
-                       " (expected " + dtypeName(spec.dtype) + ")");
-    if (a.shape.size() != spec.shape.size())
-      return makeError(what + ": shape " + a.shapeString() + " has rank " +
-                       llvm::Twine(a.shape.size()) + ", the argument type " +
-                       spec.str() + " has rank " +
-                       llvm::Twine(spec.shape.size()));
-    for (size_t d = 0; d < a.shape.size(); ++d)
-      if (!ShapedType::isDynamic(spec.shape[d]) && spec.shape[d] != a.shape[d])
-        return makeError(what + ": shape " + a.shapeString() +
-                         " does not match the argument type " + spec.str() +
-                         " in dimension " + llvm::Twine(d));
-  }
-  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,126 +88,6 @@ readDescriptor(const int64_t *desc, const TensorSpec &spec, size_t number) {
     }
   }
   return a;
-}
-
-//===----------------------------------------------------------------------===//
-// The CUDA driver and runtime, loaded at run time
-//===----------------------------------------------------------------------===//
-//
-// The runner links neither: the CPU path runs where there is no GPU and no
-// CUDA toolkit was found at build time. For CUDA both are opened with
-// RTLD_GLOBAL, since ExecutionEngine resolves the external symbols of the
-// JIT-compiled code (mgpuModuleLoad, lstmRuntimeGemm, ...) in the process's
-// global scope. The functions the runner calls itself are looked up here.
-
-namespace {
-/// CUresult; cuda.h is not needed to build the runner.
-using CudaResult = int;
-
-struct CudaApi {
-  // The driver.
-  CudaResult (*cuInit)(unsigned) = nullptr;
-  CudaResult (*cuDeviceGetCount)(int *) = nullptr;
-  CudaResult (*cuGetErrorName)(CudaResult, const char **) = nullptr;
-  CudaResult (*cuGetErrorString)(CudaResult, const char **) = nullptr;
-  // The runtime: the mgpu* ABI of gpu-to-llvm (CUstream is a pointer) and
-  // CudaRuntime.h.
-  void *(*mgpuStreamCreate)() = nullptr;
-  void *(*mgpuMemAlloc)(uint64_t, void *, bool) = nullptr;
-  void (*mgpuMemcpy)(void *, void *, size_t, void *) = nullptr;
-  decltype(&::lstmRuntimeSynchronize) lstmRuntimeSynchronize = nullptr;
-  decltype(&::lstmRuntimeLastError) lstmRuntimeLastError = nullptr;
-  decltype(&::lstmRuntimeClearError) lstmRuntimeClearError = nullptr;
-  decltype(&::lstmRuntimeFree) lstmRuntimeFree = nullptr;
-};
-} // namespace
-
-/// Filled by loadCudaRuntime; `loaded` once every entry is resolved.
-static CudaApi cudaApi;
-static bool cudaApiLoaded = false;
-
-template <typename Fn>
-static llvm::Error resolve(void *library, StringRef libraryName,
-                           const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  if (!fn)
-    return makeError(libraryName + " lacks " + name +
-                     " (is it the project's CUDA runtime of this build?)");
-  return llvm::Error::success();
-}
-
-/// The driver's handle once loaded.
-static void *cudaDriver = nullptr;
-
-llvm::Error mlir::lstm::loadCudaDriver() {
-  if (cudaDriver)
-    return llvm::Error::success();
-  cudaDriver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-  if (!cudaDriver)
-    return makeError("--device=cuda needs an NVIDIA GPU and its driver: the "
-                     "CUDA driver library libcuda.so.1 cannot be loaded (" +
-                     llvm::Twine(dlerror()) + ")");
-  return llvm::Error::success();
-}
-
-llvm::Error mlir::lstm::loadCudaRuntime(StringRef runtimePath) {
-  if (cudaApiLoaded)
-    return llvm::Error::success();
-  // The driver first: without it the runtime (which needs it) cannot load
-  // either, and "no driver" is the message that helps.
-  if (llvm::Error err = loadCudaDriver())
-    return err;
-  void *driver = cudaDriver;
-  void *runtime = dlopen(runtimePath.str().c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!runtime)
-    return makeError("cannot load the CUDA runtime library " + runtimePath +
-                     ": " + dlerror());
-  CudaApi api;
-#define LSTM_RESOLVE(library, libraryName, name)                               \
-  if (llvm::Error err = resolve(library, libraryName, #name, api.name))        \
-    return err;
-  LSTM_RESOLVE(driver, "libcuda.so.1", cuInit)
-  LSTM_RESOLVE(driver, "libcuda.so.1", cuDeviceGetCount)
-  LSTM_RESOLVE(driver, "libcuda.so.1", cuGetErrorName)
-  LSTM_RESOLVE(driver, "libcuda.so.1", cuGetErrorString)
-  LSTM_RESOLVE(runtime, runtimePath, mgpuStreamCreate)
-  LSTM_RESOLVE(runtime, runtimePath, mgpuMemAlloc)
-  LSTM_RESOLVE(runtime, runtimePath, mgpuMemcpy)
-  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeSynchronize)
-  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeLastError)
-  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeClearError)
-  LSTM_RESOLVE(runtime, runtimePath, lstmRuntimeFree)
-#undef LSTM_RESOLVE
-  cudaApi = api;
-  cudaApiLoaded = true;
-  return llvm::Error::success();
-}
-
-/// "call failed: CUDA_ERROR_NAME (text)" for a driver call the runner made.
-static std::string cudaFailure(const char *call, CudaResult status) {
-  const char *name = nullptr, *text = nullptr;
-  cudaApi.cuGetErrorName(status, &name);
-  cudaApi.cuGetErrorString(status, &text);
-  // A driver that fails everything (the toolkit's stub) names nothing.
-  std::string message = std::string(call) + " failed: " +
-                        (name ? name : "CUDA error " + std::to_string(status));
-  return text ? message + " (" + text + ")" : message;
-}
-
-/// The failure the runtime recorded, as an error of `what`, or success. The
-/// record is cleared, so that the next call starts clean.
-static llvm::Error takeRuntimeFailure(const llvm::Twine &what) {
-  const char *failure = cudaApi.lstmRuntimeLastError();
-  if (!failure)
-    return llvm::Error::success();
-  std::string message = (what + ": " + failure).str();
-  cudaApi.lstmRuntimeClearError();
-  // The fatbin holds code for --chip only; the driver then finds nothing to
-  // run on another architecture.
-  if (StringRef(message).contains("CUDA_ERROR_NO_BINARY_FOR_GPU") ||
-      StringRef(message).contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION"))
-    message += " (does --chip match this GPU?)";
-  return makeError(message);
 }
 
 //===----------------------------------------------------------------------===//
@@ -457,12 +250,12 @@ llvm::Error CompiledFunction::initialize() {
   if (initialized)
     return llvm::Error::success();
   if (device == Device::CUDA) {
-    CudaResult status = cudaApi.cuInit(0);
+    CudaResult status = cudaApi().cuInit(0);
     if (status != 0)
       return makeError("--device=cuda needs an NVIDIA GPU: " +
                        cudaFailure("cuInit(0)", status));
     int count = 0;
-    status = cudaApi.cuDeviceGetCount(&count);
+    status = cudaApi().cuDeviceGetCount(&count);
     if (status != 0)
       return makeError("--device=cuda needs an NVIDIA GPU: " +
                        cudaFailure("cuDeviceGetCount", status));
@@ -471,7 +264,7 @@ llvm::Error CompiledFunction::initialize() {
                        "finds no device");
     // The lowering of gpu.binary loads the kernels in a global constructor
     // (mgpuModuleLoad); a failure there is recorded by the runtime.
-    cudaApi.lstmRuntimeClearError();
+    cudaApi().lstmRuntimeClearError();
     engine->initialize();
     if (llvm::Error err = takeRuntimeFailure("loading the GPU kernels failed"))
       return err;
@@ -565,7 +358,7 @@ CompiledFunction::call(llvm::ArrayRef<Array> inputs) {
 
 llvm::Expected<std::vector<Array>>
 CompiledFunction::callOnCuda(llvm::ArrayRef<Array> inputs) {
-  const CudaApi &api = cudaApi;
+  const CudaApi &api = cudaApi();
   api.lstmRuntimeClearError();
   // The runtime's stream: the compiled code orders its work on it, so the
   // copies go there too.
