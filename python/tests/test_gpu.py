@@ -792,7 +792,7 @@ def test_torch_module_saved_activations_lifetime(torch):
     the same gradients."""
     import threading
 
-    from lstmc import torch_module as tm
+    from lstmc import _torch_cuda as tm
 
     net = lc.Network(lc.cells.greff, input_size=5, hidden=16, num_layers=2)
     m = lc.torch_module(net, target="cuda")

@@ -377,7 +377,7 @@ def test_gpu_buffers_are_freed_by_their_thread(batched):
     that has none (compiled before it)."""
     import threading
 
-    from lstmc import torch_module as tm
+    from lstmc import _torch_cuda as tm
 
     class Lib:
         def __init__(self):
@@ -430,7 +430,7 @@ def test_gpu_argument_words():
     call."""
     import ctypes
 
-    from lstmc import torch_module as tm
+    from lstmc import _torch_cuda as tm
 
     f = object.__new__(tm._CudaFunction)
     f.ArgWords = ctypes.c_int64 * (9 + 5)  # a rank-3 and a rank-1 argument
