@@ -421,8 +421,8 @@ static void checkGuardedCallsFreeBlocks(void) {
   int ok = lstmRuntimeCpuGuardedCall(returnsABlock, arguments) == 0 &&
            returned != NULL;
   reached = 0;
-  ok &= lstmRuntimeCpuGuardedCall(allocatesThenFails, arguments) == 1 &&
-        !reached;
+  ok &=
+      lstmRuntimeCpuGuardedCall(allocatesThenFails, arguments) == 1 && !reached;
   // The two blocks are back in the cache, once each: the next two
   // allocations of their size take them, the third is new (and not the
   // block the first call returned, which is still the caller's).
