@@ -20,10 +20,11 @@
 // process, a C caller of _mlir_ciface_NAME) the message goes to stderr and
 // the process aborts.
 //
-// The blocks that generated code allocates during a guarded call
-// (CpuMemory.cpp) are recorded as the call's until they are freed; when
-// the call fails, those still held are freed (nothing was returned), and
-// when it returns, those left (its results) become the caller's.
+// The buffers and products' plans that generated code makes during a
+// guarded call (CpuMemory.cpp, CpuPreparedGemm.cpp) are recorded as the
+// call's until they are released; when the call fails, those still held
+// are released (nothing was returned), and when it returns, those left
+// (its results) become the caller's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,22 +38,29 @@
 #include <vector>
 
 namespace lstm {
-/// A guarded call: where its failures go, and the blocks it holds.
+/// A resource of a guarded call and how it is released.
+struct CpuResource {
+  void *resource;
+  void (*release)(void *);
+};
+
+/// A guarded call: where its failures go, and the resources it holds.
 struct CpuGuard {
   std::jmp_buf jump;
   /// The guarded call this one runs in, if any.
   CpuGuard *outer = nullptr;
-  /// The blocks it allocated and has not freed, in the order allocated
-  /// (a step's buffers are freed in about the reverse order: a free finds
-  /// its block near the end). Outside parallel regions only the calling
+  /// The resources it made and has not released, in the order made (a
+  /// step's buffers are freed in about the reverse order: a free finds its
+  /// block near the end). Outside parallel regions only the calling
   /// thread touches them; within one every thread of the team, the calling
   /// thread included, holds `mutex` for it.
-  std::vector<void *> blocks;
+  std::vector<CpuResource> held;
   std::mutex mutex;
 };
 } // namespace lstm
 
 using lstm::CpuGuard;
+using lstm::CpuResource;
 
 namespace {
 
@@ -61,17 +69,17 @@ thread_local CpuGuard *guard = nullptr;
 /// Where a failure on this thread goes while it runs a part of a parallel
 /// region; null outside one.
 thread_local std::jmp_buf *partExit = nullptr;
-/// The call whose blocks this thread's allocations are: its guarded call,
-/// or in a part of a parallel region the calling thread's.
+/// The call whose resources this thread's are: its guarded call, or in a
+/// part of a parallel region the calling thread's.
 thread_local CpuGuard *owner = nullptr;
 /// The message of this thread's last failure.
 thread_local std::string lastFailure;
 
-/// Removes `block` from `blocks` if it is there.
-bool removeBlock(std::vector<void *> &blocks, void *block) {
-  for (size_t i = blocks.size(); i-- > 0;)
-    if (blocks[i] == block) {
-      blocks.erase(blocks.begin() + i);
+/// Removes `resource` from `held` if it is there.
+bool forget(std::vector<CpuResource> &held, void *resource) {
+  for (size_t i = held.size(); i-- > 0;)
+    if (held[i].resource == resource) {
+      held.erase(held.begin() + i);
       return true;
     }
   return false;
@@ -79,28 +87,28 @@ bool removeBlock(std::vector<void *> &blocks, void *block) {
 
 } // namespace
 
-void lstm::trackCpuBlock(void *block) {
-  if (!owner || !block)
+void lstm::trackCpuResource(void *resource, void (*release)(void *)) {
+  if (!owner || !resource)
     return;
   if (!partExit) {
-    owner->blocks.push_back(block);
+    owner->held.push_back({resource, release});
     return;
   }
   std::lock_guard<std::mutex> lock(owner->mutex);
-  owner->blocks.push_back(block);
+  owner->held.push_back({resource, release});
 }
 
-void lstm::untrackCpuBlock(void *block) {
-  // A block of a call that returned is its caller's, no longer tracked;
-  // one that an enclosing guarded call made, that call's.
+void lstm::untrackCpuResource(void *resource) {
+  // A resource of a call that returned is its caller's, no longer
+  // tracked; one that an enclosing guarded call made, that call's.
   for (CpuGuard *call = owner; call; call = call->outer) {
     if (!partExit) {
-      if (removeBlock(call->blocks, block))
+      if (forget(call->held, resource))
         return;
       continue;
     }
     std::lock_guard<std::mutex> lock(call->mutex);
-    if (removeBlock(call->blocks, block))
+    if (forget(call->held, resource))
       return;
   }
 }
@@ -155,9 +163,9 @@ extern "C" int32_t lstmRuntimeCpuGuardedCall(void (*packed)(void **),
     guard = outerGuard;
     owner = here.outer;
     partExit = outerExit;
-    // Nothing was returned: what the call still held goes back.
-    for (void *block : here.blocks)
-      lstm::releaseCpuBlock(block);
+    // Nothing was returned: what the call still held is released.
+    for (const CpuResource &held : here.held)
+      held.release(held.resource);
     return 1;
   }
   guard = owner = &here;
@@ -172,8 +180,8 @@ extern "C" int32_t lstmRuntimeCpuGuardedCall(void (*packed)(void **),
     std::unique_lock<std::mutex> lock(here.outer->mutex, std::defer_lock);
     if (partExit)
       lock.lock();
-    here.outer->blocks.insert(here.outer->blocks.end(), here.blocks.begin(),
-                              here.blocks.end());
+    here.outer->held.insert(here.outer->held.end(), here.held.begin(),
+                            here.held.end());
   }
   return 0;
 }

@@ -17,15 +17,14 @@ namespace lstm {
 
 struct CpuGuard;
 
-/// A block that generated code allocated (CpuMemory.cpp): while a guarded
-/// call runs on this thread (or this thread runs a part of its parallel
-/// region), the call's until it is freed or the call returns, and freed
-/// with the call's other blocks if the call fails.
-void trackCpuBlock(void *block);
-/// A block that generated code frees: no longer a call's.
-void untrackCpuBlock(void *block);
-/// Back to the allocator's cache (CpuMemory.cpp), without untracking.
-void releaseCpuBlock(void *block);
+/// A buffer (CpuMemory.cpp) or a product's plan (CpuPreparedGemm.cpp) that
+/// generated code made: while a guarded call runs on this thread (or this
+/// thread runs a part of its parallel region), the call's until it is
+/// released or the call returns, and released by `release` with the
+/// call's others if the call fails.
+void trackCpuResource(void *resource, void (*release)(void *));
+/// A resource that generated code releases: no longer a call's.
+void untrackCpuResource(void *resource);
 
 /// A parallel region of the runtime (CpuParallelFor.cpp). A longjmp cannot
 /// leave the region, so a failure in one of its parts ends that part only
@@ -38,8 +37,8 @@ public:
   CpuParallelRegion(const CpuParallelRegion &) = delete;
   CpuParallelRegion &operator=(const CpuParallelRegion &) = delete;
 
-  /// On a thread of the team: task(context, begin, end), the blocks it
-  /// allocates the calling thread's call's.
+  /// On a thread of the team: task(context, begin, end), the resources it
+  /// makes the calling thread's call's.
   void runPart(void (*task)(void *, int64_t, int64_t), void *context,
                int64_t begin, int64_t end);
   /// On the calling thread, after the region: whether a part failed; if so
@@ -47,7 +46,7 @@ public:
   bool takeFailure();
 
 private:
-  /// The calling thread's call, whose the parts' blocks are.
+  /// The calling thread's call, whose the parts' resources are.
   CpuGuard *caller;
   std::mutex mutex;
   bool failed = false;

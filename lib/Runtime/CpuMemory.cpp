@@ -93,10 +93,8 @@ BlockCache &cache() {
 
 } // namespace
 
-void lstm::releaseCpuBlock(void *block) {
-  if (block)
-    cache().give(block);
-}
+/// A failed guarded call's block, back to the cache (CpuFailure.cpp).
+static void releaseBlock(void *block) { cache().give(block); }
 
 extern "C" {
 
@@ -106,7 +104,7 @@ void *_mlir_memref_to_llvm_alloc(uint64_t size) {
                     : nullptr;
   if (!block)
     block = std::malloc(size);
-  lstm::trackCpuBlock(block);
+  lstm::trackCpuResource(block, releaseBlock);
   return block;
 }
 
@@ -117,14 +115,14 @@ void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size) {
       size >= kMinCachedBytes ? cache().take(size, alignment) : nullptr;
   if (!block && posix_memalign(&block, alignment, size) != 0)
     return nullptr;
-  lstm::trackCpuBlock(block);
+  lstm::trackCpuResource(block, releaseBlock);
   return block;
 }
 
 void _mlir_memref_to_llvm_free(void *block) {
   if (!block)
     return;
-  lstm::untrackCpuBlock(block);
+  lstm::untrackCpuResource(block);
   cache().give(block);
 }
 

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuFailure.h"
 #include "CpuThreads.h"
 #include "lstm/Runtime/CpuRuntime.h"
 
@@ -103,6 +104,8 @@ void pack(PreparedGemm &g) {
   }
 }
 
+void deletePlan(void *plan) { delete static_cast<PreparedGemm *>(plan); }
+
 } // namespace
 
 extern "C" {
@@ -114,10 +117,13 @@ void *lstmRuntimeCpuSgemmPrepare(int32_t transA, int32_t transB, int64_t m,
   auto *g = new (std::nothrow)
       PreparedGemm{transA, transB, m, n, k, alpha, lda, b, ldb, beta, ldc};
   if (!g) {
-    std::fprintf(stderr, "lstm runtime: out of memory preparing a product\n");
+    // Back to a guarded call, or on stderr and abort: does not return.
+    lstmRuntimeCpuOutOfMemory(sizeof(PreparedGemm), "a product's plan");
     std::abort();
   }
   pack(*g);
+  // A failed guarded call deletes the plans it still holds.
+  lstm::trackCpuResource(g, deletePlan);
   return g;
 }
 
@@ -144,7 +150,8 @@ void lstmRuntimeCpuSgemmPrepared(void *plan, const float *a, float *c) {
 }
 
 void lstmRuntimeCpuSgemmRelease(void *plan) {
-  delete static_cast<PreparedGemm *>(plan);
+  lstm::untrackCpuResource(plan);
+  deletePlan(plan);
 }
 
 } // extern "C"

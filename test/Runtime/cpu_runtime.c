@@ -31,6 +31,7 @@
 // CHECK: OK
 #include "lstm/Runtime/CpuRuntime.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -413,6 +414,23 @@ static void runsAParallelFor(void **arguments) {
   reached = 1;
 }
 
+/* A product's plan (its packed weights) made in a guarded call that then
+ * fails. */
+static float planWeights[512 * 512];
+static void preparesThenFails(void **arguments) {
+  (void)arguments;
+  lstmRuntimeCpuSgemmPrepare(0, 1, 64, 512, 512, 1.0f, 512, planWeights, 512,
+                             0.0f, 512);
+  lstmRuntimeCpuCheckFailed("after a plan");
+  reached = 1;
+}
+
+/* Bytes malloc has handed out and not taken back (mmap'd blocks included). */
+static size_t heapInUse(void) {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
 static void checkGuardedCallsFreeBlocks(void) {
   void *returned = NULL;
   int value = 0;
@@ -461,6 +479,21 @@ static void checkGuardedCallsFreeBlocks(void) {
   failures += !ok;
   _mlir_memref_to_llvm_free(again);
   lstmRuntimeCpuSetThreads(0);
+
+  // The plans of failed calls are deleted: ten of them (a megabyte of
+  // packed weights each) leave the heap as it was, give or take one.
+  lstmRuntimeCpuEmptyCache();
+  lstmRuntimeCpuGuardedCall(preparesThenFails, arguments);
+  size_t before = heapInUse();
+  for (int i = 0; i < 10; ++i)
+    lstmRuntimeCpuGuardedCall(preparesThenFails, arguments);
+  size_t after = heapInUse();
+  ok = after < before + sizeof(planWeights);
+  printf("%-44s %s\n", "guarded call: a failed call's plans deleted",
+         ok ? "ok" : "FAIL");
+  if (!ok)
+    printf("  heap in use %zu -> %zu bytes\n", before, after);
+  failures += !ok;
 }
 
 static void checkGuardedCalls(void) {

@@ -101,8 +101,9 @@ void lstmRuntimeCpuOutOfMemory(uint64_t bytes, const char *where);
 /// arguments of `_mlir_ciface_NAME` as an array of pointers) and returns 0;
 /// or 1 when the call stopped at a failed check or allocation, whose
 /// message lstmRuntimeCpuLastFailure then returns (this thread's). The
-/// buffers the call had allocated (_mlir_memref_to_llvm_alloc) and not
-/// freed are freed then; a failure in a thread's part of a parallel region
+/// buffers the call had allocated (_mlir_memref_to_llvm_alloc) and the
+/// plans it had prepared (lstmRuntimeCpuSgemmPrepare), not yet released,
+/// are released then; a failure in a thread's part of a parallel region
 /// (lstmRuntimeCpuParallelFor) ends that part, and the call once the
 /// region is over.
 int32_t lstmRuntimeCpuGuardedCall(void (*packed)(void **), void **arguments);
