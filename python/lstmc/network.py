@@ -243,10 +243,10 @@ class Network:
                 # The layer's location names it and the caller's line: a
                 # failure of its run (a buffer that cannot be allocated, a
                 # shape check) says which layer.
-                file, line = dsl._where()
+                src_file, src_line = dsl._where()
                 yield_ = (f"    lstm.yield out({out.name} : {out.type}) state("
                           f"{', '.join(v.name for v in new)} : {stypes})\n  }}"
-                          f' loc("layer {k} ({d}) of {self.entry} at {file}:{line}")')
+                          f' loc("layer {k} ({d}) of {self.entry} at {src_file}:{src_line}")')
                 body.append(header + "".join(f"    {line}\n" for line in region) + yield_)
                 ys.append(y)
                 for name, f in zip(finals, fins):

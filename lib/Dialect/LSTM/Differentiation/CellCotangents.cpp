@@ -21,6 +21,22 @@ using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::detail;
 
+/// The dynamic sizes of a cell value of `type` ([B, N]: only the batch may
+/// be dynamic), the batch being `batch` (made on the first use).
+static FailureOr<SmallVector<Value>>
+dynamicSizes(RankedTensorType type, Location loc, function_ref<Value()> batch) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    if (d != 0)
+      return emitError(loc, "lstm-differentiate: cell values with a dynamic "
+                            "extent other than the batch are not supported");
+    sizes.push_back(batch());
+  }
+  return sizes;
+}
+
 //===----------------------------------------------------------------------===//
 // Cotangents in the backward step
 //===----------------------------------------------------------------------===//
@@ -39,18 +55,12 @@ Value CellAdjointContext::getCotangent(Value v) {
         Value rows = batch();
         builder.setInsertionPointAfterValue(rows);
         auto type = cast<RankedTensorType>(like.getType());
-        SmallVector<Value> sizes;
-        for (int64_t d = 0; d < type.getRank(); ++d) {
-          if (!type.isDynamicDim(d))
-            continue;
-          if (d != 0)
-            return emitError(like.getLoc(),
-                             "lstm-differentiate: cell values with a dynamic "
-                             "extent other than the batch are not supported");
-          sizes.push_back(rows);
-        }
+        FailureOr<SmallVector<Value>> sizes =
+            dynamicSizes(type, like.getLoc(), [&] { return rows; });
+        if (failed(sizes))
+          return failure();
         return tensor::EmptyOp::create(builder, like.getLoc(), type.getShape(),
-                                       type.getElementType(), sizes)
+                                       type.getElementType(), *sizes)
             .getResult();
       }};
   FailureOr<Value> c = cotangents.materialize(builder, v.getLoc(), v, builders);
@@ -376,18 +386,14 @@ FailureOr<Value> CellAdjointContext::buildSplat(Value like, double c) {
   // Made once, before the loop, with the batch of the forward's input.
   Value &splat = splats[{type, llvm::bit_cast<uint64_t>(c)}];
   if (!splat) {
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d))
-        continue;
-      if (d != 0)
-        return emitError(like.getLoc(),
-                         "lstm-differentiate: cell values with a dynamic "
-                         "extent other than the batch are not supported");
-      sizes.push_back(tensor::DimOp::create(outerBuilder, fwd.getLoc(),
-                                            fwd.getInputs().front(), 1));
-    }
-    splat = buildSplatValue(outerBuilder, like.getLoc(), type, sizes, c);
+    FailureOr<SmallVector<Value>> sizes =
+        dynamicSizes(type, like.getLoc(), [&]() -> Value {
+          return tensor::DimOp::create(outerBuilder, fwd.getLoc(),
+                                       fwd.getInputs().front(), 1);
+        });
+    if (failed(sizes))
+      return failure();
+    splat = buildSplatValue(outerBuilder, like.getLoc(), type, *sizes, c);
   }
   return splat;
 }
