@@ -81,8 +81,10 @@ class _Runner:
             v = values.get(a.name)
             if v is None:  # an initial state or a cotangent left out
                 missing.append(len(tensors))
-            elif not v.is_contiguous() or v.is_neg():
-                # (A negative view's storage holds -v: resolve_neg copies.)
+            elif isinstance(v, torch.Tensor) and (not v.is_contiguous() or v.is_neg()):
+                # (A negative view's storage holds -v: resolve_neg copies.
+                # The training forward's saved activations, _Saved, are the
+                # library's own contiguous buffers.)
                 v = v.resolve_neg().contiguous()
             tensors.append(v)
         if missing:

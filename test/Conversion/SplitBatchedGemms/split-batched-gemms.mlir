@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// RUN: lstm-opt %s --lstm-split-batched-gemms -split-input-file | FileCheck %s
-// RUN: lstm-opt %s --lstm-split-batched-gemms=splits=4 -split-input-file | FileCheck %s --check-prefix=FOUR
-// RUN: lstm-opt %s --lstm-split-batched-gemms=fused-depth-ratio=1 -split-input-file | FileCheck %s --check-prefix=FUSED
+// RUN: lstm-opt %s --lstm-split-batched-gemms -split-input-file | FileCheck %s --check-prefixes=CHECK,FUSED
+// RUN: lstm-opt %s "--lstm-split-batched-gemms=splits=4 fused-depth-ratio=1.5" -split-input-file | FileCheck %s --check-prefix=FOUR
+// RUN: lstm-opt %s --lstm-split-batched-gemms=fused-depth-ratio=1.5 -split-input-file | FileCheck %s --check-prefix=UNSPLIT
 
 // A backward stack's link product at appleyard's sizes (L = 4, K = 2048,
 // N = 1024) with a dynamic batch: X sliced to [L·8, B, 256] where it is
@@ -195,8 +195,8 @@ func.func @left_alone(%x: tensor<4x?x512xf32>, %w: tensor<4x2048x512xf32>,
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=splits=0 2>&1 | FileCheck %s --check-prefix=SPLITS
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=min-rows=-1 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not lstm-opt %s --lstm-split-batched-gemms=fused-depth-ratio=0 2>&1 | FileCheck %s --check-prefix=RATIO
-// SPLITS: error: lstm-split-batched-gemms: splits (0), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1.5) must be positive, min-rows (8) not negative
-// ROWS: error: lstm-split-batched-gemms: splits (8), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1.5) must be positive, min-rows (-1) not negative
+// SPLITS: error: lstm-split-batched-gemms: splits (0), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1) must be positive, min-rows (8) not negative
+// ROWS: error: lstm-split-batched-gemms: splits (8), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (1) must be positive, min-rows (-1) not negative
 // RATIO: error: lstm-split-batched-gemms: splits (8), min-depth (512), depth-ratio (1.5) and fused-depth-ratio (0) must be positive, min-rows (8) not negative
 
 // -----
@@ -266,7 +266,8 @@ func.func @gate_pieces(%a: tensor<4x?x512xf32>, %w: tensor<4x1024x2048xf32>, %b:
 // generic computes its pieces into it, and the inserts follow the second.
 // With the default 8, three pieces would be fewer than half the slices
 // (12 matrices where 32 measured faster, transposition included): X is
-// transposed into 8 slices of 192.
+// transposed into 8 slices of 192. (The FOUR run keeps the first generic's
+// own product, as deep as wide, whole: fused-depth-ratio=1.5.)
 // CHECK-LABEL: func.func @pieces_of_two_generics
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x?x8x192xf32>)
 // CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x?x192xf32>, tensor<16x1024x192xf32>)
@@ -321,17 +322,17 @@ func.func @pieces_of_two_generics(%a: tensor<2x?x512xf32>, %rn: tensor<2x512x512
 
 #pw = affine_map<(l, b, n) -> (l, b, n)>
 
-// Cho's GRU's R_n (r ⊙ h) at appleyard's sizes: as deep as wide, so left
-// whole under the default fused-depth-ratio (1.5). With fused-depth-ratio=1
-// the split needs no kernel of its own: the generic that computes r ⊙ h
+// Cho's GRU's R_n (r ⊙ h) at appleyard's sizes: as deep as wide, so split
+// under the default fused-depth-ratio (1; left whole with 1.5). The split
+// needs no kernel of its own: the generic that computes r ⊙ h
 // also writes it as the 32 slices [4, 8, B, 64] (reading its operands at
 // (l, b, 64 s + j)) and still computes r ⊙ h for its other reader (the
 // function's result); each of the two generics that read the product sums
 // the 8 partial products itself, in order, before its own work. No scf.if
 // on the dynamic batch, no transposition of X, no sum kernel.
-// CHECK-LABEL: func.func @fused_split
-// CHECK-NOT: tensor<32x
-// CHECK: return
+// UNSPLIT-LABEL: func.func @fused_split
+// UNSPLIT-NOT: tensor<32x
+// UNSPLIT: return
 // FUSED-DAG: #[[$SLICED:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1 * 64 + d3)>
 // FUSED-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // FUSED-LABEL: func.func @fused_split
