@@ -358,11 +358,7 @@ def capture_autograd(step, leaves):
     for t in leaves:
         t.grad = None
     graph = torch.cuda.CUDAGraph()
-    # Captured on the warm-up's stream: on a stream of its own, the first
-    # capture of a process failed (2026-12-05, the charrnn peephole LSTM:
-    # "operation failed due to a previous error during capture", after
-    # PyTorch's warning that AccumulateGrad ran on another stream).
-    with torch.cuda.graph(graph, stream=s):
+    with torch.cuda.graph(graph):
         outs = step.forward()
         torch.autograd.backward(outs, step.cots[:len(outs)])
     return graph, [torch.zeros_like(t) if t.grad is None else t.grad for t in leaves]
