@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 import lstmc as lc
-from lstmc import runtime
+from lstmc import _descriptors
 
 
 def timed(rows, per_batch, repeat, rounds):
@@ -60,7 +60,7 @@ def timed(rows, per_batch, repeat, rounds):
 def bare_call(compiled, values):
     """A closure calling the library directly on prebuilt descriptors."""
     arrays = [np.ascontiguousarray(values[a.name]) for a in compiled.args]
-    descs = [runtime._descriptor(v.ctypes.data, v.shape,
+    descs = [_descriptors._descriptor(v.ctypes.data, v.shape,
                                  [s // v.itemsize for s in v.strides]) for v in arrays]
     refs = [ctypes.byref(d) for d in descs]
     results = compiled._results_struct()

@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import torch
 
-from . import runtime
+from ._descriptors import _NP, _TYPESTR
 
 _TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "int32": torch.int32}
 # torch's default stream has the handle 0, which lstmRuntimeSetStream takes
@@ -154,8 +154,8 @@ class _CudaFunction:
         self.out_info, words = [], 0
         for r in self.results:
             rank = len(r.shape)
-            self.out_info.append((words, rank, _TORCH_DTYPES[r.dtype], runtime._TYPESTR[r.dtype],
-                                  np.dtype(runtime._NP[r.dtype]).itemsize))
+            self.out_info.append((words, rank, _TORCH_DTYPES[r.dtype], _TYPESTR[r.dtype],
+                                  np.dtype(_NP[r.dtype]).itemsize))
             words += 3 + 2 * rank
         self.ResultWords = ctypes.c_int64 * max(words, 1)
         # The argument words of the last shapes called with (the tensors are

@@ -14,7 +14,7 @@ import pytest
 
 import lstmc as lc
 import reference as ref
-from lstmc import runtime
+from lstmc import _descriptors, runtime
 
 TOL32, TOL64 = 1e-5, 1e-12
 I, H = 5, 7
@@ -141,15 +141,15 @@ def test_plan_made_once(lstm32, monkeypatch):
     assert compiled._plan.Args is Args and compiled._plan.Results is Results
     assert compiled._plan.Pointers is Pointers
     assert len(seen) == 6 and all(len(a) == len(compiled.args) for _, a in seen)
-    assert runtime._descriptor_type(3) is runtime._descriptor_type(3)
+    assert _descriptors._descriptor_type(3) is _descriptors._descriptor_type(3)
 
 
 @pytest.mark.parametrize("rank", [1, 2, 3, 4])
 def test_descriptor_layout(rank):
     """The struct packing writes exactly the C descriptor that
     _descriptor_type (ctypes' layout of the struct) reads."""
-    fmt = struct.Struct("@" + runtime._descriptor_format(rank))
-    D = runtime._descriptor_type(rank)
+    fmt = struct.Struct("@" + _descriptors._descriptor_format(rank))
+    D = _descriptors._descriptor_type(rank)
     assert fmt.size == ctypes.sizeof(D)
     buf = (ctypes.c_int64 * (fmt.size // 8))()
     sizes, strides = tuple(range(2, 2 + rank)), tuple(range(30, 30 + rank))
@@ -165,7 +165,7 @@ def test_plan_offsets_match_ctypes(lstm32):
     _, compiled = lstm32
     plan = compiled._plan
     Args = type("Args", (ctypes.Structure,), {"_fields_": [
-        (f"a{k}", runtime._descriptor_type(len(a.shape))) for k, a in enumerate(compiled.args)]})
+        (f"a{k}", _descriptors._descriptor_type(len(a.shape))) for k, a in enumerate(compiled.args)]})
     assert plan.offsets == tuple(getattr(Args, f"a{k}").offset
                                  for k in range(len(compiled.args)))
     assert ctypes.sizeof(plan.Args) >= ctypes.sizeof(Args)

@@ -139,9 +139,9 @@ def test_network_options():
 def test_gpu_call_without_gpu():
     """A GPU network is refused with NoGPUError where no GPU is; numpy arrays
     are refused by a GPU network with a clear CallError."""
-    from lstmc import runtime
+    from lstmc import _gpu_call
     with pytest.raises(lc.CallError, match="x: a GPU network takes CUDA tensors .*numpy"):
-        runtime._as_cuda(np.zeros(3, np.float32), "x")
+        _gpu_call._as_cuda(np.zeros(3, np.float32), "x")
     if lc.gpu_available():
         pytest.skip("a GPU is present")
     net = lc.Network(lc.cells.rnn, input_size=4, hidden=8)
