@@ -1443,8 +1443,9 @@ def SplitBatchedGemmsPass : Pass<"lstm-split-batched-gemms"> {
     appleyard's GRU training step 14.57 → 12.88 ms and its forward at
     B = 16, 64, 128 3.70 → 3.61, 5.75 → 5.11, 6.75 → 6.60 ms; large's
     forward at B = 32, 64, 128 8.75 → 8.23, 11.67 → 11.08, 14.88 → 13.81
-    ms, its training step unchanged (39.2 → 39.5; docs/benchmarks.md,
-    "Cho's GRU's r ⊙ h product split without a kernel").
+    ms, its training step unchanged (39.2 → 39.5); appleyard's forward at
+    B = 1 and 4 2-3% slower (docs/benchmarks.md, "Cho's GRU's r ⊙ h
+    product split without a kernel").
 
     `lstm-to-nvvm` runs it under the fp32 compute type, after the pointwise
     fusion: with tensor cores (tf32, bf16) the batched product is already
