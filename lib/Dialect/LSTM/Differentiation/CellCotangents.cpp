@@ -98,6 +98,15 @@ FailureOr<SequenceRef> CellAdjointContext::sequenceOf(Value operand) {
   return output(*p);
 }
 
+/// A parameter (`what`) that the cell computes at every step: its cotangent
+/// would be a sequence, not the sum that a parameter's gradient is.
+static LogicalResult computedInCell(Value v, StringRef what, StringRef remedy) {
+  return emitError(v.getLoc(), "lstm-differentiate: ")
+         << what
+         << " that the cell computes at every step is not differentiated ("
+         << remedy << ")";
+}
+
 LogicalResult CellAdjointContext::addCotangent(Value v, Value c) {
   if (!isCaptured(v)) {
     cotangents.add(v, c);
@@ -167,10 +176,8 @@ Value CellAdjointContext::transposed(Value weight) {
 LogicalResult CellAdjointContext::addProductCotangent(Value operand, Value dz,
                                                       Value weight) {
   if (!isCaptured(weight))
-    return emitError(weight.getLoc(),
-                     "lstm-differentiate: a gate weight that the cell "
-                     "computes at every step is not differentiated (weights "
-                     "must be defined outside the layer)");
+    return computedInCell(weight, "a gate weight",
+                          "weights must be defined outside the layer");
   if (std::optional<unsigned> i = inputSliceIndex(operand)) {
     // dx_t = dz_t · W does not feed the recurrence: one GEMM over all steps.
     FailureOr<SequenceRef> rows = output(dz);
@@ -199,10 +206,8 @@ LogicalResult CellAdjointContext::addProductCotangent(Value operand, Value dz,
 LogicalResult CellAdjointContext::addWeightCotangent(Value weight, Value dz,
                                                      Value operand) {
   if (!isCaptured(weight))
-    return emitError(weight.getLoc(),
-                     "lstm-differentiate: a gate weight that the cell "
-                     "computes at every step is not differentiated (weights "
-                     "must be defined outside the layer)");
+    return computedInCell(weight, "a gate weight",
+                          "weights must be defined outside the layer");
   FailureOr<SequenceRef> rows = output(dz);
   if (failed(rows))
     return failure();
@@ -217,10 +222,8 @@ LogicalResult CellAdjointContext::addWeightCotangent(Value weight, Value dz,
 
 LogicalResult CellAdjointContext::addBroadcastCotangent(Value v, Value rows) {
   if (!isCaptured(v))
-    return emitError(v.getLoc(),
-                     "lstm-differentiate: a bias or peephole weight that the "
-                     "cell computes at every step is not differentiated "
-                     "(define it outside the layer)");
+    return computedInCell(v, "a bias or peephole weight",
+                          "define it outside the layer");
   // Resolved when the cell is complete (resolveBroadcasts): by then the
   // combined dG these rows may be columns of is an output.
   Deferred item{Deferred::Broadcast, v, {SequenceRef::BackwardOutput, 0}};

@@ -76,3 +76,18 @@ func.func @batched(%x: tensor<?x?x8xf32>, %h0: tensor<?x8xf32>, %a: tensor<2x?x8
   %g = lstm.gate tanh (%a : tensor<2x?x8xf32>) weights(%w : tensor<2x8x8xf32>) -> tensor<2x?x8xf32>
   return %hT, %g : tensor<?x8xf32>, tensor<2x?x8xf32>
 }
+
+// -----
+
+// A gate bias the cell computes from the step's state (a row of it).
+func.func @bias_in_cell(%x: tensor<?x8x8xf32>, %h0: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %hT = lstm.layer forward ins(%x : tensor<?x8x8xf32>) init(%h0 : tensor<8x8xf32>)
+      -> (), (tensor<8x8xf32>) {
+  ^bb0(%xt: tensor<8x8xf32>, %h: tensor<8x8xf32>):
+    // expected-error @+1 {{lstm-differentiate: a bias or peephole weight that the cell computes at every step is not differentiated (define it outside the layer)}}
+    %bt = tensor.extract_slice %h[0, 0] [1, 8] [1, 1] : tensor<8x8xf32> to tensor<8xf32>
+    %g = lstm.gate tanh (%xt : tensor<8x8xf32>) weights(%w : tensor<8x8xf32>) bias(%bt : tensor<8xf32>) -> tensor<8x8xf32>
+    lstm.yield state(%g : tensor<8x8xf32>)
+  }
+  return %hT : tensor<8x8xf32>
+}
