@@ -19,16 +19,12 @@
 // The blocks are split so that the slowest group's step is as short as it
 // can be: a block's step costs its units times a unit's multiply-adds per
 // row (layer l + 1 also multiplies its input), and the grid has at most
-// max-blocks blocks.
+// max-blocks blocks. Which chains become such kernels, and the branches
+// around them: PersistentStackConversion.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "PersistentStack.h"
-
-#include "PersistentChains.h"
-#include "PersistentCostModel.h"
-#include "PersistentFallback.h"
-#include "PersistentKernelBuilder.h"
+#include "PersistentStackKernel.h"
 
 #include "lstm/Dialect/LSTM/Utils/RuntimeChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,60 +36,11 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
-#include <memory>
-
 #define DEBUG_TYPE "lstm-to-persistent"
 
 using namespace mlir;
 using namespace mlir::lstm;
 using namespace mlir::lstm::persistent;
-
-namespace {
-/// Builds one chain's kernel.
-class StackKernel {
-public:
-  StackKernel(RewriterBase &rewriter, Chain chain,
-              const PersistentOptions &options)
-      : rewriter(rewriter), chain(std::move(chain)), options(options) {}
-
-  /// Plans the layers and splits the blocks; fails (saying why under
-  /// -debug-only) where a layer has no kernel or the cost model rejects
-  /// the stack.
-  LogicalResult plan();
-  /// The largest batch the cost model runs the kernel at.
-  int64_t maxBatch() const { return mostBatch; }
-  /// The kernel's grid: blocks, threads per block.
-  int64_t gridBlocks() const { return totalBlocks; }
-  int64_t threadsPerBlock() const {
-    return builders.front()->threadsPerBlock();
-  }
-  /// The kernel's run-time conditions at batch size `batch`.
-  Value runs(Value batch) {
-    return persistentKernelRuns(
-        rewriter, chain.layers.back(),
-        llvm::map_to_vector(builders, [](auto &b) { return b.get(); }),
-        totalBlocks, batch, mostBatch);
-  }
-  /// Replaces the chain's layers by the kernel, built before the last one.
-  void build(StringRef kernelName, ArrayRef<Operation *> dead);
-  /// Whether a layer's products run on tensor cores.
-  bool usesTensorCores() const {
-    return llvm::any_of(builders, [](auto &b) { return b->usesTensorCores(); });
-  }
-  /// The smallest batch its tensor cores run at: where the stack's kernel
-  /// of dot products, which takes the batches below, stops, or is
-  /// overtaken in the first of its layers to be (tensorCoreMinBatch);
-  /// without such a kernel, the least of its layers' own.
-  int64_t tensorCoresFrom() const;
-
-private:
-  RewriterBase &rewriter;
-  Chain chain;
-  PersistentOptions options;
-  SmallVector<std::unique_ptr<PersistentKernelBuilder>> builders;
-  int64_t totalBlocks = 0, mostBatch = 0;
-};
-} // namespace
 
 int64_t StackKernel::tensorCoresFrom() const {
   if (options.splitTF32 && !options.bf16Operands &&
@@ -114,7 +61,8 @@ int64_t StackKernel::tensorCoresFrom() const {
   return from;
 }
 
-static LogicalResult rejectStack(LayerOp first, const Twine &why) {
+LogicalResult mlir::lstm::persistent::rejectStack(LayerOp first,
+                                                  const Twine &why) {
   LLVM_DEBUG(llvm::dbgs() << "lstm-to-persistent: " << first.getLoc()
                           << ": stack not in one kernel: " << why << "\n");
   return failure();
@@ -344,163 +292,4 @@ void StackKernel::build(StringRef kernelName, ArrayRef<Operation *> dead) {
   for (Operation *op : llvm::reverse(dead))
     if (op->use_empty())
       rewriter.eraseOp(op);
-}
-
-/// `chain`'s ops into the branches of an scf.if on `condition`
-/// (branchChain), the copies marked for the per-step lowering (the stack's
-/// kernel was faster than the layers' own at every batch measured), or
-/// without `fallback` not compiled (perStepFallbackResults).
-static void branchOnKernel(RewriterBase &rewriter, const Chain &chain,
-                           ArrayRef<Operation *> dead, Value condition,
-                           bool fallback) {
-  LayerOp last = chain.layers.back();
-  Location loc = last.getLoc();
-  SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, condition);
-  // The per-step layers' views of their state stacks in buffers like the
-  // kernel's, or every result would be copied after the branch.
-  SmallVector<Value> yielded;
-  for (LayerOp copy : copies) {
-    rewriter.modifyOpInPlace(copy, [&] {
-      copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
-    });
-    llvm::append_range(yielded,
-                       perStepFallbackResults(rewriter, loc, copy, fallback));
-  }
-  scf::YieldOp::create(rewriter, loc, yielded);
-}
-
-/// Where the stack's kernel computes on tensor cores: the chain's ops in
-/// the then branch of an `scf.if` on `batch` >= `fromBatch`
-/// (branchChain), their copies in its else branch replaced by the stack's
-/// kernel of dot products (or, should it have none, marked for the
-/// per-step lowering).
-static void splitOnTensorCores(RewriterBase &rewriter, const Chain &chain,
-                               ArrayRef<Operation *> dead, Value batch,
-                               function_ref<std::string()> nextKernelName,
-                               const PersistentOptions &options,
-                               int64_t fromBatch) {
-  LayerOp last = chain.layers.back();
-  Location loc = last.getLoc();
-  rewriter.setInsertionPoint(last);
-  Value large = tensorCoresRun(rewriter, loc, batch, fromBatch);
-  SmallVector<LayerOp> copies = branchChain(rewriter, chain, dead, large);
-  SmallVector<Value> yielded;
-  for (LayerOp copy : copies)
-    llvm::append_range(yielded, copy->getResults());
-  scf::YieldOp::create(rewriter, loc, yielded);
-  PersistentOptions dots = options;
-  dots.tensorCores = false;
-  SmallVector<Chain> chains = findChains(copies);
-  if (chains.size() == 1 && chains.front().layers.size() == copies.size()) {
-    StackKernel kernel(rewriter, chains.front(), dots);
-    if (succeeded(kernel.plan()))
-      if (FailureOr<SmallVector<Operation *>> copyDead =
-              prepareChain(rewriter, chains.front());
-          succeeded(copyDead)) {
-        kernel.build(nextKernelName(), *copyDead);
-        return;
-      }
-  }
-  for (LayerOp copy : copies)
-    rewriter.modifyOpInPlace(copy, [&] {
-      copy->setAttr(kPerStepFallbackAttr, rewriter.getUnitAttr());
-    });
-}
-
-SmallVector<LayerOp> mlir::lstm::persistent::convertStackKernels(
-    RewriterBase &rewriter, ArrayRef<LayerOp> layers,
-    function_ref<std::string()> nextKernelName,
-    const PersistentOptions &options) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  llvm::SetVector<Operation *> left;
-  for (LayerOp layer : layers)
-    left.insert(layer);
-  for (Chain &chain : findChains(layers)) {
-    StackKernel kernel(rewriter, chain, options);
-    if (failed(kernel.plan()))
-      continue;
-    // Before the chain changes: it plans the kernel of dot products too.
-    int64_t tensorCoresFrom =
-        kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 1;
-    FailureOr<SmallVector<Operation *>> prepared =
-        prepareChain(rewriter, chain);
-    if (failed(prepared)) {
-      (void)rejectStack(chain.layers.front(),
-                        "a layer reads a value computed from an earlier "
-                        "layer's results other than its input projection");
-      continue;
-    }
-    SmallVector<Operation *> dead = std::move(*prepared);
-    for (LayerOp layer : chain.layers)
-      left.remove(layer);
-    LayerOp head = chain.layers.front();
-    rewriter.setInsertionPoint(chain.layers.back());
-    Value batch = tensor::DimOp::create(rewriter, head.getLoc(),
-                                        head.getInputs().front(), 1);
-    if (options.costModel)
-      branchOnKernel(rewriter, chain, dead, kernel.runs(batch),
-                     options.perStepFallback);
-    if (tensorCoresFrom > 1)
-      splitOnTensorCores(rewriter, chain, dead, batch, nextKernelName, options,
-                         tensorCoresFrom);
-    kernel.build(nextKernelName(), dead);
-  }
-  return llvm::map_to_vector(left,
-                             [](Operation *op) { return cast<LayerOp>(op); });
-}
-
-LogicalResult mlir::lstm::persistent::convertWholeStack(
-    RewriterBase &rewriter, ArrayRef<LayerOp> layers, Operation *before,
-    Value batch, Value &condition, function_ref<std::string()> nextKernelName,
-    const PersistentOptions &options) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  SmallVector<Chain> chains = findChains(layers);
-  if (chains.size() != 1 || chains.front().layers.size() != layers.size())
-    return failure();
-  Chain &chain = chains.front();
-  StackKernel kernel(rewriter, chain, options);
-  if (failed(kernel.plan()))
-    return failure();
-  // Before the chain changes: it plans the kernel of dot products too.
-  int64_t tensorCoresFrom =
-      kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 1;
-  FailureOr<SmallVector<Operation *>> dead = prepareChain(rewriter, chain);
-  if (failed(dead))
-    return rejectStack(chain.layers.front(),
-                       "a layer reads a value computed from an earlier "
-                       "layer's results other than its input projection");
-  rewriter.setInsertionPoint(before);
-  condition =
-      options.costModel
-          ? kernel.runs(batch)
-          : arith::ConstantIntOp::create(rewriter, before->getLoc(), 1, 1)
-                .getResult();
-  if (tensorCoresFrom > 1)
-    splitOnTensorCores(rewriter, chain, *dead, batch, nextKernelName, options,
-                       tensorCoresFrom);
-  kernel.build(nextKernelName(), *dead);
-  return success();
-}
-
-SmallVector<StackChoice>
-mlir::lstm::chooseStacks(ArrayRef<LayerOp> layers,
-                         const PersistentOptions &options) {
-  SmallVector<StackChoice> choices;
-  if (layers.empty())
-    return choices;
-  // The builders only read the plans here; they build nothing.
-  IRRewriter rewriter(layers.front()->getContext());
-  for (Chain &chain : findChains(layers)) {
-    StackKernel kernel(rewriter, chain, options);
-    if (failed(kernel.plan()))
-      continue;
-    int64_t tensorCoresFrom =
-        kernel.usesTensorCores() ? kernel.tensorCoresFrom() : 0;
-    if (tensorCoresFrom > kernel.maxBatch())
-      tensorCoresFrom = 0;
-    choices.push_back({chain.layers, kernel.gridBlocks(),
-                       kernel.threadsPerBlock(), kernel.maxBatch(),
-                       tensorCoresFrom});
-  }
-  return choices;
 }
