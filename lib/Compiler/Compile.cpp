@@ -17,12 +17,13 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
+#include <optional>
 
 using namespace mlir;
 
@@ -84,24 +85,25 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
   addCInterfaces(module);
 
   // For cuda the kernels leave the module once they are in NVVM and are
-  // serialised (NVPTX code generation and ptxas, the longest step) on
+  // serialised (NVPTX code generation and ptxas, the longest step) by
   // threads of their own, beside the lowering of the host code, its
-  // translation and its object (KernelObject.cpp): the kernels in as many
-  // modules as CompileOptions::kernelModules gives, a thread each. Nothing
-  // else touches a kernel module meanwhile; they share only the context,
-  // which is made for use from several threads.
+  // translation and its object (KernelObject.cpp): the persistent kernels
+  // as soon as the host code is in buffers, the others once they are
+  // outlined, each set in as many modules as CompileOptions::kernelModules
+  // gives, that many threads taking them largest first. Nothing else
+  // touches a kernel module meanwhile; they share only the context, which
+  // is made for use from several threads.
   bool splitKernels = options.target == "cuda";
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
   SmallVector<std::string> kernelNames;
-  // A module of its own for each kernel module, serialised on its thread.
+  // A module of its own for each kernel module.
   SmallVector<OwningOpRef<ModuleOp>> kernelParts;
   std::atomic<bool> serialised = true;
-  SmallVector<std::thread> serialising;
+  std::optional<llvm::StdThreadPool> serialising;
   // Every return after the threads start waits for them first.
   auto joinAll = [&] {
-    for (std::thread &thread : serialising)
-      if (thread.joinable())
-        thread.join();
+    if (serialising)
+      serialising->wait();
   };
   llvm::scope_exit joinKernels(joinAll);
   PassManager pm(context, ModuleOp::getOperationName());
@@ -115,47 +117,81 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
                      "; lstm-compile --verify-each names the pass that did)");
   };
   TimingScope loweringTiming = root.nest("lowering");
-  if (splitKernels) {
-    PassManager kernelsPM(context, ModuleOp::getOperationName());
-    kernelsPM.enableVerifier(options.verifyEachPass);
-    buildCudaLoweringPipelines(kernelsPM, pm, options);
-    TimingScope kernelsTiming = loweringTiming.nest("to the kernels in NVVM");
-    kernelsPM.enableTiming(kernelsTiming);
-    if (failed(kernelsPM.run(module)))
-      return makeError("lowering failed");
-    if (auto err = verifyStage("the kernels in NVVM"))
-      return err;
-    kernelsTiming.stop();
+  // Splits the kernel modules in NVVM, moves them out and queues each for
+  // serialisation.
+  auto serialiseKernels = [&]() -> llvm::Error {
     splitKernelModules(module, options.kernelModules(),
                        /*onlyWithDominantKernel=*/options.kernelThreads == 0);
     FailureOr<SmallVector<std::string>> moved =
         moveKernelModules(module, *kernels);
     if (failed(moved))
       return makeError("lowering failed");
-    kernelNames = std::move(*moved);
+    llvm::append_range(kernelNames, *moved);
     auto gpuModules = llvm::to_vector(kernels->getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       std::string label = "kernels (GPU binary, beside the host code's "
-                          "lowering and object)";
-      if (gpuModules.size() > 1)
-        label += (", module " + gpuModule.getName()).str();
+                          "lowering and object), module " +
+                          gpuModule.getName().str();
       OwningOpRef<ModuleOp> &part =
           kernelParts.emplace_back(ModuleOp::create(gpuModule.getLoc()));
       gpuModule->moveBefore(part->getBody(), part->getBody()->end());
       TimingScope kernelTiming = root.nest(label);
-      serialising.emplace_back(
-          [&, partModule = part.get(),
-           kernelTiming = std::move(kernelTiming)]() mutable {
-            PassManager kernelPM(context, ModuleOp::getOperationName());
-            // Verified as part of the whole module above; what the pass
-            // leaves is a gpu.binary.
-            kernelPM.enableVerifier(options.verifyEachPass);
-            buildKernelBinaryPipeline(kernelPM, options.cudaPath);
-            kernelPM.enableTiming(kernelTiming);
-            if (failed(kernelPM.run(partModule)))
-              serialised = false;
-          });
+      if (!serialising)
+        serialising.emplace(
+            llvm::hardware_concurrency(options.kernelModules()));
+      serialising->async([&, partModule = part.get(),
+                          kernelTiming = std::move(kernelTiming)]() mutable {
+        PassManager kernelPM(context, ModuleOp::getOperationName());
+        // Verified as part of the whole module before; what the pass
+        // leaves is a gpu.binary.
+        kernelPM.enableVerifier(options.verifyEachPass);
+        buildKernelBinaryPipeline(kernelPM, options.cudaPath);
+        kernelPM.enableTiming(kernelTiming);
+        if (failed(kernelPM.run(partModule)))
+          serialised = false;
+      });
     }
+    return llvm::Error::success();
+  };
+  if (splitKernels) {
+    PassManager buffersPM(context, ModuleOp::getOperationName());
+    PassManager launchesPM(context, ModuleOp::getOperationName());
+    buffersPM.enableVerifier(options.verifyEachPass);
+    launchesPM.enableVerifier(options.verifyEachPass);
+    buildCudaLoweringPipelines(buffersPM, launchesPM, pm, options);
+    // Every dialect that a pass here or a serialising thread loads, loaded
+    // now: loading one while another thread builds IR in the same context
+    // is a data race (it crashed one compile in three).
+    PassManager binaryPM(context, ModuleOp::getOperationName());
+    buildKernelBinaryPipeline(binaryPM, options.cudaPath);
+    DialectRegistry dependencies;
+    for (PassManager *manager : {&buffersPM, &launchesPM, &pm, &binaryPM})
+      manager->getDependentDialects(dependencies);
+    context->appendDialectRegistry(dependencies);
+    for (StringRef name : dependencies.getDialectNames())
+      context->getOrLoadDialect(name);
+    // The persistent kernels (the longest to serialise) are in NVVM once
+    // the host code is in buffers: they go first, and the rest of the
+    // lowering runs beside them.
+    TimingScope buffersTiming =
+        loweringTiming.nest("to buffers, the persistent kernels in NVVM");
+    buffersPM.enableTiming(buffersTiming);
+    if (failed(buffersPM.run(module)))
+      return makeError("lowering failed");
+    if (auto err = verifyStage("the persistent kernels in NVVM"))
+      return err;
+    buffersTiming.stop();
+    if (auto err = serialiseKernels())
+      return err;
+    TimingScope kernelsTiming = loweringTiming.nest("to the kernels in NVVM");
+    launchesPM.enableTiming(kernelsTiming);
+    if (failed(launchesPM.run(module)))
+      return makeError("lowering failed");
+    if (auto err = verifyStage("the kernels in NVVM"))
+      return err;
+    kernelsTiming.stop();
+    if (auto err = serialiseKernels())
+      return err;
   } else {
     buildLoweringPipeline(pm, options);
   }

@@ -123,14 +123,17 @@ nvvmOptions(const lstm::CompileOptions &options) {
   nvvm.persistentTensorCores = options.persistentTensorCores;
   nvvm.persistentSplitDepth = options.persistentSplitDepth;
   nvvm.perStepFallback = options.perStepFallback;
+  nvvm.persistentFirst = options.persistentFirst;
   nvvm.streams = options.streams;
   return nvvm;
 }
 
-void lstm::buildCudaLoweringPipelines(OpPassManager &kernels,
+void lstm::buildCudaLoweringPipelines(OpPassManager &buffers,
+                                      OpPassManager &launches,
                                       OpPassManager &host,
                                       const CompileOptions &options) {
-  buildLSTMToNVVMKernelsPipeline(kernels, nvvmOptions(options));
+  buildLSTMToNVVMBuffersPipeline(buffers, nvvmOptions(options));
+  buildLSTMToNVVMLaunchesPipeline(launches, nvvmOptions(options));
   buildLSTMToNVVMHostPipeline(host);
 }
 

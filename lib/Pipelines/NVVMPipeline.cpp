@@ -64,7 +64,32 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   buildKernelBinaryPipeline(pm, options.cudaPath);
 }
 
+/// The kernels to NVVM, with `hostControlFlow` the host functions' loops
+/// and branches to cf too. Modules in NVVM already pass through unchanged.
+static void buildKernelsToNVVM(OpPassManager &pm, bool hostControlFlow) {
+  OpPassManager &toCF =
+      hostControlFlow ? perSymbol(pm) : pm.nest<gpu::GPUModuleOp>();
+  toCF.addPass(createLowerAffinePass());
+  toCF.addPass(createSCFToControlFlowPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // The persistent kernels' asynchronous copies (cp.async), first: their
+  // shared-memory operands are converted with the gpu address spaces.
+  kernels.addPass(lstm::createConvertNVGPUToNVVMPass());
+  // The persistent kernels' fused multiply-adds as LLVM's intrinsic, not
+  // as calls of libdevice for the code generation to inline.
+  kernels.addPass(lstm::createConvertFmaToLLVMPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizer());
+  kernels.addPass(createCSEPass());
+}
+
 void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
+                                          const LSTMToNVVMOptions &options) {
+  buildLSTMToNVVMBuffersPipeline(pm, options);
+  buildLSTMToNVVMLaunchesPipeline(pm, options);
+}
+
+void lstm::buildLSTMToNVVMBuffersPipeline(OpPassManager &pm,
                                           const LSTMToNVVMOptions &options) {
   // The layers that run as one kernel each leave the tensor level as a
   // gpu.launch. Its products are fp32 FMAs below the batch the tensor
@@ -79,6 +104,16 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
     persistent.tensorCoresSplitDepth = options.persistentSplitDepth;
     persistent.perStepFallback = options.perStepFallback;
     pm.addPass(lstm::createConvertLSTMToPersistentPass(persistent));
+  }
+  bool persistentFirst = options.persistent && options.persistentFirst;
+  if (persistentFirst) {
+    // The kernels leave the host functions at once (the only launches
+    // yet): the host passes up to the buffers then do not walk their
+    // unrolled bodies.
+    pm.addPass(createGpuKernelOutliningPass());
+    OpPassManager &outlined = pm.nest<gpu::GPUModuleOp>();
+    outlined.addPass(createCanonicalizer());
+    outlined.addPass(createCSEPass());
   }
   buildTensorPipeline(pm, options.runtimeChecks);
   // Whether cuBLAS multiplies with fp32 FMAs (under fp32 a product that
@@ -136,7 +171,35 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   if (options.computeType == GemmComputeType::bf16)
     pm.addPass(lstm::createGemmOperandsToBF16Pass());
   buildBufferizationPipeline(pm);
+  if (persistentFirst) {
+    // The kernels take the buffers' layouts and the constants their
+    // launches pass (what the kernels' bodies had folded when they stayed
+    // in the host functions up to here), then go to NVVM:
+    // compileToSharedLibrary serialises them beside the rest of the
+    // lowering.
+    pm.addPass(lstm::createSpecializeKernelArgumentsPass());
+    OpPassManager &specialized = pm.nest<gpu::GPUModuleOp>();
+    specialized.addPass(createCanonicalizer());
+    specialized.addPass(createCSEPass());
+    // One module; identical kernels once specialized (a training forward's
+    // in `@f_grad` and `@f_train`) as one.
+    pm.addPass(lstm::createMergeGPUModulesPass());
+    // Their address arithmetic in 32 bits, in a module of their own (the
+    // other kernels keep 64-bit indices: nothing bounds their buffers).
+    if (options.narrowKernelIndices)
+      pm.addPass(lstm::createNarrowKernelIndicesPass());
+    // Their grid barriers, in scf (lowered just below).
+    pm.addPass(lstm::createLowerGridBarriersPass());
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+    buildKernelsToNVVM(pm, /*hostControlFlow=*/false);
+  }
+}
 
+void lstm::buildLSTMToNVVMLaunchesPipeline(OpPassManager &pm,
+                                           const LSTMToNVVMOptions &options) {
   // Every buffer lives on the device; GEMMs go to cuBLAS, every other linalg
   // op becomes one kernel.
   pm.addNestedPass<func::FuncOp>(createConvertHostMemoryToGPUPass());
@@ -174,11 +237,14 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   // hidden size would be a 64-bit division by an unknown divisor.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
-  // One module for all kernels: one code generation and ptxas run.
+  // One module for all kernels: one code generation and ptxas run (with
+  // persistent-first the persistent kernels, in NVVM already, stay in
+  // theirs).
   pm.addPass(lstm::createMergeGPUModulesPass());
   // The persistent kernels' address arithmetic in 32 bits, in a module of
   // their own (the other kernels keep 64-bit indices: nothing bounds their
-  // buffers).
+  // buffers); with persistent-first, those of kernels that a pipeline
+  // before this one made (lstm-to-persistent as a pass of its own).
   if (options.narrowKernelIndices)
     pm.addPass(lstm::createNarrowKernelIndicesPass());
   // The persistent kernels' grid barriers, in scf (lowered just below).
@@ -190,19 +256,7 @@ void lstm::buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = options.features;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  OpPassManager &toCF = perSymbol(pm);
-  toCF.addPass(createLowerAffinePass());
-  toCF.addPass(createSCFToControlFlowPass());
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // The persistent kernels' asynchronous copies (cp.async), first: their
-  // shared-memory operands are converted with the gpu address spaces.
-  kernels.addPass(lstm::createConvertNVGPUToNVVMPass());
-  // The persistent kernels' fused multiply-adds as LLVM's intrinsic, not
-  // as calls of libdevice for the code generation to inline.
-  kernels.addPass(lstm::createConvertFmaToLLVMPass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
-  kernels.addPass(createCanonicalizer());
-  kernels.addPass(createCSEPass());
+  buildKernelsToNVVM(pm, /*hostControlFlow=*/true);
   // The persistent kernels' 32-bit module and the others' as one again: one
   // libdevice link, code generation and ptxas run instead of two.
   lstm::MergeGPUModulesPassOptions lowered;

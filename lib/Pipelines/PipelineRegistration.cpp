@@ -195,6 +195,12 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Compute the persistent kernels' indices in 32 bits "
                      "(lstm-narrow-kernel-indices)"),
       llvm::cl::init(true)};
+  Option<bool> persistentFirst{
+      *this, "persistent-first",
+      llvm::cl::desc("With persistent=true, the kernels outlined at once and "
+                     "lowered to NVVM before the rest "
+                     "(lstm-specialize-kernel-arguments after bufferization)"),
+      llvm::cl::init(false)};
   Option<int64_t> streams{
       *this, "streams",
       llvm::cl::desc("The most streams independent products run on at once "
@@ -264,6 +270,7 @@ void lstm::registerLSTMPipelines() {
         options.splitTF32Gemms = o.splitTF32Gemms;
         options.runtimeChecks = o.runtimeChecks;
         options.narrowKernelIndices = o.narrowKernelIndices;
+        options.persistentFirst = o.persistentFirst;
         options.streams = o.streams;
         buildLSTMToNVVMPipeline(pm, options);
         return success();

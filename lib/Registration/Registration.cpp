@@ -8,6 +8,7 @@
 
 #include "lstm/Conversion/Passes.h"
 #include "lstm/Conversion/Utils/AllocTensorBounds.h"
+#include "lstm/Conversion/Utils/LaunchFuncEffects.h"
 #include "lstm/Dialect/LSTM/Differentiation/AdjointOpInterface.h"
 #include "lstm/Dialect/LSTM/IR/LSTMDialect.h"
 #include "lstm/Dialect/LSTM/Transforms/Passes.h"
@@ -64,6 +65,9 @@ void lstm::registerLSTMExtensions(DialectRegistry &registry) {
   // The extents of alloc_tensor to the value-bounds analysis
   // (lstm-write-part-stacks-in-place compares a stack's with its slices').
   registerAllocTensorValueBoundsExternalModel(registry);
+  // The persistent kernels' launches, outlined before the buffers are
+  // deallocated, say which buffers they use.
+  registerLaunchFuncMemoryEffectsExternalModel(registry);
 }
 
 void lstm::registerLSTMPasses() {

@@ -113,6 +113,12 @@ static cl::opt<bool> perStepFallback(
              "faster, and a run that needs it fails, saying so "
              "(lstmRuntimeNeedsPerStepFallback)"),
     cl::init(true), cl::cat(toolCategory));
+static cl::opt<bool> persistentFirst(
+    "persistent-first",
+    cl::desc("With --persistent, the kernels lowered to NVVM before the rest "
+             "of the lowering and serialised beside it (off until measured "
+             "on the GPU: docs/benchmarks.md)"),
+    cl::init(false), cl::cat(toolCategory));
 static cl::opt<bool> forwardThroughTrain(
     "forward-through-train",
     cl::desc("With --gradients, NAME calls NAME_train and drops the saved "
@@ -259,6 +265,7 @@ int main(int argc, char **argv) {
   options.persistentTensorCores = persistentTensorCores;
   options.persistentSplitDepth = persistentSplitDepth;
   options.perStepFallback = perStepFallback;
+  options.persistentFirst = persistentFirst;
   options.keepObject = keepObject;
   options.kernelThreads = kernelThreads;
   options.hostCPU = hostCPU;

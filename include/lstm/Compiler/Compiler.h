@@ -85,6 +85,9 @@ struct CompileOptions {
   /// a message saying so, and the library compiles faster (see
   /// LSTMToNVVMOptions::perStepFallback).
   bool perStepFallback = true;
+  /// With `persistent`, the kernels lowered before the rest and serialised
+  /// beside it (LSTMToNVVMOptions::persistentFirst).
+  bool persistentFirst = false;
   /// With `gradients`: NAME becomes a call of NAME_train that drops the
   /// saved activations (lstm-differentiate{forward-through-train}): one copy
   /// of the recurrence fewer to compile; inference then stores them.
@@ -135,9 +138,10 @@ struct CompileOptions {
   unsigned hostOptLevel() const {
     return optLevel.value_or(target == "cuda" ? 0 : 3);
   }
-  /// How many threads serialise the kernels (cuda): the kernels are split
-  /// among this many modules, each compiled (LLVM's NVPTX code generation,
-  /// then ptxas) on a thread of its own beside the host code's lowering.
+  /// How many threads serialise the kernels (cuda): the persistent kernels
+  /// and then the others are each split among at most this many modules,
+  /// which that many threads compile (LLVM's NVPTX code generation, then
+  /// ptxas), largest first, beside the host code's lowering.
   /// 0: one fewer than the cores this process may run on, at least 2 and
   /// at most 4, each module split only where one kernel dominates it
   /// (splitKernelModules' onlyWithDominantKernel; docs/benchmarks.md,
@@ -208,12 +212,15 @@ LogicalResult checkComputeType(ModuleOp module, GemmComputeType computeType);
 /// lstm-to-nvvm). (Lower.cpp)
 void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
 
-/// For target cuda, lstm-to-nvvm without the kernels' serialisation, in two
-/// parts: `kernels` lowers up to the kernels in NVVM, `host` the host code
-/// to the LLVM dialect (buildLSTMToNVVMKernelsPipeline,
-/// buildLSTMToNVVMHostPipeline), which may run after moveKernelModules.
-/// (Lower.cpp)
-void buildCudaLoweringPipelines(OpPassManager &kernels, OpPassManager &host,
+/// For target cuda, lstm-to-nvvm without the kernels' serialisation, in
+/// three parts: `buffers` lowers the host code to buffers and the
+/// persistent kernels to NVVM (buildLSTMToNVVMBuffersPipeline),
+/// `launches` the rest up to the kernels in NVVM
+/// (buildLSTMToNVVMLaunchesPipeline), `host` the host code to the LLVM
+/// dialect (buildLSTMToNVVMHostPipeline); the kernels in NVVM after either
+/// of the first two may leave through moveKernelModules. (Lower.cpp)
+void buildCudaLoweringPipelines(OpPassManager &buffers, OpPassManager &launches,
+                                OpPassManager &host,
                                 const CompileOptions &options);
 
 /// Moves the stack arrays of kernel arguments that the translation of
@@ -299,10 +306,11 @@ kernelObjectModule(ModuleOp kernels, llvm::LLVMContext &context);
 /// All of the above on `module` (changed in place: it ends in the LLVM
 /// dialect): the pre-passes, the C interfaces of the public functions then
 /// (the pre-passes may add functions), the lowering, the object and the
-/// library; for cuda the kernels leave the module (moveKernelModules) and
-/// are serialised on threads of their own, one for each kernel module
-/// (splitKernelModules, CompileOptions::kernelModules), while the host code
-/// is lowered and its object compiled. Diagnostics of the
+/// library; for cuda the kernels leave the module (moveKernelModules), the
+/// persistent ones as soon as the host code is in buffers, the others once
+/// in NVVM, and are serialised by CompileOptions::kernelModules threads
+/// (splitKernelModules), while the host code is lowered and its object
+/// compiled. Diagnostics of the
 /// passes go to the module's context, the pass pipeline parser's messages to
 /// `pipelineErrors`; the returned error says which step failed. (Compile.cpp)
 llvm::Error compileToSharedLibrary(ModuleOp module, StringRef output,

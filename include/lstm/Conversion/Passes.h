@@ -29,6 +29,7 @@
 #include "lstm/Conversion/ParallelLoopsToCpuThreads/ParallelLoopsToCpuThreads.h"
 #include "lstm/Conversion/ParallelLoopsToGPU/ParallelLoopsToGPU.h"
 #include "lstm/Conversion/ReadOnlyArguments/ReadOnlyArguments.h"
+#include "lstm/Conversion/SpecializeKernelArguments/SpecializeKernelArguments.h"
 #include "lstm/Conversion/RuntimeChecks/RuntimeChecks.h"
 #include "lstm/Conversion/SeparateSharedInits/SeparateSharedInits.h"
 #include "lstm/Conversion/ShareAssembledColumns/ShareAssembledColumns.h"

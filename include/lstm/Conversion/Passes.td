@@ -734,7 +734,9 @@ def MergeGPUModulesPass
     first one (renaming a symbol only if its name is taken there) and points
     each `gpu.launch_func` at its kernel's new place, so that the kernels
     compile, and load at run time, as one module. It runs before targets
-    are attached.
+    are attached; a module that has one already (the persistent kernels,
+    which `lstm-to-nvvm{persistent-first}` lowers before the rest) is left
+    as it is.
 
     Then it keeps one kernel of each set of identical ones (same type,
     same attributes but the name, equivalent bodies), pointing their
@@ -762,6 +764,35 @@ def MergeGPUModulesPass
            "those with the same targets (see the description)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def SpecializeKernelArgumentsPass
+    : Pass<"lstm-specialize-kernel-arguments", "::mlir::ModuleOp"> {
+  let summary = "Give each kernel's arguments the types and constants that "
+                "all its launches pass";
+  let description = [{
+    `lstm-to-nvvm{persistent-first}` outlines the persistent kernels as soon
+    as `lstm-to-persistent` has made them, before bufferization: the host
+    passes then do not walk their unrolled bodies, and the kernels can be
+    compiled while the rest of the host code is lowered. Outlined that
+    early, a kernel takes its buffers with the fully dynamic layouts of
+    `bufferization.to_buffer`, and host values that are constants only once
+    canonicalized. Kept inline, the canonicalizer would have folded both
+    into the body.
+
+    This pass does so across the launch. For every `gpu.func` kernel whose
+    launches all pass, for one argument, a `memref.cast` from one ranked
+    memref type, the argument takes that type (the body reads it through a
+    cast that the canonicalizer then folds) and the launches pass the
+    cast's source; where they all pass one scalar `arith.constant`, the
+    kernel makes the constant itself and the argument goes. A kernel that
+    no launch names is left as it is. Run the canonicalizer on the kernels
+    after it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
 }
 
 def NarrowKernelIndicesPass

@@ -139,6 +139,15 @@ struct LSTMToNVVMOptions {
   /// Whether the persistent kernels compute their indices in 32 bits
   /// (lstm-narrow-kernel-indices).
   bool narrowKernelIndices = true;
+  /// With `persistent`, the kernels outlined as soon as lstm-to-persistent
+  /// makes them and in NVVM once the host code is in buffers
+  /// (lstm-specialize-kernel-arguments gives them what their launches
+  /// pass), before the rest of the lowering; compileToSharedLibrary then
+  /// serialises them beside it. Off by default until their speed is
+  /// measured: the kernels differ from the others' in a few instructions
+  /// (docs/benchmarks.md, "The persistent kernels outlined before
+  /// bufferization").
+  bool persistentFirst = false;
   /// The most streams that independent products of the host code run on at
   /// once (lstm-fork-independent-work; 1: one stream).
   int64_t streams = 4;
@@ -167,6 +176,17 @@ void buildLSTMToNVVMPipeline(OpPassManager &pm,
 void buildLSTMToNVVMKernelsPipeline(OpPassManager &pm,
                                     const LSTMToNVVMOptions &options);
 void buildLSTMToNVVMHostPipeline(OpPassManager &pm);
+
+/// buildLSTMToNVVMKernelsPipeline in its two parts, for a caller that
+/// serialises the persistent kernels while the rest is lowered: the host
+/// code up to buffers and, with `options.persistent` and
+/// `options.persistentFirst`, lstm-to-persistent's kernels outlined and in
+/// NVVM (in modules of their own, with their target); then the rest of the
+/// lowering to the kernels in NVVM.
+void buildLSTMToNVVMBuffersPipeline(OpPassManager &pm,
+                                    const LSTMToNVVMOptions &options);
+void buildLSTMToNVVMLaunchesPipeline(OpPassManager &pm,
+                                     const LSTMToNVVMOptions &options);
 
 /// gpu-module-to-binary with the toolkit at `cudaPath` (empty:
 /// defaultCudaToolkitPath()): each gpu.module in NVVM becomes a gpu.binary

@@ -57,12 +57,29 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// After targets are attached it is too late.
+// A module with a target attached (the persistent kernels, lowered before
+// the rest) is left as it is; the others merge.
+// CHECK-LABEL: gpu.module @lowered [#nvvm.target]
+// CHECK-NEXT: llvm.func @p()
+// CHECK: gpu.module @a {
+// CHECK-DAG: gpu.func @ka()
+// CHECK-DAG: gpu.func @kb(
+// CHECK-NOT: gpu.module @b
 module attributes {gpu.container_module} {
-  // expected-error @+1 {{lstm-merge-gpu-modules: runs before targets are attached (this module has one)}}
-  gpu.module @a [#nvvm.target] {
+  gpu.module @lowered [#nvvm.target] {
+    llvm.func @p() attributes {nvvm.kernel} {
+      llvm.return
+    }
   }
-  gpu.module @b [#nvvm.target] {
+  gpu.module @a {
+    gpu.func @ka() kernel {
+      gpu.return
+    }
+  }
+  gpu.module @b {
+    gpu.func @kb(%x: index) kernel {
+      gpu.return
+    }
   }
 }
 
