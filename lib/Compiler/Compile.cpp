@@ -170,27 +170,28 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     context->appendDialectRegistry(dependencies);
     for (StringRef name : dependencies.getDialectNames())
       context->getOrLoadDialect(name);
-    // The persistent kernels (the longest to serialise) are in NVVM once
-    // the host code is in buffers: they go first, and the rest of the
-    // lowering runs beside them.
-    TimingScope buffersTiming =
-        loweringTiming.nest("to buffers, the persistent kernels in NVVM");
-    buffersPM.enableTiming(buffersTiming);
-    if (failed(buffersPM.run(module)))
-      return makeError("lowering failed");
-    if (auto err = verifyStage("the persistent kernels in NVVM"))
+    // Runs one stage, timed under `label`, then serialises the kernels
+    // that are in NVVM after it: with persistent-first the persistent
+    // kernels (the longest to serialise) once the host code is in buffers,
+    // beside the rest of the lowering; the others after it.
+    auto lowerAndSerialise = [&](PassManager &stage, StringRef label,
+                                 StringRef verified) -> llvm::Error {
+      TimingScope stageTiming = loweringTiming.nest(label);
+      stage.enableTiming(stageTiming);
+      if (failed(stage.run(module)))
+        return makeError("lowering failed");
+      if (auto err = verifyStage(verified))
+        return err;
+      stageTiming.stop();
+      return serialiseKernels();
+    };
+    if (auto err = lowerAndSerialise(buffersPM,
+                                     "to buffers, the persistent kernels "
+                                     "in NVVM",
+                                     "the persistent kernels in NVVM"))
       return err;
-    buffersTiming.stop();
-    if (auto err = serialiseKernels())
-      return err;
-    TimingScope kernelsTiming = loweringTiming.nest("to the kernels in NVVM");
-    launchesPM.enableTiming(kernelsTiming);
-    if (failed(launchesPM.run(module)))
-      return makeError("lowering failed");
-    if (auto err = verifyStage("the kernels in NVVM"))
-      return err;
-    kernelsTiming.stop();
-    if (auto err = serialiseKernels())
+    if (auto err = lowerAndSerialise(launchesPM, "to the kernels in NVVM",
+                                     "the kernels in NVVM"))
       return err;
   } else {
     buildLoweringPipeline(pm, options);

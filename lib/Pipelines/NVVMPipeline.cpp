@@ -64,6 +64,15 @@ void lstm::buildLSTMToNVVMPipeline(OpPassManager &pm,
   buildKernelBinaryPipeline(pm, options.cudaPath);
 }
 
+/// The kernel modules' target: the chip and PTX features of `options`.
+static std::unique_ptr<Pass>
+createAttachTarget(const lstm::LSTMToNVVMOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  return createGpuNVVMAttachTarget(target);
+}
+
 /// The kernels to NVVM, with `hostControlFlow` the host functions' loops
 /// and branches to cf too. Modules in NVVM already pass through unchanged.
 static void buildKernelsToNVVM(OpPassManager &pm, bool hostControlFlow) {
@@ -190,10 +199,7 @@ void lstm::buildLSTMToNVVMBuffersPipeline(OpPassManager &pm,
       pm.addPass(lstm::createNarrowKernelIndicesPass());
     // Their grid barriers, in scf (lowered just below).
     pm.addPass(lstm::createLowerGridBarriersPass());
-    GpuNVVMAttachTargetOptions target;
-    target.chip = options.chip;
-    target.features = options.features;
-    pm.addPass(createGpuNVVMAttachTarget(target));
+    pm.addPass(createAttachTarget(options));
     buildKernelsToNVVM(pm, /*hostControlFlow=*/false);
   }
 }
@@ -252,10 +258,7 @@ void lstm::buildLSTMToNVVMLaunchesPipeline(OpPassManager &pm,
   // Launches, allocations and frees become asynchronous on one stream.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createAttachTarget(options));
   buildKernelsToNVVM(pm, /*hostControlFlow=*/true);
   // The persistent kernels' 32-bit module and the others' as one again: one
   // libdevice link, code generation and ptxas run instead of two.
