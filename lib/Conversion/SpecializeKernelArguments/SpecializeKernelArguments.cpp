@@ -121,8 +121,12 @@ static void specialize(gpu::GPUFuncOp kernel,
         launch.getKernelOperandsMutable().erase(i);
   if (failed(kernel.eraseArguments(dropped)))
     llvm_unreachable("gpu.func's arguments can be erased");
+  // The entry block's arguments after the kernel's are its workgroup and
+  // private attributions.
   kernel.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
-      kernel.getContext(), entry.getArgumentTypes(), TypeRange())));
+      kernel.getContext(),
+      TypeRange(entry.getArguments().take_front(kernel.getNumArguments())),
+      TypeRange())));
 }
 
 struct SpecializeKernelArgumentsPass

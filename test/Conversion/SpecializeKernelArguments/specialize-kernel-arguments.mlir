@@ -103,3 +103,31 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A kernel with a workgroup attribution: the attribution stays one, after
+// the kernel's (specialized) arguments.
+
+// CHECK-LABEL: func.func @attribution
+// CHECK: gpu.launch_func @kernels::@k blocks in ({{.*}}) threads in ({{.*}}) args(%{{.*}} : memref<4xf32>)
+// CHECK: gpu.func @k(%[[B:.*]]: memref<4xf32>) workgroup(%[[W:.*]] : memref<4xf32, #gpu.address_space<workgroup>>) kernel
+
+module attributes {gpu.container_module} {
+  func.func @attribution(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %view = memref.cast %a : memref<4xf32> to memref<?xf32>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+      args(%view : memref<?xf32>, %c2 : index)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @k(%buffer: memref<?xf32>, %i: index)
+        workgroup(%w: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+      %x = memref.load %buffer[%i] : memref<?xf32>
+      memref.store %x, %w[%i] : memref<4xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
