@@ -175,7 +175,8 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
     // kernels (the longest to serialise) once the host code is in buffers,
     // beside the rest of the lowering; the others after it.
     auto lowerAndSerialise = [&](PassManager &stage, StringRef label,
-                                 StringRef verified) -> llvm::Error {
+                                 StringRef verified,
+                                 bool serialise) -> llvm::Error {
       TimingScope stageTiming = loweringTiming.nest(label);
       stage.enableTiming(stageTiming);
       if (failed(stage.run(module)))
@@ -183,15 +184,17 @@ llvm::Error lstm::compileToSharedLibrary(ModuleOp module, StringRef output,
       if (auto err = verifyStage(verified))
         return err;
       stageTiming.stop();
-      return serialiseKernels();
+      return serialise ? serialiseKernels() : llvm::Error::success();
     };
-    if (auto err = lowerAndSerialise(buffersPM,
-                                     "to buffers, the persistent kernels "
-                                     "in NVVM",
-                                     "the persistent kernels in NVVM"))
+    // (Without persistent-first nothing is in NVVM after the first stage.)
+    if (auto err = lowerAndSerialise(
+            buffersPM, "to buffers, the persistent kernels in NVVM",
+            "the persistent kernels in NVVM",
+            options.persistent && options.persistentFirst))
       return err;
     if (auto err = lowerAndSerialise(launchesPM, "to the kernels in NVVM",
-                                     "the kernels in NVVM"))
+                                     "the kernels in NVVM",
+                                     /*serialise=*/true))
       return err;
   } else {
     buildLoweringPipeline(pm, options);
