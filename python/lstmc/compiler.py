@@ -30,6 +30,26 @@ PERSISTENT_PRE_PASSES = "lstm-optimize{persistent=true}"
 # the wavefront branch of the forward function would add 0.15-0.25 s to a
 # char-rnn library's 1.75 s (the 2-core machine).
 PERSISTENT_TRAIN_PRE_PASSES = "lstm-optimize{wavefront=false}"
+# A GPU library with gradient functions and no persistent kernels: the
+# stacks' training forward and their backward as wavefronts (both off in
+# lstm-optimize by default, as on the CPU the forward's layers measured
+# faster), what bench/compile_train.sh compiles for the training figures of
+# docs/training-gpu.md.
+GPU_TRAIN_PRE_PASSES = "lstm-optimize{side-output-max-product=268435456 product-links=true}"
+
+
+def _complete_pre_passes(pre_passes, target, gradients, persistent):
+    """The defaults (lstmc's, and torch_module's lstm-optimize) give way to
+    the form for the target: the persistent kernels' (lstm-optimize's
+    wavefront would leave no single layer to run persistently at any batch
+    size), or on the GPU with gradients the training wavefronts'."""
+    if pre_passes not in (DEFAULT_PRE_PASSES, "lstm-optimize"):
+        return pre_passes
+    if persistent:
+        return PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
+    if target == "cuda" and gradients:
+        return GPU_TRAIN_PRE_PASSES
+    return pre_passes
 
 
 def _native():
@@ -91,9 +111,9 @@ def schedule_report(network, target="cpu", pre_passes=DEFAULT_PRE_PASSES, gradie
     which batch on tensor cores (`tensor-cores=B>=N (3xtf32|tf32|bf16)`, as
     for the network's compute_type on `chip`) and which layers share one
     kernel (`stack=I-J`). The options mean what they mean to compile(), and
-    pre_passes is completed the same way (the persistent form of the
-    defaults; with gradients, lstm-differentiate first). Nothing is
-    compiled."""
+    pre_passes is completed the same way (the defaults take the persistent
+    form, or on the GPU with gradients the training wavefronts'; with
+    gradients, lstm-differentiate first). Nothing is compiled."""
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target {target!r}: expected 'cpu' or 'cuda'")
     if not isinstance(pre_passes, str):
@@ -112,8 +132,7 @@ def schedule_report(network, target="cpu", pre_passes=DEFAULT_PRE_PASSES, gradie
     # The chip goes into the pass options as a bare word.
     if not chip.replace("_", "").isalnum():
         raise ValueError(f"chip={chip!r}: expected a GPU architecture such as 'sm_90'")
-    if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
-        pre_passes = PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
+    pre_passes = _complete_pre_passes(pre_passes, target, gradients, persistent)
     passes = []
     if gradients:
         train = "true" if gradients == "train" else "false"
@@ -258,7 +277,11 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
     the kernels' cost model gives up on; with gradients
     'lstm-optimize{wavefront=false}' (no wavefront branch: it costs
     compile time)
-    (lstmc.torch_module(..., persistent=True) passes it on).
+    (lstmc.torch_module(..., persistent=True) passes it on). Without
+    persistent, target 'cuda' with gradients takes
+    'lstm-optimize{side-output-max-product=268435456 product-links=true}'
+    for those pre_passes: the stacks' training forward and backward as
+    wavefronts (GPU_TRAIN_PRE_PASSES; docs/training.md).
     per_step_fallback (with persistent): the per-step lowering of each
     layer beside its kernel, for the batches above the kernel's bound and
     the GPUs with fewer SMs (or less shared memory a block) than it needs.
@@ -368,11 +391,7 @@ def compile(network, path=None, target="cpu", pre_passes=DEFAULT_PRE_PASSES, chi
         raise ValueError(f"split_batch={split_batch!r}: expected True or False")
     if not split_batch and target != "cpu":
         raise ValueError("split_batch applies to target='cpu' only")
-    # The defaults (lstmc's, and torch_module's lstm-optimize, whose wavefront
-    # would leave no single layer to run persistently at any batch size) give
-    # way to the form the kernels are made from.
-    if persistent and pre_passes in (DEFAULT_PRE_PASSES, "lstm-optimize"):
-        pre_passes = PERSISTENT_TRAIN_PRE_PASSES if gradients else PERSISTENT_PRE_PASSES
+    pre_passes = _complete_pre_passes(pre_passes, target, gradients, persistent)
     # A directory asked for is where the network goes; $LSTMC_CACHE_DIR
     # does not override it.
     if path is not None and cache_dir not in (None, False):

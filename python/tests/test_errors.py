@@ -230,6 +230,24 @@ def test_persistent_training_pre_passes(tmp_path):
         assert f"lstm_persistent_{meta['entry']}_{function}_0".encode() in library
 
 
+def test_gpu_training_pre_passes(tmp_path):
+    """Without persistent kernels, a CUDA library with gradients takes the
+    training wavefronts' pre-passes for the default ones (what the training
+    benchmark compiles); a pipeline given in full is kept."""
+    import json
+
+    from lstmc.compiler import GPU_TRAIN_PRE_PASSES
+    net = lc.Network(lc.cells.lstm, input_size=4, hidden=8, num_layers=3)
+    compile_for_cuda(net, tmp_path / "default", gradients="train")
+    meta = json.loads((tmp_path / "default" / "network.json").read_text())
+    assert meta["pre_passes"] == GPU_TRAIN_PRE_PASSES
+    assert "product-links=true" in meta["pre_passes"]
+    compile_for_cuda(net, tmp_path / "given", gradients="train",
+                     pre_passes="lstm-optimize{wavefront=false}")
+    meta = json.loads((tmp_path / "given" / "network.json").read_text())
+    assert meta["pre_passes"] == "lstm-optimize{wavefront=false}"
+
+
 def test_persistent_compute_types(tmp_path):
     """Every compute type takes persistent=True: the kernels compute in
     fp32 under TF32 (more exactly than it allows) and round their products'

@@ -70,6 +70,26 @@ def test_gradients():
         "@forward", "@forward_grad", "@forward_train", "@forward_backward"}
 
 
+def test_gpu_training_wavefronts():
+    """On the GPU with gradients and without persistent kernels, the default
+    pre-passes (and lstm-optimize) become GPU_TRAIN_PRE_PASSES: a stack's
+    training forward and its backward each one wavefront; on the CPU, and
+    under a pipeline given in full, the layers one after the other."""
+    net = lc.Network(lc.cells.lstm, input_size=16, hidden=32, num_layers=3)
+    for pre_passes in ("lstm-combine-gate-gemms", "lstm-optimize"):
+        gpu = lines(net.schedule_report(target="cuda", gradients="train",
+                                        pre_passes=pre_passes))
+        heads = {line.split(":")[0].split(" where")[0] for line in gpu}
+        assert "@forward_train wavefront of 3 layers (forward)" in heads, gpu
+        assert "@forward_backward wavefront of 3 layers (reverse)" in heads, gpu
+    for report in (net.schedule_report(target="cpu", gradients="train", pre_passes="lstm-optimize"),
+                   net.schedule_report(target="cuda", gradients="train",
+                                       pre_passes="lstm-optimize{wavefront=false}")):
+        assert "wavefront" not in report and "@forward_backward layer 2 (reverse)" in report, report
+    # Without gradients the GPU's default is left as it is.
+    assert "wavefront" not in net.schedule_report(target="cuda")
+
+
 def test_errors():
     net = charrnn()
     with pytest.raises(ValueError, match="persistent=True: persistent kernels need target='cuda'"):
