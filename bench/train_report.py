@@ -4,14 +4,19 @@
 
   train_report.py RUN.json [RUN.json ...] --markdown OUT.md
 
-A later run's row replaces an earlier one of the same configuration, cell,
-precision and implementation. Two tables: every row (ms, ratio to cuDNN
+A later run's row of a baseline (cuDNN, eager autograd, torch.compile)
+replaces an earlier one of the same configuration, cell, precision and
+implementation; our rows of several runs are all kept, each named after its
+file (`ours forward_grad (graph) [train-persistent]`: runs of different
+libraries, such as bench/compile_train.sh's and its PERSISTENT=1 ones, time
+the same functions), so that the summary takes the fastest. Two tables: every row (ms, ratio to cuDNN
 captured in a CUDA graph at the same precision, gradient error, memory), and
 one line per configuration, cell and precision: our fastest training step
 beside cuDNN's, eager autograd's and torch.compile's.
 """
 import argparse
 import json
+import os
 
 ORDER = ['charrnn', 'appleyard', 'latency', 'deepbench', 'large', 'tiny']
 
@@ -100,13 +105,16 @@ def main():
     p.add_argument('--markdown', required=True)
     a = p.parse_args()
     rows = {}
-    for path in a.runs:
+    stems = [os.path.splitext(os.path.basename(path))[0] for path in a.runs]
+    for path, stem in zip(a.runs, stems):
         try:
             with open(path) as f:
                 run = json.load(f)
         except (OSError, ValueError) as e:
             raise SystemExit(f'train_report.py: cannot read {path}: {e}') from None
         for r in run:
+            if r['impl'].startswith('ours') and len(set(stems)) > 1:
+                r = dict(r, impl=f"{r['impl']} [{stem}]")
             rows[(r['cfg'], r['cell'], r['precision'], r['impl'])] = r
     rows = sorted(rows.values(), key=lambda r: ORDER.index(r['cfg']) if r['cfg'] in ORDER else 99)
     with open(a.markdown, 'w') as f:
