@@ -13,6 +13,7 @@
 //   nvcc -O3 -arch=sm_90 -o cluster_barrier bench/micro/cluster_barrier.cu &&
 //   ./cluster_barrier
 #include "cuda_check.h"
+#include "grid_arrive_wait.h"
 
 #include <cooperative_groups.h>
 #include <cstdio>
@@ -51,19 +52,8 @@ __global__ void exchange(unsigned *counters, float *buffers, int iters,
           .sync(); // barrier.cluster.arrive.release + wait.acquire
     } else {
       __syncthreads();
-      if (threadIdx.x == 0) {
-        asm volatile(
-            "fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;" ::
-                "l"(counter)
-            : "memory");
-        unsigned target = k * arrivals, v;
-        do
-          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                       : "=r"(v)
-                       : "l"(counter)
-                       : "memory");
-        while (v < target);
-      }
+      if (threadIdx.x == 0)
+        gridArriveWait(counter, k * arrivals);
       __syncthreads();
     }
     // The whole group's data, staged.
