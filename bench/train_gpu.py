@@ -344,24 +344,34 @@ def capture_ours(call):
     return graph, outs
 
 
-def capture_autograd(step, leaves):
+def capture_autograd(step, leaves, attempts=2):
     """Captures an autograd training step (PyTorch's whole-network capture):
     warm-up on a side stream, grads set to None, capture; the leaves' .grad
-    are then the graph's static outputs."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    for t in leaves:
-        t.grad = None
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        outs = step.forward()
-        torch.autograd.backward(outs, step.cots[:len(outs)])
-    return graph, [torch.zeros_like(t) if t.grad is None else t.grad for t in leaves]
+    are then the graph's static outputs. The first eager step captured in a
+    process has failed ("operation failed due to a previous error during
+    capture", 2026-12-05) where the later ones did not: a failed capture is
+    tried once more, warm-up included, before the error is reported."""
+    for attempt in range(attempts):
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        for t in leaves:
+            t.grad = None
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                outs = step.forward()
+                torch.autograd.backward(outs, step.cots[:len(outs)])
+        except RuntimeError:
+            if attempt + 1 == attempts:
+                raise
+            torch.cuda.synchronize()
+            continue
+        return graph, [torch.zeros_like(t) if t.grad is None else t.grad for t in leaves]
 
 
 # ---------------------------------------------------------------------------
