@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Where the time of a compiled LSTM network goes, kernel by kernel (GPU machine).
+"""Where the time of a compiled network goes, kernel by kernel (GPU machine).
 
   profile_gpu.py gpu-build/bench/deepbench_lstm_all.so [...]
 
-Runs each library (bench/compile.sh names it CONFIG_lstm_LEVEL.so) on random
-inputs of its configuration under torch.profiler and prints, per kernel
-name, the launches per call and the GPU time per call, beside the wall time
-of one call. The kernels of the generated code, cuBLAS's and any copies all
+Runs each library (bench/compile.sh names it CONFIG_CELL_LEVEL.so, CELL
+lstm, peephole or cho_gru) on random inputs of its configuration under
+torch.profiler and prints, per kernel name, the launches per call and the
+GPU time per call, beside the wall time of one call. The kernels of the generated code, cuBLAS's and any copies all
 show, since the profiler sees every kernel of the process.
 """
 import collections
@@ -23,17 +23,22 @@ from compiled_net import CompiledNet  # noqa: E402
 from run_gpu import CONFIGS, median_ms  # noqa: E402
 
 
-def lstm_args(cfg):
+def network_args(cfg, cell):
+    """Random inputs of bench/make_network.py's network of `cell` (lstm,
+    peephole or cho_gru) at configuration `cfg`: x, h0 (, c0), then per
+    layer W, R, bW, bR (and the peephole LSTM's [3, H] peepholes)."""
     L, H, B, T, I = CONFIGS[cfg]
+    gates, states = (3, 1) if cell == 'cho_gru' else (4, 2)
     k = 1 / H ** 0.5
-    args = [torch.rand(T, B, I, device='cuda') * 2 - 1,
-            torch.rand(L, B, H, device='cuda') * 2 - 1,
-            torch.rand(L, B, H, device='cuda') * 2 - 1]
+    args = [torch.rand(T, B, I, device='cuda') * 2 - 1]
+    args += [torch.rand(L, B, H, device='cuda') * 2 - 1 for _ in range(states)]
     for l in range(L):
         il = I if l == 0 else H
         args += [(torch.rand(*s, device='cuda') * 2 - 1) * k
-                 for s in ((4 * H, il), (4 * H, H), (4 * H,), (4 * H,))]
-    return args
+                 for s in ((gates * H, il), (gates * H, H), (gates * H,), (gates * H,))]
+        if cell == 'peephole':
+            args.append((torch.rand(3, H, device='cuda') * 2 - 1) * 0.1)
+    return args, [3] * (1 + states)
 
 
 def cuda_kernel_times(run, calls, width=60):
@@ -55,12 +60,16 @@ def cuda_kernel_times(run, calls, width=60):
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     for path in sys.argv[1:]:
-        cfg, cell = os.path.basename(path).split('_')[:2]
-        if cell != 'lstm':
-            sys.exit(f'{path}: only the lstm cell is profiled')
+        name = os.path.basename(path)
+        cfg = name.split('_')[0]
+        cell = next((c for c in ('cho_gru', 'peephole', 'lstm')
+                     if name.startswith(f'{cfg}_{c}_')), None)
+        if cfg not in CONFIGS or cell is None:
+            sys.exit(f'{path}: expected CONFIG_CELL_LEVEL.so (bench/compile.sh) with a cell '
+                     'of lstm, peephole, cho_gru')
         net = CompiledNet(path)
-        args = lstm_args(cfg)
-        run = lambda: net(args, [3, 3, 3], check=False)  # noqa: E731
+        args, ranks = network_args(cfg, cell)
+        run = lambda: net(args, ranks, check=False)  # noqa: E731
         wall = median_ms(run)
         calls = 5
         stats = cuda_kernel_times(run, calls)
