@@ -7,8 +7,9 @@
 Runs each library (bench/compile.sh names it CONFIG_CELL_LEVEL.so, CELL
 lstm, peephole or cho_gru) on random inputs of its configuration under
 torch.profiler and prints, per kernel name, the launches per call and the
-GPU time per call, beside the wall time of one call. The kernels of the generated code, cuBLAS's and any copies all
-show, since the profiler sees every kernel of the process.
+GPU time per call, beside the wall time of one call. The kernels of the
+generated code, cuBLAS's and any copies all show, since the profiler sees
+every kernel of the process.
 """
 import collections
 import os

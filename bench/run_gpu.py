@@ -58,17 +58,23 @@ def with_tf32(fn):
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
+def warm_up_on_side_stream(fn, times=3):
+    """Runs `fn` `times` times on a side stream, as PyTorch asks before a
+    CUDA graph capture, the current stream waiting for it."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(times):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+
+
 def graph_ms(fn):
     """`fn` captured in a CUDA graph (after warm-up on a side stream, as
     PyTorch recommends) and replayed: the baseline our CUDA-graph rows are
     compared with."""
     with torch.no_grad():
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
+        warm_up_on_side_stream(fn)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             fn()
@@ -105,11 +111,7 @@ def baselines(rows, cfg, cell, eager, a):
     configurations asked for) torch.compile with CUDA graphs."""
     with torch.no_grad():
         rows.append(dict(cfg=cfg, cell=cell, impl='eager', ms=median_ms(eager, 1, 5)))
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            eager()
-        torch.cuda.current_stream().wait_stream(s)
+        warm_up_on_side_stream(eager, times=1)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             eager()

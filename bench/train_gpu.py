@@ -64,6 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..')
 sys.path.insert(0, os.path.join(ROOT, 'test', 'GPU'))
 from grad_net import GradNet  # noqa: E402
+from run_gpu import warm_up_on_side_stream  # noqa: E402
 
 CONFIGS = {  # L, H, B, T, I
     'charrnn': (2, 128, 50, 50, 65), 'appleyard': (4, 512, 64, 100, 512),
@@ -352,12 +353,7 @@ def capture_autograd(step, leaves, attempts=2):
     capture", 2026-12-05) where the later ones did not: a failed capture is
     tried once more, warm-up included, before the error is reported."""
     for attempt in range(attempts):
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(s)
+        warm_up_on_side_stream(step)
         torch.cuda.synchronize()
         for t in leaves:
             t.grad = None

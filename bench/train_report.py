@@ -7,10 +7,12 @@
 A later run's row of a baseline (cuDNN, eager autograd, torch.compile)
 replaces an earlier one of the same configuration, cell, precision and
 implementation; our rows of several runs are all kept, each named after its
-file (`ours forward_grad (graph) [train-persistent]`: runs of different
-libraries, such as bench/compile_train.sh's and its PERSISTENT=1 ones, time
-the same functions), so that the summary takes the fastest. Two tables: every row (ms, ratio to cuDNN
-captured in a CUDA graph at the same precision, gradient error, memory), and
+file (`ours forward_grad (graph) [train-persistent]`, the path where two
+files share a name: runs of different libraries, such as
+bench/compile_train.sh's and its PERSISTENT=1 ones, time the same
+functions), so that the summary takes the fastest. Two tables: every row
+(ms, ratio to cuDNN captured in a CUDA graph at the same precision,
+gradient error, memory), and
 one line per configuration, cell and precision: our fastest training step
 beside cuDNN's, eager autograd's and torch.compile's.
 """
@@ -106,6 +108,8 @@ def main():
     a = p.parse_args()
     rows = {}
     stems = [os.path.splitext(os.path.basename(path))[0] for path in a.runs]
+    if len(set(stems)) < len(stems):
+        stems = list(a.runs)
     for path, stem in zip(a.runs, stems):
         try:
             with open(path) as f:
@@ -113,7 +117,7 @@ def main():
         except (OSError, ValueError) as e:
             raise SystemExit(f'train_report.py: cannot read {path}: {e}') from None
         for r in run:
-            if r['impl'].startswith('ours') and len(set(stems)) > 1:
+            if r['impl'].startswith('ours') and len(a.runs) > 1:
                 r = dict(r, impl=f"{r['impl']} [{stem}]")
             rows[(r['cfg'], r['cell'], r['precision'], r['impl'])] = r
     rows = sorted(rows.values(), key=lambda r: ORDER.index(r['cfg']) if r['cfg'] in ORDER else 99)
