@@ -461,6 +461,36 @@ def test_weights_layouts_training(torch, layout, cell, monkeypatch):
     assert (ours_x.grad.cpu().double() - x.grad).norm() <= 1e-4 * x.grad.norm()
 
 
+@pytest.mark.parametrize("compute_type,tol,grad_tol", [("tf32", 2e-3, 1e-2), ("bf16", 2e-2, 5e-2)])
+def test_gru_stack_training_tensor_cores(torch, compute_type, tol, grad_tol):
+    """A training step of a three-layer Cho GRU stack under TF32 and bf16,
+    whose forward diagonal runs two products (lstm-concat-summed-products'
+    split-columns: [x h] · [W_rz R_rz]ᵀ and [x (r ⊙ h)] · [W_n R_n]ᵀ),
+    against PyTorch's autograd in float64 on the same weights: the outputs
+    within VARIANTS.md's tolerance (2e-3, 2e-2) and every gradient within
+    five times it (1e-2, 5e-2, as scripts/gpu-check-grad.sh: a gradient
+    sums T·B products of rounded operands)."""
+    torch.manual_seed(11)
+    T, B, I, H = 7, 6, 24, 32
+    m = lc.torch_module(lc.Network(lc.cells.cho_gru, input_size=I, hidden=H, num_layers=3,
+                                   compute_type=compute_type), target="cuda")
+    params = [p.detach().cpu().double().requires_grad_(True) for p in m.parameters()]
+    x = torch.randn(T, B, I, dtype=torch.float64, requires_grad=True)
+    ours_x = x.detach().float().cuda().requires_grad_(True)
+    outs = m(ours_x)
+    cotangents = [torch.randn(o.shape, dtype=torch.float64) for o in outs]
+    sum((o * c.float().cuda()).sum() for o, c in zip(outs, cotangents)).backward()
+    expected = reference_stack(torch, "cho_gru", dict(zip([n for n, _ in m.named_parameters()],
+                                                          params)), x, H)
+    for o, e in zip(outs, expected):
+        e = e.detach()
+        assert (o.detach().cpu().double() - e).norm() <= tol * e.norm()
+    sum((e * c).sum() for e, c in zip(expected, cotangents)).backward()
+    for (name, p), ref_p in zip(m.named_parameters(), params):
+        assert (p.grad.cpu().double() - ref_p.grad).norm() <= grad_tol * ref_p.grad.norm(), name
+    assert (ours_x.grad.cpu().double() - x.grad).norm() <= grad_tol * x.grad.norm()
+
+
 def test_weights_layout_unknown(torch, monkeypatch):
     """An unknown LSTM_RUNTIME_WEIGHTS_LAYOUT fails the call with a message
     naming the variable."""

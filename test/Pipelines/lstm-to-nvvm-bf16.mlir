@@ -52,7 +52,7 @@
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
-// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=false pad-stacks=false stack-batches=false},
+// PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=false pad-stacks=false split-columns=true stack-batches=false},
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments
@@ -69,6 +69,6 @@
 // (lstm-concat-summed-products' pad-columns); products of equal extents
 // stacked as one batch in fp32 (stack-batches), and those of equal depths
 // but different widths too, the narrower one's weights padded (pad-stacks).
-// PADFP32: lstm-concat-summed-products{pad-columns=false pad-stacks=true stack-batches=true}
-// PADTF32: lstm-concat-summed-products{pad-columns=false pad-stacks=false stack-batches=false}
+// PADFP32: lstm-concat-summed-products{pad-columns=false pad-stacks=true split-columns=true stack-batches=true}
+// PADTF32: lstm-concat-summed-products{pad-columns=false pad-stacks=false split-columns=true stack-batches=false}
 // FP32-NOT: bf16

@@ -1369,6 +1369,22 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     large's 9% slower (its zeros 16 times as many): `lstm-to-nvvm` leaves
     it out.
 
+    With `split-columns` (the default), where the wider of two such
+    products has its other columns (a slice of all of them, read once)
+    added in a generic to a third product of as many columns, the wider
+    product is first split in two products of its kind, over the rows of
+    its weights that make each (sliced once, before the loop): its columns
+    that the narrower has, which then combine with the narrower, and the
+    others, which combine with the third. Cho's GRU's forward diagonal:
+    the input product `[3N]` splits into the reset and update gates'
+    `[2N]`, concatenated with the recurrent product, `[X H] · [W_rz
+    R_rz]ᵀ`, and the third gate's `[N]`, concatenated with the product of
+    `r ⊙ h`, `[X (r ⊙ h)] · [W_n R_n]ᵀ`: two products a diagonal instead of
+    three, and no zeros (with `stack-batches`, two batches of equal
+    widths instead of one padded). The product of the split that the
+    second pair concatenates reads the gathered inputs once more (a copy
+    of them into its operand).
+
     With `stack-batches`, two batched products of equal extents (but for
     the batch: the same depth, columns and rows) run as one batch of both's
     matrices instead, `[X; H] · [W; R]ᵀ` of 2L matrices of depth K: the
@@ -1399,6 +1415,10 @@ def ConcatSummedProductsPass : Pass<"lstm-concat-summed-products"> {
     Option<"padColumns", "pad-columns", "bool", /*default=*/"true",
            "Also combine products with different numbers of columns, the "
            "narrower one's weights padded with zeros">,
+    Option<"splitColumns", "split-columns", "bool", /*default=*/"true",
+           "Where the wider of two products of different widths has its "
+           "other columns added to a third product, split it in two so that "
+           "both pairs combine without zero weights">,
     Option<"stackBatches", "stack-batches", "bool", /*default=*/"false",
            "Run two batched products of equal extents as one batch of both's "
            "matrices instead of one product of twice the depth">,

@@ -62,15 +62,6 @@ namespace {
 /// Where a value computed from both `a` and `b` can go as early as possible:
 /// right after the later of their definitions, if one's block contains or
 /// is the other's. Null if neither dominates the other's definition.
-/// Right after `v` is defined (at its block's start for an argument).
-OpBuilder::InsertPoint after(Value v) {
-  if (Operation *def = v.getDefiningOp())
-    return OpBuilder::InsertPoint(def->getBlock(),
-                                  std::next(def->getIterator()));
-  Block *block = cast<BlockArgument>(v).getOwner();
-  return OpBuilder::InsertPoint(block, block->begin());
-}
-
 std::optional<OpBuilder::InsertPoint> afterBoth(Value a, Value b,
                                                 DominanceInfo &dominance) {
   OpBuilder::InsertPoint pa = after(a), pb = after(b);
@@ -89,18 +80,51 @@ std::optional<OpBuilder::InsertPoint> afterBoth(Value a, Value b,
   return std::nullopt;
 }
 
+/// The values that a concatenation of this pass took as its left part,
+/// each with that concatenation (of the same extents from offset 0).
+using LeftParts = llvm::DenseMap<Value, Value>;
+
+/// Whether `v` is defined before the builder's insertion point, in its
+/// block.
+bool definedBefore(Value v, OpBuilder &b) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != b.getInsertionBlock())
+    return false;
+  return b.getInsertionPoint() == b.getInsertionBlock()->end() ||
+         def->isBeforeInBlock(&*b.getInsertionPoint());
+}
+
 /// `[a b]` along dimension `dim` (the other extents are `a`'s). Where `a`
 /// was built in an empty tensor (a wavefront's gather of the layers'
-/// inputs), it is built in the concatenation's slice instead, and only `b`
-/// is copied in.
+/// inputs), it is built in the concatenation's slice instead; so is `b`
+/// where it was (a cell's result that only the product reads: Cho's GRU's
+/// `r ⊙ h`). Where `a` is the left part of an earlier concatenation
+/// (`parts`: the gather that a split product's two halves both read), it is
+/// read from there: bufferization would otherwise keep the gather in a
+/// buffer of its own and copy it into both.
 Value concatenate(RewriterBase &rewriter, Location loc, Value a, Value b,
-                  int64_t dim) {
+                  int64_t dim, LeftParts *parts = nullptr) {
   auto type = cast<RankedTensorType>(a.getType());
-  // A gather built in a tensor.empty (nothing else reading it on the way):
-  // its empty tensor becomes the concatenation's left half.
-  OpOperand *root = lstm::getUndefinedRoot(a, /*singleUse=*/true);
-  if (root && !root->get().getDefiningOp<tensor::EmptyOp>())
-    root = nullptr;
+  Value part = a;
+  if (parts) {
+    auto it = parts->find(a);
+    if (it != parts->end() && definedBefore(it->second, rewriter)) {
+      int64_t rank = type.getRank();
+      a = tensor::ExtractSliceOp::create(
+          rewriter, loc, type, it->second,
+          SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0)),
+          tensor::getMixedSizes(rewriter, loc, a),
+          SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    }
+  }
+  // A value built in a tensor.empty (nothing else reading it on the way):
+  // its empty tensor becomes the concatenation's slice.
+  auto emptyRoot = [](Value v) -> OpOperand * {
+    OpOperand *root = lstm::getUndefinedRoot(v, /*singleUse=*/true);
+    return root && root->get().getDefiningOp<tensor::EmptyOp>() ? root
+                                                                : nullptr;
+  };
+  OpOperand *root = emptyRoot(a);
   // `a`'s extents are its empty tensor's (a tensor.dim of `a` would be one
   // more reader of it).
   SmallVector<OpFoldResult> partSizes =
@@ -112,8 +136,15 @@ Value concatenate(RewriterBase &rewriter, Location loc, Value a, Value b,
   SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
   SmallVector<OpFoldResult> sizes = partSizes;
+  OpOperand *rootB = nullptr;
   if (ka && kb) {
     sizes[dim] = rewriter.getIndexAttr(*ka + *kb);
+    // Operands only: the weights are concatenated once, before the loop.
+    rootB = parts ? emptyRoot(b) : nullptr;
+    // Both built in place only where they are built in one block.
+    if (rootB && root &&
+        rootB->getOwner()->getBlock() != root->getOwner()->getBlock())
+      rootB = nullptr;
   } else {
     root = nullptr;
     sizes[dim] =
@@ -124,14 +155,33 @@ Value concatenate(RewriterBase &rewriter, Location loc, Value a, Value b,
             .getResult();
   }
   Value empty;
-  if (root) {
+  if (root || rootB) {
+    // Before the first of the values built in it, of the extents of that
+    // one's empty tensor (the others' are equal).
+    OpOperand *first = root;
+    if (!root ||
+        (rootB && rootB->getOwner()->isBeforeInBlock(root->getOwner())))
+      first = rootB;
+    SmallVector<OpFoldResult> emptySizes =
+        first->get().getDefiningOp<tensor::EmptyOp>().getMixedSizes();
+    emptySizes[dim] = sizes[dim];
     OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(root->getOwner());
-    empty =
-        tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, empty,
-                                                 offsets, partSizes, strides);
-    rewriter.modifyOpInPlace(root->getOwner(), [&] { root->set(slice); });
+    rewriter.setInsertionPoint(first->getOwner());
+    empty = tensor::EmptyOp::create(rewriter, loc, emptySizes,
+                                    type.getElementType());
+    auto buildIn = [&](OpOperand *at, int64_t offset) {
+      auto emptyType = cast<RankedTensorType>(at->get().getType());
+      SmallVector<OpFoldResult> sliceOffsets = offsets;
+      sliceOffsets[dim] = rewriter.getIndexAttr(offset);
+      Value slice = tensor::ExtractSliceOp::create(
+          rewriter, loc, emptyType, empty, sliceOffsets,
+          at->get().getDefiningOp<tensor::EmptyOp>().getMixedSizes(), strides);
+      rewriter.modifyOpInPlace(at->getOwner(), [&] { at->set(slice); });
+    };
+    if (root)
+      buildIn(root, 0);
+    if (rootB)
+      buildIn(rootB, *ka);
   } else {
     empty =
         tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
@@ -140,21 +190,25 @@ Value concatenate(RewriterBase &rewriter, Location loc, Value a, Value b,
                                               partSizes, strides);
   offsets[dim] = partSizes[dim];
   partSizes[dim] = depthB;
-  return tensor::InsertSliceOp::create(rewriter, loc, b, withA, offsets,
-                                       partSizes, strides);
+  Value whole = tensor::InsertSliceOp::create(rewriter, loc, b, withA, offsets,
+                                              partSizes, strides);
+  if (parts)
+    parts->try_emplace(part, whole);
+  return whole;
 }
 
 /// The concatenation of `a` and `b` along `dim`, placed right after both are
 /// defined (before `user` where that is not possible).
 Value concatenateEarly(RewriterBase &rewriter, Value a, Value b, int64_t dim,
-                       Operation *user, DominanceInfo &dominance) {
+                       Operation *user, DominanceInfo &dominance,
+                       LeftParts *parts = nullptr) {
   OpBuilder::InsertionGuard guard(rewriter);
   std::optional<OpBuilder::InsertPoint> point = afterBoth(a, b, dominance);
   if (point)
     rewriter.restoreInsertionPoint(*point);
   else
     rewriter.setInsertionPoint(user);
-  return concatenate(rewriter, user->getLoc(), a, b, dim);
+  return concatenate(rewriter, user->getLoc(), a, b, dim, parts);
 }
 
 /// `weights` with zero columns appended along `dim` up to `count`, made
@@ -225,8 +279,8 @@ void eraseReplaced(RewriterBase &rewriter, linalg::LinalgOp first,
 /// takes that read alone.
 void combine(RewriterBase &rewriter, linalg::LinalgOp first,
              linalg::LinalgOp second, ArrayRef<SummedPair> pairs,
-             ArrayRef<tensor::ExtractSliceOp> others,
-             DominanceInfo &dominance) {
+             ArrayRef<tensor::ExtractSliceOp> others, DominanceInfo &dominance,
+             LeftParts &parts) {
   ReductionDims dims = *summableProduct(first);
   // The new product goes where the later of the two was.
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
@@ -234,9 +288,9 @@ void combine(RewriterBase &rewriter, linalg::LinalgOp first,
   // get zeros for the others.
   auto [wide, firstWeights, secondWeights] =
       weightsOfWider(rewriter, first, second);
-  Value lhs =
-      concatenateEarly(rewriter, first.getDpsInputs()[0],
-                       second.getDpsInputs()[0], dims.lhs, later, dominance);
+  Value lhs = concatenateEarly(rewriter, first.getDpsInputs()[0],
+                               second.getDpsInputs()[0], dims.lhs, later,
+                               dominance, &parts);
   Value rhs = concatenateEarly(rewriter, firstWeights, secondWeights, dims.rhs,
                                later, dominance);
   rewriter.setInsertionPoint(later);
@@ -303,14 +357,15 @@ OpFoldResult addOffset(OpBuilder &b, Location loc, OpFoldResult offset,
 /// of the columns the narrower has none of) read its half.
 void stack(RewriterBase &rewriter, linalg::LinalgOp first,
            linalg::LinalgOp second, ArrayRef<SummedPair> pairs,
-           ArrayRef<tensor::ExtractSliceOp> others, DominanceInfo &dominance) {
+           ArrayRef<tensor::ExtractSliceOp> others, DominanceInfo &dominance,
+           LeftParts &parts) {
   BatchDims dims = *batchDims(first);
   linalg::LinalgOp later = first->isBeforeInBlock(second) ? second : first;
   auto [wide, firstWeights, secondWeights] =
       weightsOfWider(rewriter, first, second);
-  Value lhs =
-      concatenateEarly(rewriter, first.getDpsInputs()[0],
-                       second.getDpsInputs()[0], dims.lhs, later, dominance);
+  Value lhs = concatenateEarly(rewriter, first.getDpsInputs()[0],
+                               second.getDpsInputs()[0], dims.lhs, later,
+                               dominance, &parts);
   Value rhs = concatenateEarly(rewriter, firstWeights, secondWeights, dims.rhs,
                                later, dominance);
   rewriter.setInsertionPoint(later);
@@ -390,6 +445,8 @@ struct ConcatSummedProductsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (splitColumns)
+      splitWiderProducts(getOperation());
     // The pairs of reads that generics add, by the two products they read:
     // the pairs of one pair of products may be in several generics (Cho's
     // GRU's forward diagonal adds the reset gate's in one, the update
@@ -402,6 +459,7 @@ struct ConcatSummedProductsPass
     });
     DominanceInfo dominance(getOperation());
     IRRewriter rewriter(&getContext());
+    LeftParts parts;
     llvm::SetVector<Operation *> changed;
     llvm::SmallPtrSet<Operation *, 8> replaced;
     for (auto &[products, pairs] : summed) {
@@ -423,9 +481,9 @@ struct ConcatSummedProductsPass
         readers.push_back(pair.first.operand->getOwner());
       if (stackBatches && (sameWidth || padStacks) &&
           stackable(first, second, /*padded=*/!sameWidth))
-        stack(rewriter, first, second, pairs, *others, dominance);
+        stack(rewriter, first, second, pairs, *others, dominance, parts);
       else if (sameWidth || padColumns)
-        combine(rewriter, first, second, pairs, *others, dominance);
+        combine(rewriter, first, second, pairs, *others, dominance, parts);
       else
         continue;
       replaced.insert(first);

@@ -288,3 +288,58 @@ lstm::summed_products::otherReads(linalg::LinalgOp first,
     }
   return others;
 }
+
+bool lstm::summed_products::addedToWholeProduct(tensor::ExtractSliceOp slice,
+                                                linalg::LinalgOp product,
+                                                int64_t offset) {
+  std::optional<ColumnDims> columns = columnDims(product);
+  std::optional<int64_t> width = columnCount(product);
+  auto type = cast<RankedTensorType>(product->getResult(0).getType());
+  if (!columns || !width || *width <= offset || !slice->hasOneUse() ||
+      slice.getType().getRank() != type.getRank() ||
+      !coversDynamicExtents(slice, product))
+    return false;
+  // Offsets 0 and the whole extents but for the columns, which start at
+  // `offset` and run to the last.
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    int64_t from = i == columns->result ? offset : 0;
+    if (!isConstantIntValue(slice.getMixedOffsets()[i], from) ||
+        !isConstantIntValue(slice.getMixedStrides()[i], 1) ||
+        (!type.isDynamicDim(i) &&
+         !isConstantIntValue(slice.getMixedSizes()[i],
+                             type.getDimSize(i) - from)))
+      return false;
+  }
+  OpOperand &use = *slice->getUses().begin();
+  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      !generic.isDpsInput(&use))
+    return false;
+  BlockArgument arg = generic.getMatchingBlockArgument(&use);
+  if (!arg.hasOneUse())
+    return false;
+  auto sum = dyn_cast<arith::AddFOp>(*arg.getUsers().begin());
+  if (!sum)
+    return false;
+  auto other = dyn_cast<BlockArgument>(sum.getLhs() == arg ? sum.getRhs()
+                                                           : sum.getLhs());
+  if (!other || other == arg || other.getOwner() != generic.getBody() ||
+      !other.hasOneUse())
+    return false;
+  OpOperand *partner = generic.getMatchingOpOperand(other);
+  if (!generic.isDpsInput(partner) || generic.getMatchingIndexingMap(partner) !=
+                                          generic.getMatchingIndexingMap(&use))
+    return false;
+  std::optional<ProductRead> read = productRead(*partner);
+  return read && !read->slice && read->product != product &&
+         computeAlike(product, read->product) &&
+         columnCount(read->product) == *width - offset;
+}
+
+OpBuilder::InsertPoint lstm::summed_products::after(Value v) {
+  if (Operation *def = v.getDefiningOp())
+    return OpBuilder::InsertPoint(def->getBlock(),
+                                  std::next(def->getIterator()));
+  Block *block = cast<BlockArgument>(v).getOwner();
+  return OpBuilder::InsertPoint(block, block->begin());
+}

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <optional>
@@ -94,6 +95,27 @@ PairsByProducts findSummedPairs(linalg::GenericOp generic, bool padColumns);
 std::optional<SmallVector<tensor::ExtractSliceOp>>
 otherReads(linalg::LinalgOp first, linalg::LinalgOp second,
            ArrayRef<SummedPair> pairs, Operation *point);
+
+/// Whether `slice`, a read of `product`'s columns from `offset` to its
+/// last, takes all of them and all of its other extents (the type of a
+/// product of those columns alone), and the one generic that reads it only
+/// adds it to a whole product (no slice) that computes alike with as many
+/// columns: a third product that the columns a split leaves over pair with
+/// (Cho's GRU's input product of the third gate, `W_n x`, and its recurrent
+/// product of `r ⊙ h`).
+bool addedToWholeProduct(tensor::ExtractSliceOp slice, linalg::LinalgOp product,
+                         int64_t offset);
+
+/// Right after `v` is defined (at its block's start for an argument).
+OpBuilder::InsertPoint after(Value v);
+
+/// Splits the wider of each two products of different widths that a
+/// generic adds where the columns the narrower has none of are added to a
+/// third product (addedToWholeProduct): the two products of the split then
+/// each pair with a product of as many columns, which the pass combines
+/// without zero weights (split-columns; SplitColumns.cpp). Whether any was
+/// split.
+bool splitWiderProducts(Operation *root);
 
 } // namespace mlir::lstm::summed_products
 

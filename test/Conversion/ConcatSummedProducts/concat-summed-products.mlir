@@ -544,3 +544,98 @@ func.func @gru_other_depths(%x: tensor<2x?x6xf32>, %h: tensor<2x?x4xf32>,
   } -> tensor<2x?x4xf32>
   return %rz, %zn : tensor<2x?x4xf32>, tensor<2x?x4xf32>
 }
+
+// -----
+
+#x = affine_map<(l, b, h, k) -> (l, b, k)>
+#w = affine_map<(l, b, h, k) -> (l, h, k)>
+#c = affine_map<(l, b, h, k) -> (l, b, h)>
+#id = affine_map<(l, b, n) -> (l, b, n)>
+
+// Cho's GRU's forward diagonal with its third product: n's input columns
+// are added to the product of r ⊙ h (split-columns, the default). The
+// input product splits at the recurrent product's 8 columns: its first 8
+// (the weights' rows 0-7, sliced once) combine with the recurrent product,
+// [x h] · [W_rz R_rz]ᵀ; its last 4 (rows 8-11) with the product of r ⊙ h,
+// [x (r ⊙ h)] · [W_n R_n]ᵀ, whose operand reads x from the first one's and
+// has the generic computing r ⊙ h write its right half. No zeros, two
+// products instead of three, under each option (with stack-batches as two
+// batches of equal widths).
+// CHECK-LABEL: func.func @gru_third_product
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x?x4xf32>, %[[H:[^:]*]]: tensor<2x?x4xf32>, %[[W:[^:]*]]: tensor<2x12x4xf32>, %[[R:[^:]*]]: tensor<2x8x4xf32>, %[[RN:[^:]*]]: tensor<2x4x4xf32>, %[[B:[^:]*]]: index)
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x4xf32>)
+// CHECK: %[[XH:.*]] = tensor.insert_slice %[[H]] into %{{.*}}[0, 0, 4] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> into tensor<2x?x8xf32>
+// CHECK-DAG: %[[WRZ:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [2, 8, 4] [1, 1, 1] : tensor<2x12x4xf32> to tensor<2x8x4xf32>
+// CHECK-DAG: %[[WN:.*]] = tensor.extract_slice %[[W]][0, 8, 0] [2, 4, 4] [1, 1, 1] : tensor<2x12x4xf32> to tensor<2x4x4xf32>
+// CHECK-DAG: %[[WN0:.*]] = tensor.insert_slice %[[WN]] into %{{.*}}[0, 0, 0] [2, 4, 4]
+// CHECK-DAG: %[[WNR:.*]] = tensor.insert_slice %[[RN]] into %[[WN0]][0, 0, 4] [2, 4, 4]
+// CHECK-DAG: %[[WRZ0:.*]] = tensor.insert_slice %[[WRZ]] into %{{.*}}[0, 0, 0] [2, 8, 4]
+// CHECK-DAG: %[[WR:.*]] = tensor.insert_slice %[[R]] into %[[WRZ0]][0, 0, 4] [2, 8, 4]
+// CHECK: %[[P:.*]] = linalg.batch_matmul {{.*}} ins(%[[XH]], %[[WR]] : tensor<2x?x8xf32>, tensor<2x8x8xf32>) outs(%{{.*}} : tensor<2x?x8xf32>)
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<2x?x8xf32>
+// CHECK: %[[RIGHT:.*]] = tensor.extract_slice %[[E]][0, 0, 4] [2, %{{.*}}, 4] [1, 1, 1]
+// CHECK: %[[RH:.*]] = linalg.generic {{.*}} outs(%[[RIGHT]] : tensor<2x?x4xf32>)
+// CHECK: %[[XAGAIN:.*]] = tensor.extract_slice %[[XH]][0, 0, 0] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+// CHECK: %[[XR0:.*]] = tensor.insert_slice %[[XAGAIN]] into %[[E]][0, 0, 0]
+// CHECK: %[[XR:.*]] = tensor.insert_slice %[[RH]] into %[[XR0]][0, 0, 4]
+// CHECK: %[[PN:.*]] = linalg.batch_matmul {{.*}} ins(%[[XR]], %[[WNR]] : tensor<2x?x8xf32>, tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x?x4xf32>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[PN]] : tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+// NOPAD-LABEL: func.func @gru_third_product
+// NOPAD-COUNT-2: linalg.batch_matmul {{.*}} : tensor<2x?x8xf32>
+// NOPAD-NOT: linalg.batch_matmul
+// STACK-LABEL: func.func @gru_third_product
+// STACK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x?x4xf32>, tensor<4x8x4xf32>)
+// STACK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x?x4xf32>, tensor<4x4x4xf32>)
+// STACK-NOT: linalg.batch_matmul
+// PADSTACK-LABEL: func.func @gru_third_product
+// PADSTACK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x?x4xf32>, tensor<4x8x4xf32>)
+// PADSTACK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x?x4xf32>, tensor<4x4x4xf32>)
+// PADSTACK-NOT: linalg.batch_matmul
+func.func @gru_third_product(%x: tensor<2x?x4xf32>, %h: tensor<2x?x4xf32>,
+                             %w: tensor<2x12x4xf32>, %r: tensor<2x8x4xf32>,
+                             %rn: tensor<2x4x4xf32>, %b: index)
+    -> tensor<2x?x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty(%b) : tensor<2x?x12xf32>
+  %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%x, %w : tensor<2x?x4xf32>, tensor<2x12x4xf32>)
+      outs(%pz : tensor<2x?x12xf32>) -> tensor<2x?x12xf32>
+  %px0 = tensor.extract_slice %px[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %px1 = tensor.extract_slice %px[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %pxn = tensor.extract_slice %px[0, 0, 8] [2, %b, 4] [1, 1, 1] : tensor<2x?x12xf32> to tensor<2x?x4xf32>
+  %he = tensor.empty(%b) : tensor<2x?x8xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%he : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%h, %r : tensor<2x?x4xf32>, tensor<2x8x4xf32>)
+      outs(%hz : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %ph0 = tensor.extract_slice %ph[0, 0, 0] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %ph1 = tensor.extract_slice %ph[0, 0, 4] [2, %b, 4] [1, 1, 1] : tensor<2x?x8xf32> to tensor<2x?x4xf32>
+  %e = tensor.empty(%b) : tensor<2x?x4xf32>
+  %rh = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px0, %ph0, %h : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    %gate = math.tanh %sum : f32
+    %m = arith.mulf %gate, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<2x?x4xf32>
+  %ne = tensor.empty(%b) : tensor<2x?x4xf32>
+  %nz = linalg.fill ins(%zero : f32) outs(%ne : tensor<2x?x4xf32>) -> tensor<2x?x4xf32>
+  %pn = linalg.batch_matmul indexing_maps = [#x, #w, #c]
+      ins(%rh, %rn : tensor<2x?x4xf32>, tensor<2x4x4xf32>)
+      outs(%nz : tensor<2x?x4xf32>) -> tensor<2x?x4xf32>
+  %zn = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%px1, %ph1, %pxn, %pn : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>)
+      outs(%e : tensor<2x?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %n: f32, %q: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %nsum = arith.addf %n, %q : f32
+    %t = math.tanh %nsum : f32
+    %u = arith.mulf %s, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<2x?x4xf32>
+  return %zn : tensor<2x?x4xf32>
+}
