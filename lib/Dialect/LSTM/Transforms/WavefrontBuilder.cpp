@@ -219,6 +219,23 @@ scf::ForOp WavefrontBuilder::build() {
         kWavefrontDirectionAttr,
         rewriter.getStringAttr(stringifyDirection(ref.getDirection())));
   });
+  finalSequence = loop.getResults()[numStates + 1];
+  if (storesOutputLate()) {
+    // The last diagonal's output (no diagonal when T = 0).
+    rewriter.setInsertionPointAfter(loop);
+    Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
+                                      upper, c0);
+    auto last = scf::IfOp::create(rewriter, loc, finalSequence.getType(), any,
+                                  /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(last.thenBlock());
+    scf::YieldOp::create(
+        rewriter, loc,
+        insertLastOutput(arith::SubIOp::create(rewriter, loc, upper, c1),
+                         loop.getResults()[numStates], finalSequence));
+    rewriter.setInsertionPointToStart(last.elseBlock());
+    scf::YieldOp::create(rewriter, loc, finalSequence);
+    finalSequence = last.getResult(0);
+  }
   replaceLayers(loop);
   return loop;
 }
@@ -235,6 +252,12 @@ Value WavefrontBuilder::operandOf(Diagonal &diag, Operation *refOp,
 void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
   Diagonal diag;
   diag.d = d;
+  // The previous diagonal's last-layer output, first (storesOutputLate; at
+  // d = 0 the carried zeros go to a row that a later diagonal overwrites).
+  if (storesOutputLate())
+    diag.sequence =
+        insertLastOutput(arith::SubIOp::create(rewriter, loc, d, c1),
+                         iterArgs[numStates], iterArgs[numStates + 1]);
   diag.row = storeStep(d);
   // Layer 0 runs step min(d, T-1): past the end it is inactive and only
   // needs an in-bounds slice.

@@ -46,6 +46,9 @@ private:
     Value prevBelow;
     /// This diagonal's link products (combinedLinkProduct), `[L, B, I]`.
     Value linkProducts;
+    /// The output sequence with the previous diagonal's last-layer output
+    /// in (storesOutputLate).
+    Value sequence;
     /// Reference-cell values to their batched counterparts.
     IRMapping map;
   };
@@ -89,8 +92,13 @@ private:
                                          OpFoldResult first);
   Operation *batchOp(Diagonal &diag, Operation *refOp, unsigned position);
   SmallVector<Value> buildNextIterArgs(Diagonal &diag, ValueRange iterArgs);
-  /// The output sequence with the last layer's output of this diagonal in.
-  Value insertLastOutput(Diagonal &diag, Value outs, Value sequence);
+  /// The output sequence with the last layer's output of diagonal `d`
+  /// (in `outs`, `[L, B, N]`) in.
+  Value insertLastOutput(Value d, Value outs, Value sequence);
+  /// Whether each diagonal writes the last layer's output of the diagonal
+  /// before into the output sequence, from the loop-carried outputs, and
+  /// the loop's end the last one's.
+  bool storesOutputLate() const;
   /// The position among the loop's results of the side output store that
   /// also holds the link output, if it is one: the last layer's output
   /// sequence is then a view of it rather than a sequence of its own.
@@ -116,6 +124,8 @@ private:
   bool reverse;
   RankedTensorType outType;
   Value x, seqLen, batch, c0, c1, lastStep;
+  /// The last layer's output sequence, complete (after the loop).
+  Value finalSequence;
   /// Stacked captures, per operand slot of the reference cell.
   DenseMap<WavefrontSlot, Value> stackedSlots;
   /// Layer 0's input products over all steps (separateInput), per weight

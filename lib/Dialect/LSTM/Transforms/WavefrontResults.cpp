@@ -48,9 +48,12 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
   // Where the link output is also a side output, the last layer's steps
   // are in its store (replaceLayers views them there): the sequence stays
   // as it came in, and the canonicaliser drops it.
-  next.push_back(linkOutputStore()
-                     ? iterArgs[numStates + 1]
-                     : insertLastOutput(diag, outs, iterArgs[numStates + 1]));
+  Value sequence = iterArgs[numStates + 1];
+  if (storesOutputLate())
+    sequence = diag.sequence;
+  else if (!linkOutputStore())
+    sequence = insertLastOutput(diag.d, outs, sequence);
+  next.push_back(sequence);
   // The side outputs of all layers go to one step of their stores: the
   // diagonal's, counted from the last (reverse) so that every layer's steps
   // come in ascending order (sideOutputView). A stored state goes a row
@@ -111,12 +114,11 @@ bool WavefrontBuilder::linkFromStore() const {
 
 /// The last layer runs step d - (L-1). Before it starts, its output goes
 /// to its first step's row, which step 0 then overwrites.
-Value WavefrontBuilder::insertLastOutput(Diagonal &diag, Value outs,
-                                         Value sequence) {
+Value WavefrontBuilder::insertLastOutput(Value d, Value outs, Value sequence) {
   Value stepLast = arith::MaxSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(
-          rewriter, loc, diag.d,
+          rewriter, loc, d,
           arith::ConstantIndexOp::create(rewriter, loc, numLayers - 1)),
       c0);
   Value timeLast =
@@ -132,6 +134,18 @@ Value WavefrontBuilder::insertLastOutput(Diagonal &diag, Value outs,
   SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
   return tensor::InsertSliceOp::create(rewriter, loc, lastOut, sequence,
                                        offsets, sizes, strides);
+}
+
+/// The copy of the last layer's output into the sequence goes to the
+/// start of the next diagonal, where the loop-carried outputs it reads
+/// are, beside the gather of the layers' inputs from the same outputs: the
+/// two copies are one launch once lowered (lstm-merge-gpu-launches) where
+/// after the cell the copy was a launch of its own. Where the link output
+/// is a side output, the sequence is a view of its store (no copy); where
+/// the loop carries the link products instead of the outputs, or reads the
+/// outputs from their store, the copy stays after the cell.
+bool WavefrontBuilder::storesOutputLate() const {
+  return !linkOutputStore() && !combinedPosition && !linkFromStore();
 }
 
 std::optional<unsigned> WavefrontBuilder::linkOutputStore() const {
@@ -188,7 +202,7 @@ void WavefrontBuilder::replaceLayers(scf::ForOp loop) {
           ? sideOutputView(stores[*linkOutputStore() - numStates - 2],
                            numLayers - 1,
                            cast<RankedTensorType>(linkOutput.getType()))
-          : loop.getResults()[numStates + 1]);
+          : finalSequence);
   for (auto [l, layer] : llvm::enumerate(plan.layers))
     for (auto [k, final] : llvm::enumerate(LayerOp(layer).getFinals()))
       rewriter.replaceAllUsesWith(

@@ -42,6 +42,12 @@
 // STACK3: %[[NONE:.*]] = arith.cmpi eq, %[[T]], %c0 : index
 // STACK3: %[[UB:.*]] = arith.select %[[NONE]], %c0, %[[ND]] : index
 // STACK3: %[[LOOP:.*]]:4 = scf.for %[[D:.*]] = %c0 to %[[UB]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<3x?x8xf32>, tensor<3x?x8xf32>, tensor<3x?x8xf32>, tensor<?x?x8xf32>)
+// First the last layer's output of the diagonal before, from the carried
+// outputs: step (d - 1) - 2, clamped at 0 (overwritten there later).
+// STACK3: %[[DL:.*]] = arith.subi %[[D]], %c3 : index
+// STACK3: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
+// STACK3: %[[OUT2:.*]] = tensor.extract_slice %[[PREV]][2, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
+// STACK3: %[[YN:.*]] = tensor.insert_slice %[[OUT2]] into %[[Y]][%[[SL]], 0, 0]
 // STACK3: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
 // STACK3-NOT: tensor.extract_slice %arg0
 // STACK3: %[[BELOW:.*]] = tensor.extract_slice %[[PREV]][0, 0, 0] [2, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<2x?x8xf32>
@@ -72,14 +78,19 @@
 // STACK3: arith.select %[[ACTIVE]]
 // STACK3: %[[CK:.*]] = scf.if
 // STACK3: linalg.generic {{.*}} ins(%[[CN]], %[[C]] : tensor<3x?x8xf32>, tensor<3x?x8xf32>)
-// The last layer writes step d - 2 (clamped at 0, overwritten there later).
-// STACK3: %[[DL:.*]] = arith.subi %[[D]], %c2 : index
-// STACK3: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
-// STACK3: %[[OUT2:.*]] = tensor.extract_slice %[[HN]][2, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
-// STACK3: %[[YN:.*]] = tensor.insert_slice %[[OUT2]] into %[[Y]][%[[SL]], 0, 0]
 // STACK3: scf.yield %[[HK]], %[[CK]], %[[HN]], %[[YN]]
 // STACK3: tensor.extract_slice %[[LOOP]]#0[0, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
-// STACK3: return %[[LOOP]]#3
+// After the loop, the last diagonal's (step T - 1), where there was one.
+// STACK3: %[[ANY:.*]] = arith.cmpi sgt, %[[UB]], %c0 : index
+// STACK3: %[[YALL:.*]] = scf.if %[[ANY]] -> (tensor<?x?x8xf32>) {
+// STACK3: %[[LL:.*]] = arith.subi %[[UB]], %c3 : index
+// STACK3: %[[SLL:.*]] = arith.maxsi %[[LL]], %c0 : index
+// STACK3: %[[OUTL:.*]] = tensor.extract_slice %[[LOOP]]#2[2, 0, 0] [1, %{{.*}}, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
+// STACK3: %[[YL:.*]] = tensor.insert_slice %[[OUTL]] into %[[LOOP]]#3[%[[SLL]], 0, 0]
+// STACK3: scf.yield %[[YL]]
+// STACK3: } else {
+// STACK3: scf.yield %[[LOOP]]#3
+// STACK3: return %[[YALL]]
 
 // After lstm-combine-gate-gemms: one GEMM for layer 0's inputs over all
 // steps before the loop, then per diagonal one batched GEMM for the inputs
@@ -114,24 +125,33 @@
 
 // A reverse stack: layer 0 reads step T-1-min(d, T-1) of its input
 // projections (made before the loop: its input size, 8, is not the others'),
-// the last layer writes T-1-max(d-3, 0). GRU's gated recurrent product stays
-// a product of the batched gate; its input-only gate keeps its bias.
+// the last layer's output of the diagonal before goes to
+// T-1-max(d-1-3, 0) first, the last diagonal's after the loop. GRU's gated
+// recurrent product stays a product of the batched gate; its input-only
+// gate keeps its bias.
 // GRU4-LABEL: func.func @forward
 // GRU4: %[[T:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x8xf32>
 // GRU4: %[[LAST:.*]] = arith.subi %[[T]], %c1 : index
 // GRU4: %[[PI:.*]] = lstm.gate identity(%{{.*}} : tensor<?x8xf32>)
 // GRU4: %[[PROJ:.*]] = tensor.expand_shape %[[PI]]
-// GRU4: scf.for %[[D:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[Y:.*]] = %{{.*}})
+// GRU4: %[[LOOP:.*]]:3 = scf.for %[[D:.*]] = %c0 to %[[UB:.*]] step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}})
+// GRU4: %[[DL:.*]] = arith.subi %[[D]], %c4 : index
+// GRU4: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
+// GRU4: %[[TL:.*]] = arith.subi %[[LAST]], %[[SL]] : index
+// GRU4: %[[OUT3:.*]] = tensor.extract_slice %[[PREV]][3, 0, 0]
+// GRU4: tensor.insert_slice %[[OUT3]] into %[[Y]][%[[TL]], 0, 0]
 // GRU4: %[[S0:.*]] = arith.minsi %[[D]], %[[LAST]] : index
 // GRU4: %[[T0:.*]] = arith.subi %[[LAST]], %[[S0]] : index
 // GRU4: tensor.extract_slice %{{.*}}[%[[T0]], 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x16xf32>
 // GRU4: lstm.gate identity add(%{{.*}} : tensor<4x?x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
 // GRU4: lstm.gate identity(%[[H]] : tensor<4x?x16xf32>) weights(%{{.*}} : tensor<4x16x16xf32>) bias(%{{.*}} : tensor<4x16xf32>) -> tensor<4x?x16xf32>
 // GRU4: lstm.one_minus %{{.*}} : tensor<4x?x16xf32>
-// GRU4: %[[DL:.*]] = arith.subi %[[D]], %c3 : index
-// GRU4: %[[SL:.*]] = arith.maxsi %[[DL]], %c0 : index
-// GRU4: %[[TL:.*]] = arith.subi %[[LAST]], %[[SL]] : index
-// GRU4: tensor.insert_slice %{{.*}} into %[[Y]][%[[TL]], 0, 0]
+// GRU4: %[[ANY:.*]] = arith.cmpi sgt, %[[UB]], %c0 : index
+// GRU4: scf.if %[[ANY]]
+// GRU4: %[[LL:.*]] = arith.subi %[[UB]], %c4 : index
+// GRU4: %[[SLL:.*]] = arith.maxsi %[[LL]], %c0 : index
+// GRU4: %[[TLL:.*]] = arith.subi %[[LAST]], %[[SLL]] : index
+// GRU4: tensor.insert_slice %{{.*}} into %[[LOOP]]#2[%[[TLL]], 0, 0]
 
 // Peephole weights are stacked like biases; the output gate peeps at the
 // new (batched) cell state.
