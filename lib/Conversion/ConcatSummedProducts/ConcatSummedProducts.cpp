@@ -379,17 +379,11 @@ void stack(RewriterBase &rewriter, linalg::LinalgOp first,
   // The zeros right before the product, where the GEMM call-outs look for
   // them (a fill they can replace with beta = 0); their extents the wider
   // product's zeros', but for the batch.
-  Value wideInit = lstm::getZeroFill(wide.getDpsInits()[0]).getOutputs()[0];
-  auto wideEmpty = wideInit.getDefiningOp<tensor::EmptyOp>();
-  SmallVector<OpFoldResult> sizes =
-      wideEmpty ? wideEmpty.getMixedSizes()
-                : tensor::getMixedSizes(rewriter, loc, wideInit);
-  sizes[dims.result] = rewriter.getIndexAttr(matrices);
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
   Value zero = arith::ConstantOp::create(
       rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
-  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  Value zeros = zerosLike(
+      rewriter, loc, lstm::getZeroFill(wide.getDpsInits()[0]).getOutputs()[0],
+      dims.result, matrices, zero);
   Operation *product = clone(rewriter, first.getOperation(), {zeros.getType()},
                              {lhs, rhs, zeros});
   Value result = product->getResult(0);

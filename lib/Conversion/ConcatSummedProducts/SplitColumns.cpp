@@ -54,22 +54,13 @@ void splitAtColumn(RewriterBase &rewriter, linalg::LinalgOp wide,
   };
   linalg::FillOp fill = lstm::getZeroFill(wide.getDpsInits()[0]);
   Value shape = fill.getOutputs()[0];
-  auto empty = shape.getDefiningOp<tensor::EmptyOp>();
-  auto type = cast<RankedTensorType>(wide->getResult(0).getType());
   // A product of `size` columns from `offset`, its zeros filled right
   // before it (where the GEMM call-outs look for them).
   auto product = [&](int64_t offset, int64_t size) -> Value {
     Value rows = weightRows(offset, size);
     rewriter.setInsertionPoint(wide);
-    SmallVector<OpFoldResult> sizes =
-        empty ? empty.getMixedSizes()
-              : tensor::getMixedSizes(rewriter, loc, shape);
-    sizes[columns.result] = rewriter.getIndexAttr(size);
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-    Value zeros =
-        linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], init)
-            .getResult(0);
+    Value zeros = zerosLike(rewriter, loc, shape, columns.result, size,
+                            fill.getInputs()[0]);
     return clone(rewriter, wide.getOperation(), {zeros.getType()},
                  {wide.getDpsInputs()[0], rows, zeros})
         ->getResult(0);
@@ -98,7 +89,8 @@ void splitAtColumn(RewriterBase &rewriter, linalg::LinalgOp wide,
   rewriter.eraseOp(wide);
   if (fill->use_empty()) {
     rewriter.eraseOp(fill);
-    if (empty && empty->use_empty())
+    if (Operation *empty = shape.getDefiningOp<tensor::EmptyOp>();
+        empty && empty->use_empty())
       rewriter.eraseOp(empty);
   }
 }

@@ -343,3 +343,14 @@ OpBuilder::InsertPoint lstm::summed_products::after(Value v) {
   Block *block = cast<BlockArgument>(v).getOwner();
   return OpBuilder::InsertPoint(block, block->begin());
 }
+
+Value lstm::summed_products::zerosLike(OpBuilder &b, Location loc, Value shape,
+                                       int64_t dim, int64_t size, Value zero) {
+  auto empty = shape.getDefiningOp<tensor::EmptyOp>();
+  SmallVector<OpFoldResult> sizes =
+      empty ? empty.getMixedSizes() : tensor::getMixedSizes(b, loc, shape);
+  sizes[dim] = b.getIndexAttr(size);
+  Value init = tensor::EmptyOp::create(
+      b, loc, sizes, cast<RankedTensorType>(shape.getType()).getElementType());
+  return linalg::FillOp::create(b, loc, zero, init).getResult(0);
+}

@@ -109,6 +109,12 @@ bool addedToWholeProduct(tensor::ExtractSliceOp slice, linalg::LinalgOp product,
 /// Right after `v` is defined (at its block's start for an argument).
 OpBuilder::InsertPoint after(Value v);
 
+/// `zero` filled into a new tensor at the builder's insertion point, of the
+/// extents of `shape` (a product's zero-filled init; its tensor.empty's
+/// extents where it is one) but along `dim`, which has `size`.
+Value zerosLike(OpBuilder &b, Location loc, Value shape, int64_t dim,
+                int64_t size, Value zero);
+
 /// Splits the wider of each two products of different widths that a
 /// generic adds where the columns the narrower has none of are added to a
 /// third product (addedToWholeProduct): the two products of the split then
