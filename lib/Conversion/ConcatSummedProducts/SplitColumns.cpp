@@ -97,7 +97,7 @@ void splitAtColumn(RewriterBase &rewriter, linalg::LinalgOp wide,
 
 } // namespace
 
-bool lstm::summed_products::splitWiderProducts(Operation *root) {
+void lstm::summed_products::splitWiderProducts(Operation *root) {
   PairsByProducts summed;
   root->walk([&](linalg::GenericOp generic) {
     for (auto &[products, pairs] :
@@ -125,5 +125,4 @@ bool lstm::summed_products::splitWiderProducts(Operation *root) {
     splitAtColumn(rewriter, wide, narrow, others->front());
     split.insert(wide);
   }
-  return !split.empty();
 }

@@ -119,9 +119,8 @@ Value zerosLike(OpBuilder &b, Location loc, Value shape, int64_t dim,
 /// generic adds where the columns the narrower has none of are added to a
 /// third product (addedToWholeProduct): the two products of the split then
 /// each pair with a product of as many columns, which the pass combines
-/// without zero weights (split-columns; SplitColumns.cpp). Whether any was
-/// split.
-bool splitWiderProducts(Operation *root);
+/// without zero weights (split-columns; SplitColumns.cpp).
+void splitWiderProducts(Operation *root);
 
 } // namespace mlir::lstm::summed_products
 

@@ -141,11 +141,12 @@ Value WavefrontBuilder::insertLastOutput(Value d, Value outs, Value sequence) {
 /// are, beside the gather of the layers' inputs from the same outputs: the
 /// two copies are one launch once lowered (lstm-merge-gpu-launches) where
 /// after the cell the copy was a launch of its own. Where the link output
-/// is a side output, the sequence is a view of its store (no copy); where
-/// the loop carries the link products instead of the outputs, or reads the
-/// outputs from their store, the copy stays after the cell.
+/// is a side output, the sequence is a view of its store (no copy; also
+/// where the loop reads the outputs from there, linkFromStore); where the
+/// loop carries the link products instead of the outputs, the copy stays
+/// after the cell.
 bool WavefrontBuilder::storesOutputLate() const {
-  return !linkOutputStore() && !combinedPosition && !linkFromStore();
+  return !linkOutputStore() && !combinedPosition;
 }
 
 std::optional<unsigned> WavefrontBuilder::linkOutputStore() const {
