@@ -278,38 +278,46 @@ static bool elideTemporary(OpBuilder &b, DominanceInfo &dominance,
   if (!alloc || alloc->getBlock() != copy->getBlock() ||
       cast<MemRefType>(dest.getType()).getShape() != alloc.getType().getShape())
     return false;
-  // Every use is a linalg op or a copy in this block; their other operands
-  // stay clear of the destination.
+  // Every use is a linalg op or a copy, in this block or (reading only)
+  // nested in an op of it: a product that reads the temporary in either
+  // branch of an `scf.if` (which form of the weights a GEMM takes). Their
+  // other operands stay clear of the destination.
   Value destRoot = rootOf(dest);
+  Block *block = copy->getBlock();
   llvm::SmallPtrSet<Operation *, 8> users;
+  SmallVector<Operation *> allUsers;
   Operation *last = copy;
   for (OpOperand *use : nonViewUses(alloc.getResult())) {
     Operation *user = use->getOwner();
     if (user == copy)
       continue;
-    if (!isa<linalg::LinalgOp, memref::CopyOp>(user) ||
-        user->getBlock() != copy->getBlock())
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!isa<linalg::LinalgOp, memref::CopyOp>(user) || !inBlock)
       return false;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    auto reading = dyn_cast<memref::CopyOp>(user);
+    bool reads = (linalgOp && linalgOp.isDpsInput(use)) ||
+                 (reading && &reading->getOpOperand(0) == use);
     // After the copy the buffer may only be read: a later write (the
-    // buffer reused for another value) would land in the destination.
-    if (copy->isBeforeInBlock(user)) {
-      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-      auto reading = dyn_cast<memref::CopyOp>(user);
-      bool reads = (linalgOp && linalgOp.isDpsInput(use)) ||
-                   (reading && &reading->getOpOperand(0) == use);
-      if (!reads)
-        return false;
-    }
-    users.insert(user);
-    if (last->isBeforeInBlock(user))
-      last = user;
+    // buffer reused for another value) would land in the destination. A
+    // nested use must read: a write under a condition or in a loop is not
+    // the one value the copy moves.
+    if ((copy->isBeforeInBlock(inBlock) || inBlock != user) && !reads)
+      return false;
+    if (inBlock == user)
+      users.insert(user);
+    allUsers.push_back(user);
+    if (last->isBeforeInBlock(inBlock))
+      last = inBlock;
   }
-  for (Operation *user : users)
+  for (Operation *user : allUsers)
     for (Value v : user->getOperands())
       if (rootOf(v) == destRoot && !disjointViews(v, dest))
         return false;
   // From the buffer's creation to its last use, only its own users may
-  // touch the destination's buffer (in disjoint parts).
+  // touch the destination's buffer (in disjoint parts). The ops that hold
+  // nested users are checked whole: the users' operands are the temporary
+  // or clear of the destination (above), the rest of them must be too.
   for (Operation *op = alloc->getNextNode(); op != last->getNextNode();
        op = op->getNextNode())
     if (op != copy && !users.contains(op) && interferes(op, dest, destRoot))

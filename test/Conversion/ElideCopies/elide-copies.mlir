@@ -285,3 +285,93 @@ func.func @overlapping_rows(%s: memref<5x4x8xf32>, %t: index) {
   memref.copy %tmp, %new : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A whole temporary copied into a column block of a wider buffer and read
+// after the copy by a product in either branch of an `scf.if` (a GRU
+// backward step's dn: the dG block of the weight gradients and the operand
+// of the product through R_n): the block takes the temporary's place, the
+// products read it there.
+// CHECK-LABEL: func.func @nested_readers
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[W:.*]]: memref<8x8xf32>, %[[G:.*]]: memref<4x24xf32>, %[[C:.*]]: i1, %[[O:.*]]: memref<4x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[BLOCK:.*]] = memref.subview %[[G]][0, 16] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[BLOCK]] :
+// CHECK-NOT: memref.copy
+// CHECK: scf.if %[[C]]
+// CHECK-NEXT: linalg.matmul ins(%[[BLOCK]], %[[W]] :
+// CHECK: else
+// CHECK-NEXT: linalg.matmul ins(%[[BLOCK]], %[[W]] :
+func.func @nested_readers(%a: memref<4x8xf32>, %w: memref<8x8xf32>, %g: memref<4x24xf32>, %c: i1, %o: memref<4x8xf32>) {
+  %tmp = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%tmp : memref<4x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %block = memref.subview %g[0, 16] [4, 8] [1, 1] : memref<4x24xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  memref.copy %tmp, %block : memref<4x8xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  scf.if %c {
+    linalg.matmul ins(%tmp, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%o : memref<4x8xf32>)
+  } else {
+    linalg.matmul ins(%tmp, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%o : memref<4x8xf32>)
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A nested use that writes the temporary (under a condition, after the
+// copy): the copy moved the value before that write, so it stays.
+// CHECK-LABEL: func.func @nested_writer
+// CHECK: memref.alloc
+// CHECK: memref.copy
+func.func @nested_writer(%a: memref<4x8xf32>, %w: memref<8x8xf32>, %g: memref<4x24xf32>, %c: i1) {
+  %tmp = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%tmp : memref<4x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %block = memref.subview %g[0, 16] [4, 8] [1, 1] : memref<4x24xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  memref.copy %tmp, %block : memref<4x8xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  scf.if %c {
+    linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%tmp : memref<4x8xf32>)
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A nested reader whose op also touches the destination (the branch zeroes
+// the block before the product reads the temporary, which must still hold
+// the copied value): the copy stays.
+// CHECK-LABEL: func.func @nested_touches_destination
+// CHECK: memref.alloc
+// CHECK: memref.copy
+func.func @nested_touches_destination(%a: memref<4x8xf32>, %w: memref<8x8xf32>, %g: memref<4x24xf32>, %c: i1, %o: memref<4x8xf32>) {
+  %tmp = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%tmp : memref<4x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %block = memref.subview %g[0, 16] [4, 8] [1, 1] : memref<4x24xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  memref.copy %tmp, %block : memref<4x8xf32> to memref<4x8xf32, strided<[24, 1], offset: 16>>
+  scf.if %c {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%block : memref<4x8xf32, strided<[24, 1], offset: 16>>)
+    linalg.matmul ins(%tmp, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%o : memref<4x8xf32>)
+  }
+  return
+}
