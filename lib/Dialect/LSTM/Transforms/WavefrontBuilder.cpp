@@ -138,8 +138,27 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
                                        outsType.getElementType(), dynamic);
   Value zero = arith::ConstantOp::create(
       rewriter, loc, rewriter.getZeroAttr(outsType.getElementType()));
-  iterInits.push_back(
-      linalg::FillOp::create(rewriter, loc, zero, outs).getResult(0));
+  Value zeros = linalg::FillOp::create(rewriter, loc, zero, outs).getResult(0);
+  if (gathersAhead()) {
+    // The first diagonal's inputs: x at layer 0's first step and zeros
+    // (none when T = 0, where that step does not exist and no diagonal
+    // runs).
+    Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
+                                      seqLen, c0);
+    auto first = scf::IfOp::create(rewriter, loc, zeros.getType(), any,
+                                   /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(first.thenBlock());
+    Value below =
+        takeRows(rewriter, loc, zeros, 0, numLayers - 1,
+                 prependExtent(combinedPosition ? plan.linkType() : outType,
+                               numLayers - 1));
+    scf::YieldOp::create(rewriter, loc, gatherInputs(layer0Time(c0), below));
+    rewriter.setInsertionPointToStart(first.elseBlock());
+    scf::YieldOp::create(rewriter, loc, zeros);
+    zeros = first.getResult(0);
+  }
+  iterInits.push_back(zeros);
 
   auto seqType =
       cast<RankedTensorType>(ref.getOutputs()[plan.linkOutput].getType());
@@ -240,6 +259,21 @@ scf::ForOp WavefrontBuilder::build() {
   return loop;
 }
 
+Value WavefrontBuilder::layer0Time(Value d) {
+  // Layer 0 runs step min(d, T-1): past the end it is inactive and only
+  // needs an in-bounds slice.
+  Value step0 = arith::MinSIOp::create(rewriter, loc, d, lastStep);
+  return reverse
+             ? arith::SubIOp::create(rewriter, loc, lastStep, step0).getResult()
+             : step0;
+}
+
+Value WavefrontBuilder::gatherInputs(Value time0, Value below) {
+  Value x0 = extractStep(rewriter, loc, x, time0,
+                         cast<RankedTensorType>(plan.inputArg(0).getType()));
+  return prependRow(rewriter, loc, x0, below);
+}
+
 Value WavefrontBuilder::operandOf(Diagonal &diag, Operation *refOp,
                                   unsigned position, unsigned j) {
   if (Value stacked = stackedSlots.lookup({position, j}))
@@ -259,18 +293,15 @@ void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
         insertLastOutput(arith::SubIOp::create(rewriter, loc, d, c1),
                          iterArgs[numStates], iterArgs[numStates + 1]);
   diag.row = storeStep(d);
-  // Layer 0 runs step min(d, T-1): past the end it is inactive and only
-  // needs an in-bounds slice.
-  Value step0 = arith::MinSIOp::create(rewriter, loc, d, lastStep);
-  diag.time0 =
-      reverse
-          ? arith::SubIOp::create(rewriter, loc, lastStep, step0).getResult()
-          : step0;
+  diag.time0 = layer0Time(d);
   // Layers 1 .. L-1 read the previous diagonal's outputs of 0 .. L-2
   // (times their links' weights where the links are products).
   auto belowType = prependExtent(combinedPosition ? plan.linkType() : outType,
                                  numLayers - 1);
-  if (linkFromStore()) {
+  if (gathersAhead()) {
+    // Gathered by the diagonal before (before the loop for the first).
+    diag.map.map(refInput, iterArgs[numStates]);
+  } else if (linkFromStore()) {
     // The previous diagonal's row of the store: the next one up (reverse),
     // for the first diagonal the zeros after the last.
     Value store = iterArgs[*linkOutputStore()];
@@ -296,11 +327,8 @@ void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
             prependExtent(ref.getInputSlices()[i + 1].getType(), numLayers)));
   // Layer 0 reads x_t (with another input size, only through the
   // projections made before the loop).
-  if (!plan.separateInput) {
-    Value x0 = extractStep(rewriter, loc, x, diag.time0,
-                           cast<RankedTensorType>(plan.inputArg(0).getType()));
-    diag.map.map(refInput, prependRow(rewriter, loc, x0, diag.prevBelow));
-  }
+  if (!plan.separateInput && !gathersAhead())
+    diag.map.map(refInput, gatherInputs(diag.time0, diag.prevBelow));
   for (auto [arg, state] :
        llvm::zip(ref.getStateArgs(), iterArgs.take_front(numStates)))
     diag.map.map(arg, state);

@@ -109,6 +109,16 @@ private:
   /// Whether a diagonal reads the previous diagonal's link outputs from
   /// their store, a row behind, rather than from a loop-carried copy.
   bool linkFromStore() const;
+  /// Whether the loop carries the layers' inputs of the next diagonal,
+  /// gathered at the end of each diagonal, rather than the link outputs
+  /// they are gathered from at its start.
+  bool gathersAhead() const;
+  /// The layers' inputs of the diagonal whose layer 0 runs step `time0`:
+  /// x at that step, then `below` (`[L-1, ...]`, the link outputs or
+  /// products of layers 0 .. L-2 at the diagonal before).
+  Value gatherInputs(Value time0, Value below);
+  /// The step (in time) that layer 0 runs at diagonal `d`.
+  Value layer0Time(Value d);
   Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
   void eraseLinkProduct(ProjectedLink link);

@@ -33,18 +33,28 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
   YieldOp refYield = ref.getYield();
   unsigned yieldPos = refOps.size() - 1;
   unsigned stateBegin = refYield.getODSOperandIndexAndLength(1).first;
+  unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
+  Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
+  // (Read from their store instead, they stay as they came in, and the
+  // canonicaliser drops them.)
+  Value carried = linkFromStore()    ? iterArgs[numStates]
+                  : combinedPosition ? diag.linkProducts
+                                     : outs;
+  // The next diagonal's inputs, right after the cell (gathersAhead): before
+  // the inactive layers' states are kept, so that nothing lies between the
+  // cell's last kernel and the gather's.
+  if (gathersAhead())
+    carried = gatherInputs(
+        layer0Time(arith::AddIOp::create(rewriter, loc, diag.d, c1)),
+        takeRows(rewriter, loc, carried, 0, numLayers - 1,
+                 prependExtent(combinedPosition ? plan.linkType() : outType,
+                               numLayers - 1)));
   SmallVector<Value> next;
   for (unsigned k = 0; k < numStates; ++k)
     next.push_back(keepInactive(
         rewriter, loc, diag.d, seqLen, numLayers,
         operandOf(diag, refYield, yieldPos, stateBegin + k), iterArgs[k]));
-  unsigned outBegin = refYield.getODSOperandIndexAndLength(0).first;
-  Value outs = operandOf(diag, refYield, yieldPos, outBegin + plan.linkOutput);
-  // (Read from their store instead, they stay as they came in, and the
-  // canonicaliser drops them.)
-  next.push_back(linkFromStore()    ? iterArgs[numStates]
-                 : combinedPosition ? diag.linkProducts
-                                    : outs);
+  next.push_back(carried);
   // Where the link output is also a side output, the last layer's steps
   // are in its store (replaceLayers views them there): the sequence stays
   // as it came in, and the canonicaliser drops it.
@@ -147,6 +157,22 @@ Value WavefrontBuilder::insertLastOutput(Value d, Value outs, Value sequence) {
 /// after the cell.
 bool WavefrontBuilder::storesOutputLate() const {
   return !linkOutputStore() && !combinedPosition;
+}
+
+/// Where the loop carries the link products (a backward stack, its
+/// cell's product through its own recurrent weights and the links' as one,
+/// combinedPosition), that product is not the cell's last work: Cho's GRU
+/// computes its state's gradient after it, from it. Gathering the next
+/// diagonal's inputs (x at the next step and the products) right after
+/// the cell, rather than at the start of the next diagonal, puts the
+/// gather's copies beside that last pointwise kernel, independent of it:
+/// one launch once lowered (lstm-merge-gpu-launches) where the gather was
+/// a launch of its own. Where the product is the cell's last work (the
+/// LSTM's backward step) the gather is a launch either way. Not where
+/// layer 0's input is projected before the loop (separateInput: the cell
+/// reads no gathered input).
+bool WavefrontBuilder::gathersAhead() const {
+  return combinedPosition && !plan.separateInput;
 }
 
 std::optional<unsigned> WavefrontBuilder::linkOutputStore() const {
