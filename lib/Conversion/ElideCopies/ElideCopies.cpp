@@ -289,7 +289,9 @@ static bool elideTemporary(OpBuilder &b, DominanceInfo &dominance,
   Operation *last = copy;
   for (OpOperand *use : nonViewUses(alloc.getResult())) {
     Operation *user = use->getOwner();
-    if (user == copy)
+    // An extent read from the temporary reads it from the destination just
+    // as well (the split products' guards on the batch size).
+    if (user == copy || isa<memref::DimOp>(user))
       continue;
     Operation *inBlock = block->findAncestorOpInBlock(*user);
     if (!isa<linalg::LinalgOp, memref::CopyOp>(user) || !inBlock)

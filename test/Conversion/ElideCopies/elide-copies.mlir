@@ -375,3 +375,40 @@ func.func @nested_touches_destination(%a: memref<4x8xf32>, %w: memref<8x8xf32>, 
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The temporary's extent read by a guard (a split product taken from a
+// batch size on): it reads the destination's extent instead, and the copy
+// goes (a single-layer GRU's backward step).
+// CHECK-LABEL: func.func @extent_read
+// CHECK-SAME: (%[[A:.*]]: memref<?x8xf32>, %[[W:.*]]: memref<8x8xf32>, %[[G:.*]]: memref<?x24xf32>, %[[O:.*]]: memref<?x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[BLOCK:.*]] = memref.subview %[[G]][0, 16] [%{{.*}}, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[BLOCK]] :
+// CHECK-NOT: memref.copy
+// CHECK: memref.dim %[[BLOCK]], %{{.*}}
+// CHECK: scf.if
+// CHECK-NEXT: linalg.matmul ins(%[[BLOCK]], %[[W]] :
+func.func @extent_read(%a: memref<?x8xf32>, %w: memref<8x8xf32>, %g: memref<?x24xf32>, %o: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %n = memref.dim %a, %c0 : memref<?x8xf32>
+  %tmp = memref.alloc(%n) : memref<?x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x8xf32>) outs(%tmp : memref<?x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }
+  %block = memref.subview %g[0, 16] [%n, 8] [1, 1] : memref<?x24xf32> to memref<?x8xf32, strided<[24, 1], offset: 16>>
+  memref.copy %tmp, %block : memref<?x8xf32> to memref<?x8xf32, strided<[24, 1], offset: 16>>
+  %rows = memref.dim %tmp, %c0 : memref<?x8xf32>
+  %big = arith.cmpi sge, %rows, %c128 : index
+  scf.if %big {
+    linalg.matmul ins(%tmp, %w : memref<?x8xf32>, memref<8x8xf32>) outs(%o : memref<?x8xf32>)
+  }
+  return
+}
