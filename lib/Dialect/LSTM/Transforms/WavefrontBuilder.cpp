@@ -127,8 +127,7 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
   }
   // The previous diagonal's outputs, or with the link's products combined,
   // its link products.
-  auto outsType =
-      prependExtent(combinedPosition ? plan.linkType() : outType, numLayers);
+  auto outsType = prependExtent(carriedRowType(), numLayers);
   SmallVector<Value> dynamic;
   if (outsType.isDynamicDim(1))
     dynamic.push_back(batch);
@@ -149,10 +148,8 @@ SmallVector<Value> WavefrontBuilder::buildIterInits() {
                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(first.thenBlock());
-    Value below =
-        takeRows(rewriter, loc, zeros, 0, numLayers - 1,
-                 prependExtent(combinedPosition ? plan.linkType() : outType,
-                               numLayers - 1));
+    Value below = takeRows(rewriter, loc, zeros, 0, numLayers - 1,
+                           prependExtent(carriedRowType(), numLayers - 1));
     scf::YieldOp::create(rewriter, loc, gatherInputs(layer0Time(c0), below));
     rewriter.setInsertionPointToStart(first.elseBlock());
     scf::YieldOp::create(rewriter, loc, zeros);
@@ -296,8 +293,7 @@ void WavefrontBuilder::buildDiagonal(Value d, ValueRange iterArgs) {
   diag.time0 = layer0Time(d);
   // Layers 1 .. L-1 read the previous diagonal's outputs of 0 .. L-2
   // (times their links' weights where the links are products).
-  auto belowType = prependExtent(combinedPosition ? plan.linkType() : outType,
-                                 numLayers - 1);
+  auto belowType = prependExtent(carriedRowType(), numLayers - 1);
   if (gathersAhead()) {
     // Gathered by the diagonal before (before the loop for the first).
     diag.map.map(refInput, iterArgs[numStates]);

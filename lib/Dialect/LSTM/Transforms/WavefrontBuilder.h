@@ -119,6 +119,12 @@ private:
   Value gatherInputs(Value time0, Value below);
   /// The step (in time) that layer 0 runs at diagonal `d`.
   Value layer0Time(Value d);
+  /// One layer's row of what the loop carries from a diagonal to the next:
+  /// its link products where they are combined with the cell's product,
+  /// else its output.
+  RankedTensorType carriedRowType() const {
+    return combinedPosition ? plan.linkType() : outType;
+  }
   Value sideOutputView(Value store, unsigned l, RankedTensorType type);
   void replaceLayers(scf::ForOp loop);
   void eraseLinkProduct(ProjectedLink link);

@@ -47,8 +47,7 @@ SmallVector<Value> WavefrontBuilder::buildNextIterArgs(Diagonal &diag,
     carried = gatherInputs(
         layer0Time(arith::AddIOp::create(rewriter, loc, diag.d, c1)),
         takeRows(rewriter, loc, carried, 0, numLayers - 1,
-                 prependExtent(combinedPosition ? plan.linkType() : outType,
-                               numLayers - 1)));
+                 prependExtent(carriedRowType(), numLayers - 1)));
   SmallVector<Value> next;
   for (unsigned k = 0; k < numStates; ++k)
     next.push_back(keepInactive(
