@@ -119,7 +119,9 @@ if [ "$(build_stamp)" != "$stamp" ]; then
   status=1
 fi
 if [ -z "${NO_PACK:-}" ]; then
-  dirs=$(cd gpu-build && ls -d grad-fp32 grad-tf32 grad-bf16 grad-plain 2>/dev/null | tr '\n' ' ')
+  # This run's variants (grad-* of an earlier run may hold an older
+  # compiler's libraries).
+  dirs=$(for v in $variants; do printf 'grad-%s ' "$v"; done)
   # shellcheck disable=SC2086
   (cd gpu-build && XZ_OPT="-6 -T0" tar -cJf grad.tar.xz $dirs)
   echo "packed $dirs into gpu-build/grad.tar.xz ($(du -h gpu-build/grad.tar.xz | cut -f1))"
