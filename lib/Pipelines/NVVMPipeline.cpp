@@ -155,6 +155,10 @@ void lstm::buildLSTMToNVVMBuffersPipeline(OpPassManager &pm,
     concat.padStacks = fmaGemms;
     pm.addPass(lstm::createConcatSummedProductsPass(concat));
   }
+  // A product that a pointwise op adds last accumulates into the rest of
+  // the sum (Cho's GRU's backward step: one kernel fewer). After the
+  // concatenation above, which makes one product of two that a cell adds.
+  perSymbol(pm).addPass(lstm::createAccumulateIntoProductsPass());
   // fp32 products on TF32 tensor cores, each operand split in two TF32
   // values (3xTF32), after the pointwise fusion as the bf16 rounding below.
   if (options.cublas && options.computeType == GemmComputeType::fp32 &&

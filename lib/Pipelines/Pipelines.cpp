@@ -101,6 +101,9 @@ void lstm::buildLSTMToCPUPipeline(OpPassManager &pm,
     pm.addPass(createLSTMSplitBatchPass(split));
   }
   buildTensorPipeline(pm, options.runtimeChecks);
+  // A product that a pointwise op adds last accumulates into the rest of
+  // the sum (as on the GPU: one pass over the step's values fewer).
+  perSymbol(pm).addPass(lstm::createAccumulateIntoProductsPass());
   // Each part's stack built in the whole layer's output, which the next
   // layer reads as a view.
   if (options.splitBatch && options.threads) {

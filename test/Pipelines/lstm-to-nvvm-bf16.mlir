@@ -45,7 +45,7 @@
 
 // Where it runs: after the tensor level's fusion and clean-up (and after
 // lstm-concat-summed-products, so that a concatenated operand is rounded
-// once), right before bufferization.
+// once, and lstm-accumulate-into-products), right before bufferization.
 // PIPELINE: lstm-fuse-pointwise-generics,
 // PIPELINE: cse
 // PIPELINE-NEXT: ),
@@ -53,6 +53,9 @@
 // PIPELINE-NEXT: lstm-collapse-before-slice
 // PIPELINE-NEXT: ),
 // PIPELINE-NEXT: lstm-concat-summed-products{pad-columns=false pad-stacks=false split-columns=true stack-batches=false},
+// PIPELINE-NEXT: any(
+// PIPELINE-NEXT: lstm-accumulate-into-products
+// PIPELINE-NEXT: ),
 // PIPELINE-NEXT: lstm-gemm-operands-to-bf16,
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT: lstm-read-only-arguments

@@ -7,6 +7,7 @@
 #ifndef LSTM_CONVERSION_PASSES_H
 #define LSTM_CONVERSION_PASSES_H
 
+#include "lstm/Conversion/AccumulateIntoProducts/AccumulateIntoProducts.h"
 #include "lstm/Conversion/ApproximateMath/ApproximateMath.h"
 #include "lstm/Conversion/CollapseBeforeSlice/CollapseBeforeSlice.h"
 #include "lstm/Conversion/ConcatSummedProducts/ConcatSummedProducts.h"

@@ -72,6 +72,36 @@ def FusePointwiseGenericsPass : Pass<"lstm-fuse-pointwise-generics"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AccumulateIntoProductsPass : Pass<"lstm-accumulate-into-products"> {
+  let summary = "Start a product that a pointwise op adds last from the "
+                "rest of that op's sum";
+  let description = [{
+    A `linalg.generic` whose loops are all parallel and whose one result is
+    `x + P` (the sum at the root of its body), where `P` is the result of a
+    contraction into zeros (`linalg.fill`) that only this op reads, becomes
+    two ops: a generic that computes `x` alone, then the contraction
+    accumulating into that instead of into zeros. The GEMM call then adds
+    its product to what is there (beta = 1) and the sum needs no loop or
+    kernel of its own; the generic that computes `x` runs before the
+    product, beside the pointwise work that precedes it, and
+    `lstm-merge-gpu-launches` can put both in one launch.
+
+    Cho's GRU's backward step ends so: `dh_{t-1} = dh ⊙ z + (R_nᵀ dn) ⊙ r
+    + [R_z R_r]ᵀ [dz dr]`, whose last product otherwise needed a kernel of
+    its own after it.
+
+    Only where it is exact: `x + P` or `P + x` at the root (the
+    floating-point sum is commutative, not associative: a product inside a
+    longer sum, `(P + a) + b`, is left alone), `P` read once in the body,
+    through the op's identity indexing map of the result's shape, and `x`
+    not a plain operand (a copy would replace the sum: products summed
+    with products are `lstm-concat-summed-products`' work). The contraction
+    moves down to where the sum was, after the generic that now feeds it.
+    Runs in `lstm-to-cpu` and `lstm-to-nvvm` after the pointwise fusion.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ReadOnlyArgumentsPass
     : Pass<"lstm-read-only-arguments", "::mlir::func::FuncOp"> {
   let summary = "Mark the tensor arguments of public functions read-only for bufferization";
