@@ -90,14 +90,18 @@ def AccumulateIntoProductsPass : Pass<"lstm-accumulate-into-products"> {
     + [R_z R_r]ᵀ [dz dr]`, whose last product otherwise needed a kernel of
     its own after it.
 
-    Only where it is exact: `x + P` or `P + x` at the root (the
-    floating-point sum is commutative, not associative: a product inside a
-    longer sum, `(P + a) + b`, is left alone), `P` read once in the body,
-    through the op's identity indexing map of the result's shape, and `x`
-    not a plain operand (a copy would replace the sum: products summed
-    with products are `lstm-concat-summed-products`' work). The contraction
-    moves down to where the sum was, after the generic that now feeds it.
-    Runs in `lstm-to-cpu` and `lstm-to-nvvm` after the pointwise fusion.
+    Only `x + P` or `P + x` at the root (the floating-point sum is
+    commutative, not associative: a product inside a longer sum,
+    `(P + a) + b`, is left alone), `P` read once in the body, through the
+    op's identity indexing map of the result's shape, and `x` not a plain
+    operand (a copy would replace the sum: products summed with products
+    are `lstm-concat-summed-products`' work). A GEMM call adds `x` to the
+    finished product, as the sum did (the same rounding); a product left
+    as a loop nest (under the `cublas-min-size` / `blas-min-size` bound)
+    adds its terms onto `x` one by one, the same terms in another order.
+    The contraction moves down to where the sum was, after the generic
+    that now feeds it. Runs in `lstm-to-cpu` and `lstm-to-nvvm` after the
+    pointwise fusion.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

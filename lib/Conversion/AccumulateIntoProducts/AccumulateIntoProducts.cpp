@@ -44,8 +44,8 @@ struct SummedProduct {
   linalg::LinalgOp product;
 };
 
-/// The contraction that computes `value` into zeros, in `block`, if
-/// `value` is its only result and `reader` its only reader.
+/// The contraction that computes `value` into zeros, in `reader`'s block,
+/// if `value` is its only result and `reader` its only reader.
 static linalg::LinalgOp zeroFilledContraction(Value value, Operation *reader) {
   auto product = value.getDefiningOp<linalg::LinalgOp>();
   if (!product || product->getBlock() != reader->getBlock() ||
